@@ -1,0 +1,80 @@
+import type { BoundPermissionsFn } from "../../domain/permissions.js";
+
+/** Permission name → principals holding it on one object. */
+export type ObjectPermissions = Record<string, Set<string>>;
+
+/**
+ * The permission backend: exactly the operations of spec §4.7, in camelCase.
+ * Object ids are paths (`/articles`, `/articles/r1`). In `objectIdMatch` patterns `*` matches any
+ * run of characters (including `/`); every other character, `%` and `_` included, matches itself.
+ * Every operation accepts empty inputs without failing. Adapters wrap driver failures in
+ * BackendError("permission"); a failure never answers "allowed".
+ */
+export interface PermissionStore {
+  /** Creates tables or indices; idempotent. Run by `tessera migrate`. */
+  initializeSchema(): Promise<void>;
+
+  /** Deletes all permission data of this backend (and nothing else it shares a server with). */
+  flush(): Promise<void>;
+
+  /** Adds an extra principal (a group...) to a user; idempotent. */
+  addUserPrincipal(userId: string, principal: string): Promise<void>;
+
+  /** Removes it; a no-op when absent. */
+  removeUserPrincipal(userId: string, principal: string): Promise<void>;
+
+  /** Removes the principal from every user (ACEs are left untouched). */
+  removePrincipal(principal: string): Promise<void>;
+
+  /**
+   * The user's extra principals, united with those stored for `system.Authenticated` (so a group
+   * can hold every authenticated user). Empty set for an unknown user.
+   */
+  userPrincipals(userId: string): Promise<Set<string>>;
+
+  /** Adds the principal to the ACE (object, permission); idempotent. */
+  addPrincipalToAce(objectId: string, permission: string, principal: string): Promise<void>;
+
+  /** Removes it; a no-op when absent. */
+  removePrincipalFromAce(objectId: string, permission: string, principal: string): Promise<void>;
+
+  /** Principals of exactly that bound permission; empty set when none. */
+  objectPermissionPrincipals(objectId: string, permission: string): Promise<Set<string>>;
+
+  /**
+   * Object ids (as stored, never patterns) on which one of `principals` holds a permission.
+   * Without `getBoundPermissions`, the pairs asked are just (objectIdMatch ?? "*", permission);
+   * with it, every pair it returns for (objectIdMatch ?? "*", permission). An ACE object id
+   * counts when it matches the pair's object id (wildcards allowed) and its permission equals
+   * the pair's. Empty `principals`: empty set.
+   */
+  principalsAccessibleObjects(
+    principals: readonly string[],
+    permission: string,
+    objectIdMatch?: string,
+    getBoundPermissions?: BoundPermissionsFn,
+  ): Promise<Set<string>>;
+
+  /** Every principal granted the permission on the object, through bound permissions too. */
+  objectPermissionAuthorizedPrincipals(objectId: string, permission: string, getBoundPermissions?: BoundPermissionsFn): Promise<Set<string>>;
+
+  /** Whether one of `principals` holds the permission (through bound permissions too). */
+  checkPermission(objectId: string, permission: string, principals: readonly string[], getBoundPermissions?: BoundPermissionsFn): Promise<boolean>;
+
+  /** The object's ACL, restricted to `permissions` when given; permissions with no principal are absent. */
+  objectPermissions(objectId: string, permissions?: readonly string[]): Promise<ObjectPermissions>;
+
+  /**
+   * Replaces, for each permission named in `permissions`, its principals with those given (an
+   * empty list removes it). Permissions not named are left as they are.
+   */
+  replaceObjectPermissions(objectId: string, permissions: Readonly<Record<string, Iterable<string>>>): Promise<void>;
+
+  /** Deletes every ACE of the listed objects (ids may contain `*` wildcards). No ids: no-op. */
+  deleteObjectPermissions(...objectIds: string[]): Promise<void>;
+
+  /** True when the backend answers. Never throws. */
+  heartbeat(): Promise<boolean>;
+
+  close(): Promise<void>;
+}

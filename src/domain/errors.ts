@@ -1,0 +1,73 @@
+/** Errors of the domain and application layers. They know nothing of HTTP; an adapter maps them. */
+import type { JsonObject, JsonValue } from "./json.js";
+
+export type ErrorLocation = "body" | "querystring" | "header" | "path";
+
+export interface ValidationDetail {
+  readonly location: ErrorLocation;
+  readonly name: string | null;
+  readonly description: string;
+}
+
+export abstract class TesseraError extends Error {
+  override readonly name: string = this.constructor.name;
+}
+
+/** Bad input; `details` lists every problem found. */
+export class ValidationError extends TesseraError {
+  constructor(readonly details: readonly ValidationDetail[], message?: string) {
+    super(message ?? details.map((d) => (d.name ? `${d.name} in ${d.location}: ${d.description}` : `${d.location}: ${d.description}`)).join("; "));
+  }
+
+  static single(location: ErrorLocation, name: string | null, description: string): ValidationError {
+    return new ValidationError([{ location, name, description }]);
+  }
+}
+
+/** The caller is anonymous and the action needs more. */
+export class UnauthenticatedError extends TesseraError {
+  constructor() {
+    super("Please authenticate yourself to use this endpoint.");
+  }
+}
+
+/** The caller is known and not allowed. */
+export class ForbiddenError extends TesseraError {
+  constructor() {
+    super("This user cannot access this resource.");
+  }
+}
+
+export class RecordNotFoundError extends TesseraError {
+  constructor(readonly collection: string, readonly id: string) {
+    super(`Record ${id} not found in ${collection}`);
+  }
+}
+
+/** A precondition (If-Match / If-None-Match) failed; `existing` is the current record, if any. */
+export class PreconditionFailedError extends TesseraError {
+  constructor(readonly existing: JsonObject | null) {
+    super("Resource was modified meanwhile");
+  }
+}
+
+/** A write conflicts with stored state; `existing` is the conflicting object. */
+export class ConflictError extends TesseraError {
+  constructor(readonly existing: JsonValue | null, message = "Conflict with an existing object") {
+    super(message);
+  }
+}
+
+/** The action is valid but the service refuses it by configuration (readonly, disabled endpoint). */
+export class MethodNotAllowedError extends TesseraError {
+  constructor(readonly allowed: readonly string[], message = "Method not allowed on this endpoint.") {
+    super(message);
+  }
+}
+
+/** A backend (storage, permission, cache) failed or is unreachable; `backend` names which. */
+export class BackendError extends TesseraError {
+  constructor(readonly backend: string, override readonly cause?: unknown, message?: string) {
+    super(message ?? `The ${backend} backend is unavailable`);
+  }
+}
