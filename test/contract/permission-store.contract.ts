@@ -1,0 +1,685 @@
+/**
+ * The PermissionStore contract (spec §4.7, port comments in application/ports/permission-store.ts),
+ * modelled on Kinto's PermissionTest suite. Every adapter's test file runs it unchanged, so it only
+ * uses the port. Failure injection (BackendError) is adapter-specific and lives in adapter tests.
+ */
+import { expect } from "chai";
+import type { PermissionStore } from "../../src/application/ports/permission-store.js";
+import { defaultBoundPermissions, type BoundPermissionsFn } from "../../src/domain/permissions.js";
+import { AUTHENTICATED } from "../../src/domain/principals.js";
+import type { Harness } from "../support/harness.js";
+
+const sorted = (values: Iterable<string>): string[] => [...values].sort();
+
+/** An ACL as plain sorted arrays, so deep equality ignores Set identity and order. */
+function plain(acl: Record<string, Set<string>>): Record<string, string[]> {
+  return Object.fromEntries(Object.entries(acl).map(([perm, principals]) => [perm, sorted(principals)]));
+}
+
+export function permissionStoreContract(name: string, open: () => Promise<Harness<PermissionStore>>): void {
+  describe(`PermissionStore contract [${name}]`, function () {
+    let h: Harness<PermissionStore>;
+    let store: PermissionStore;
+
+    before(async () => {
+      h = await open();
+      store = h.port;
+    });
+    beforeEach(() => h.reset());
+    after(() => h?.close());
+
+    describe("schema and health", () => {
+      it("initializes the schema idempotently", async () => {
+        await store.initializeSchema();
+        await store.initializeSchema();
+      });
+
+      it("answers the heartbeat when available", async () => {
+        expect(await store.heartbeat()).to.equal(true);
+      });
+
+      it("leaves no trace of the heartbeat in user principals", async () => {
+        await store.heartbeat();
+        expect(sorted(await store.userPrincipals("__heartbeat__"))).to.deep.equal([]);
+      });
+
+      it("flushes every ACE and user principal", async () => {
+        await store.addUserPrincipal("alice", "group");
+        await store.addPrincipalToAce("/a/1", "read", "alice");
+        await store.flush();
+        expect(sorted(await store.userPrincipals("alice"))).to.deep.equal([]);
+        expect(plain(await store.objectPermissions("/a/1"))).to.deep.equal({});
+        expect(sorted(await store.principalsAccessibleObjects(["alice"], "read"))).to.deep.equal([]);
+        expect(await store.checkPermission("/a/1", "read", ["alice"])).to.equal(false);
+      });
+    });
+
+    describe("user principals", () => {
+      it("adds a principal to a user", async () => {
+        await store.addUserPrincipal("foo", "bar");
+        expect(sorted(await store.userPrincipals("foo"))).to.deep.equal(["bar"]);
+      });
+
+      it("adds a principal to a user only once", async () => {
+        await store.addUserPrincipal("foo", "bar");
+        await store.addUserPrincipal("foo", "bar");
+        expect(sorted(await store.userPrincipals("foo"))).to.deep.equal(["bar"]);
+      });
+
+      it("returns an empty set for an unknown user", async () => {
+        expect(sorted(await store.userPrincipals("nobody"))).to.deep.equal([]);
+      });
+
+      it("removes a principal of an unknown user without failing", async () => {
+        await store.removeUserPrincipal("foo", "bar");
+        expect(sorted(await store.userPrincipals("foo"))).to.deep.equal([]);
+      });
+
+      it("removes one principal of a user", async () => {
+        await store.addUserPrincipal("foo", "bar");
+        await store.addUserPrincipal("foo", "foobar");
+        await store.removeUserPrincipal("foo", "bar");
+        expect(sorted(await store.userPrincipals("foo"))).to.deep.equal(["foobar"]);
+      });
+
+      it("ignores the removal of a principal the user does not have", async () => {
+        await store.addUserPrincipal("foo", "foobar");
+        await store.removeUserPrincipal("foo", "bar");
+        expect(sorted(await store.userPrincipals("foo"))).to.deep.equal(["foobar"]);
+        await store.removeUserPrincipal("foo", "foobar");
+        expect(sorted(await store.userPrincipals("foo"))).to.deep.equal([]);
+      });
+
+      it("removes a principal from every user", async () => {
+        await store.addUserPrincipal("foo1", "bar");
+        await store.addUserPrincipal("foo2", "bar");
+        await store.addUserPrincipal("foo2", "foobar");
+        await store.addUserPrincipal(AUTHENTICATED, "bar");
+        await store.removePrincipal("bar");
+        await store.removePrincipal("unknown");
+        expect(sorted(await store.userPrincipals("foo1"))).to.deep.equal([]);
+        expect(sorted(await store.userPrincipals("foo2"))).to.deep.equal(["foobar"]);
+        expect(sorted(await store.userPrincipals(AUTHENTICATED))).to.deep.equal([]);
+      });
+
+      it("does not remove a removed principal from ACEs", async () => {
+        await store.addPrincipalToAce("/buckets/some-bucket", "read", "readers-group");
+        await store.addUserPrincipal("alice", "readers-group");
+        await store.removePrincipal("readers-group");
+        expect(plain(await store.objectPermissions("/buckets/some-bucket"))).to.deep.equal({ read: ["readers-group"] });
+        expect(sorted(await store.userPrincipals("alice"))).to.deep.equal([]);
+      });
+
+      it("unites a user's principals with those of system.Authenticated", async () => {
+        await store.addUserPrincipal(AUTHENTICATED, "everybody-group");
+        expect(sorted(await store.userPrincipals("foo"))).to.deep.equal(["everybody-group"]);
+        await store.addUserPrincipal("foo", "own-group");
+        await store.addUserPrincipal("foo", "everybody-group");
+        expect(sorted(await store.userPrincipals("foo"))).to.deep.equal(["everybody-group", "own-group"]);
+        expect(sorted(await store.userPrincipals("other"))).to.deep.equal(["everybody-group"]);
+      });
+
+      it("returns a fresh set that callers may modify", async () => {
+        await store.addUserPrincipal("foo", "bar");
+        const first = await store.userPrincipals("foo");
+        first.add("intruder");
+        first.delete("bar");
+        expect(sorted(await store.userPrincipals("foo"))).to.deep.equal(["bar"]);
+      });
+
+      it("keeps ids with special characters apart", async () => {
+        await store.addUserPrincipal("a:b", "g:1");
+        await store.addUserPrincipal("a", "b:g:2");
+        await store.addUserPrincipal("a%", "g_3");
+        expect(sorted(await store.userPrincipals("a:b"))).to.deep.equal(["g:1"]);
+        expect(sorted(await store.userPrincipals("a"))).to.deep.equal(["b:g:2"]);
+        expect(sorted(await store.userPrincipals("a%"))).to.deep.equal(["g_3"]);
+        expect(sorted(await store.userPrincipals("a_"))).to.deep.equal([]);
+      });
+    });
+
+    describe("ACEs", () => {
+      it("adds a principal to an ACE", async () => {
+        await store.addPrincipalToAce("foo", "write", "bar");
+        expect(sorted(await store.objectPermissionPrincipals("foo", "write"))).to.deep.equal(["bar"]);
+      });
+
+      it("adds a principal to an ACE only once", async () => {
+        await store.addPrincipalToAce("foo", "write", "bar");
+        await store.addPrincipalToAce("foo", "write", "bar");
+        expect(sorted(await store.objectPermissionPrincipals("foo", "write"))).to.deep.equal(["bar"]);
+        expect(plain(await store.objectPermissions("foo"))).to.deep.equal({ write: ["bar"] });
+      });
+
+      it("removes a principal from an ACE", async () => {
+        await store.addPrincipalToAce("foo", "write", "bar");
+        await store.addPrincipalToAce("foo", "write", "foobar");
+        await store.removePrincipalFromAce("foo", "write", "bar");
+        expect(sorted(await store.objectPermissionPrincipals("foo", "write"))).to.deep.equal(["foobar"]);
+      });
+
+      it("returns an empty set once the last principal is removed", async () => {
+        await store.addPrincipalToAce("foo", "write", "bar");
+        await store.removePrincipalFromAce("foo", "write", "bar");
+        expect(sorted(await store.objectPermissionPrincipals("foo", "write"))).to.deep.equal([]);
+        expect(plain(await store.objectPermissions("foo"))).to.deep.equal({});
+        expect(sorted(await store.principalsAccessibleObjects(["bar"], "write"))).to.deep.equal([]);
+      });
+
+      it("ignores the removal of a principal absent from the ACE", async () => {
+        await store.addPrincipalToAce("foo", "write", "foobar");
+        await store.removePrincipalFromAce("foo", "write", "bar");
+        await store.removePrincipalFromAce("unknown", "write", "bar");
+        expect(sorted(await store.objectPermissionPrincipals("foo", "write"))).to.deep.equal(["foobar"]);
+      });
+
+      it("returns an empty set for an unknown ACE", async () => {
+        expect(sorted(await store.objectPermissionPrincipals("nothing", "read"))).to.deep.equal([]);
+      });
+
+      it("does not let the principals of one permission leak into another", async () => {
+        await store.addPrincipalToAce("/a", "write", "w");
+        await store.addPrincipalToAce("/a", "record:create", "c");
+        expect(sorted(await store.objectPermissionPrincipals("/a", "create"))).to.deep.equal([]);
+        expect(sorted(await store.objectPermissionPrincipals("/a", "read"))).to.deep.equal([]);
+        expect(sorted(await store.objectPermissionPrincipals("/a", "record:create"))).to.deep.equal(["c"]);
+      });
+
+      it("returns a fresh set that callers may modify", async () => {
+        await store.addPrincipalToAce("foo", "write", "bar");
+        (await store.objectPermissionPrincipals("foo", "write")).add("intruder");
+        expect(sorted(await store.objectPermissionPrincipals("foo", "write"))).to.deep.equal(["bar"]);
+      });
+
+      it("treats ACE object ids with `:`, `%`, `_`, `*` and glob characters as plain strings", async () => {
+        const ids = ["/a:b/1", "/a%/1", "/a_/1", "/a[1]/?", "/a\\b/1", "/é/ü"];
+        for (const id of ids) await store.addPrincipalToAce(id, "read", `p-${id}`);
+        for (const id of ids) {
+          expect(sorted(await store.objectPermissionPrincipals(id, "read"))).to.deep.equal([`p-${id}`]);
+        }
+        expect(sorted(await store.objectPermissionPrincipals("/ab/1", "read"))).to.deep.equal([]);
+        expect(sorted(await store.objectPermissionPrincipals("/a/1", "read"))).to.deep.equal([]);
+      });
+    });
+
+    describe("checkPermission", () => {
+      it("grants a principal holding the ACE", async () => {
+        await store.addPrincipalToAce("foo", "write", "bar");
+        expect(await store.checkPermission("foo", "write", ["bar"])).to.equal(true);
+      });
+
+      it("grants when one of several principals holds it (a group)", async () => {
+        await store.addUserPrincipal("foobar", "bar");
+        await store.addPrincipalToAce("foo", "write", "bar");
+        expect(await store.checkPermission("foo", "write", ["foobar", "bar"])).to.equal(true);
+      });
+
+      it("refuses an unknown principal", async () => {
+        await store.addPrincipalToAce("foo", "write", "bar");
+        expect(await store.checkPermission("foo", "write", ["baz"])).to.equal(false);
+        expect(await store.checkPermission("foo", "read", ["bar"])).to.equal(false);
+        expect(await store.checkPermission("fo", "write", ["bar"])).to.equal(false);
+      });
+
+      it("refuses when nothing is stored", async () => {
+        expect(await store.checkPermission("foo", "write", ["bar"])).to.equal(false);
+      });
+
+      it("refuses an empty principal list", async () => {
+        await store.addPrincipalToAce("foo", "write", "bar");
+        expect(await store.checkPermission("foo", "write", [])).to.equal(false);
+      });
+
+      it("grants through a bound permission (write implies read)", async () => {
+        await store.addPrincipalToAce("foo", "write", "bar");
+        const bound: BoundPermissionsFn = (objectId, permission) => [
+          { objectId, permission },
+          { objectId, permission: "write" },
+        ];
+        expect(await store.checkPermission("foo", "read", ["bar"], bound)).to.equal(true);
+        expect(await store.checkPermission("foo", "read", ["bar"])).to.equal(false);
+      });
+
+      it("refuses when the bound permissions are empty", async () => {
+        await store.addPrincipalToAce("foo", "write", "bar");
+        expect(await store.checkPermission("foo", "write", ["bar"], () => [])).to.equal(false);
+      });
+
+      it("grants a record permission through its collection with the default rules", async () => {
+        await store.addPrincipalToAce("/articles", "write", "editor");
+        await store.addPrincipalToAce("/articles/r1", "read", "reader");
+        expect(await store.checkPermission("/articles/r1", "read", ["editor"], defaultBoundPermissions)).to.equal(true);
+        expect(await store.checkPermission("/articles/r1", "write", ["editor"], defaultBoundPermissions)).to.equal(true);
+        expect(await store.checkPermission("/articles/r1", "read", ["reader"], defaultBoundPermissions)).to.equal(true);
+        expect(await store.checkPermission("/articles/r1", "write", ["reader"], defaultBoundPermissions)).to.equal(false);
+        expect(await store.checkPermission("/articles/r2", "read", ["reader"], defaultBoundPermissions)).to.equal(false);
+        expect(await store.checkPermission("/articles", "create", ["editor"], defaultBoundPermissions)).to.equal(true);
+      });
+
+      it("matches bound object ids exactly: `*`, `%` and `_` are not wildcards here", async () => {
+        await store.addPrincipalToAce("/a/x", "read", "bar");
+        await store.addPrincipalToAce("/b_/1", "read", "bar");
+        expect(await store.checkPermission("/a/*", "read", ["bar"])).to.equal(false);
+        expect(await store.checkPermission("/a/%", "read", ["bar"])).to.equal(false);
+        expect(await store.checkPermission("/bc/1", "read", ["bar"])).to.equal(false);
+        expect(await store.checkPermission("/b_/1", "read", ["bar"])).to.equal(true);
+      });
+    });
+
+    describe("objectPermissionAuthorizedPrincipals", () => {
+      it("returns the principals of the exact ACE without bound permissions", async () => {
+        await store.addPrincipalToAce("foo", "write", "bar");
+        await store.addPrincipalToAce("foo", "read", "baz");
+        expect(sorted(await store.objectPermissionAuthorizedPrincipals("foo", "read"))).to.deep.equal(["baz"]);
+      });
+
+      it("unites the principals of every bound permission", async () => {
+        await store.addPrincipalToAce("foo", "write", "bar");
+        await store.addPrincipalToAce("foo", "read", "baz");
+        const bound: BoundPermissionsFn = (objectId, permission) => [
+          { objectId, permission },
+          { objectId, permission: "write" },
+        ];
+        expect(sorted(await store.objectPermissionAuthorizedPrincipals("foo", "read", bound))).to.deep.equal(["bar", "baz"]);
+      });
+
+      it("follows the default inheritance rules to the collection", async () => {
+        await store.addPrincipalToAce("/articles", "write", "editor");
+        await store.addPrincipalToAce("/articles", "read", "fan");
+        await store.addPrincipalToAce("/articles/r1", "read", "reader");
+        await store.addPrincipalToAce("/articles/r2", "read", "other");
+        expect(sorted(await store.objectPermissionAuthorizedPrincipals("/articles/r1", "read", defaultBoundPermissions))).to.deep.equal([
+          "editor",
+          "fan",
+          "reader",
+        ]);
+      });
+
+      it("returns an empty set when nothing matches or nothing is bound", async () => {
+        expect(sorted(await store.objectPermissionAuthorizedPrincipals("foo", "read"))).to.deep.equal([]);
+        await store.addPrincipalToAce("foo", "read", "bar");
+        expect(sorted(await store.objectPermissionAuthorizedPrincipals("foo", "read", () => []))).to.deep.equal([]);
+      });
+    });
+
+    describe("principalsAccessibleObjects", () => {
+      async function seedKintoExample(): Promise<void> {
+        await store.addPrincipalToAce("id1", "write", "user1");
+        await store.addPrincipalToAce("id1", "read", "user1");
+        await store.addPrincipalToAce("id1", "read", "group");
+        await store.addPrincipalToAce("id2", "write", "user1");
+        await store.addPrincipalToAce("id2", "read", "user2");
+        await store.addPrincipalToAce("id2", "read", "group");
+        await store.addPrincipalToAce("id3", "read", "user2");
+        await store.addPrincipalToAce("id4", "object:create", "group");
+      }
+
+      it("lists the objects on which the principals hold the permission", async () => {
+        await seedKintoExample();
+        expect(sorted(await store.principalsAccessibleObjects(["user1", "group"], "read"))).to.deep.equal(["id1", "id2"]);
+        expect(sorted(await store.principalsAccessibleObjects(["user2"], "read"))).to.deep.equal(["id2", "id3"]);
+        expect(sorted(await store.principalsAccessibleObjects(["user1"], "write"))).to.deep.equal(["id1", "id2"]);
+        expect(sorted(await store.principalsAccessibleObjects(["group"], "object:create"))).to.deep.equal(["id4"]);
+      });
+
+      it("matches the permission name exactly (no suffix match)", async () => {
+        await seedKintoExample();
+        expect(sorted(await store.principalsAccessibleObjects(["group"], "create"))).to.deep.equal([]);
+      });
+
+      it("returns an empty set for no principals or unknown ones", async () => {
+        await seedKintoExample();
+        expect(sorted(await store.principalsAccessibleObjects([], "read"))).to.deep.equal([]);
+        expect(sorted(await store.principalsAccessibleObjects(["stranger"], "read"))).to.deep.equal([]);
+        expect(sorted(await store.principalsAccessibleObjects([], "read", "*", defaultBoundPermissions))).to.deep.equal([]);
+      });
+
+      it("does not expand group membership itself", async () => {
+        await store.addUserPrincipal("user1", "group");
+        await store.addPrincipalToAce("id1", "write", "user1");
+        await store.addPrincipalToAce("id2", "write", "group");
+        expect(sorted(await store.principalsAccessibleObjects(["user1"], "write"))).to.deep.equal(["id1"]);
+      });
+
+      it("filters with a pattern with leading and trailing wildcards", async () => {
+        await store.addPrincipalToAce("/url1/id", "write", "user1");
+        await store.addPrincipalToAce("/url2/id", "write", "user1");
+        expect(sorted(await store.principalsAccessibleObjects(["user1"], "write", "*url1*"))).to.deep.equal(["/url1/id"]);
+      });
+
+      it("lets `*` span several path segments, and match nothing", async () => {
+        await store.addPrincipalToAce("/url1/id", "write", "user1");
+        await store.addPrincipalToAce("/url1/id/sub", "write", "user1");
+        await store.addPrincipalToAce("/a/url1/id", "write", "user1");
+        await store.addPrincipalToAce("/url1", "write", "user1");
+        expect(sorted(await store.principalsAccessibleObjects(["user1"], "write", "/url1/*"))).to.deep.equal(["/url1/id", "/url1/id/sub"]);
+        expect(sorted(await store.principalsAccessibleObjects(["user1"], "write", "/url1*"))).to.deep.equal([
+          "/url1",
+          "/url1/id",
+          "/url1/id/sub",
+        ]);
+      });
+
+      it("matches a pattern without `*` exactly", async () => {
+        await store.addPrincipalToAce("/url1", "write", "user1");
+        await store.addPrincipalToAce("/url1/id", "write", "user1");
+        expect(sorted(await store.principalsAccessibleObjects(["user1"], "write", "/url1"))).to.deep.equal(["/url1"]);
+        expect(sorted(await store.principalsAccessibleObjects(["user1"], "write", "/url"))).to.deep.equal([]);
+      });
+
+      it("supports a wildcard in the middle of a pattern", async () => {
+        await store.addPrincipalToAce("/a/x/c", "read", "u");
+        await store.addPrincipalToAce("/a/x/y/c", "read", "u");
+        await store.addPrincipalToAce("/a/c", "read", "u");
+        await store.addPrincipalToAce("/a/x/d", "read", "u");
+        await store.addPrincipalToAce("/b/x/c", "read", "u");
+        expect(sorted(await store.principalsAccessibleObjects(["u"], "read", "/a/*/c"))).to.deep.equal(["/a/x/c", "/a/x/y/c"]);
+        expect(sorted(await store.principalsAccessibleObjects(["u"], "read", "*/c"))).to.deep.equal(["/a/c", "/a/x/c", "/a/x/y/c", "/b/x/c"]);
+        expect(sorted(await store.principalsAccessibleObjects(["u"], "read", "/a/*/*"))).to.deep.equal(["/a/x/c", "/a/x/d", "/a/x/y/c"]);
+      });
+
+      it("treats `%` and `_` in patterns and ids literally", async () => {
+        await store.addPrincipalToAce("/url/a/id/1", "read", "user1");
+        await store.addPrincipalToAce("/url/_/id/2", "read", "user1");
+        await store.addPrincipalToAce("/url/%/id/3", "read", "user1");
+        await store.addPrincipalToAce("/url/ab/id/4", "read", "user1");
+        expect(sorted(await store.principalsAccessibleObjects(["user1"], "read", "/url/_/id/*"))).to.deep.equal(["/url/_/id/2"]);
+        expect(sorted(await store.principalsAccessibleObjects(["user1"], "read", "/url/%/id/*"))).to.deep.equal(["/url/%/id/3"]);
+        expect(sorted(await store.principalsAccessibleObjects(["user1"], "read", "/url/a%"))).to.deep.equal([]);
+        expect(sorted(await store.principalsAccessibleObjects(["user1"], "read", "/url/__/id/4"))).to.deep.equal([]);
+      });
+
+      it("treats glob and regex characters in patterns literally", async () => {
+        await store.addPrincipalToAce("/c/a.b", "read", "u");
+        await store.addPrincipalToAce("/c/axb", "read", "u");
+        await store.addPrincipalToAce("/c/[x]", "read", "u");
+        await store.addPrincipalToAce("/c/x", "read", "u");
+        await store.addPrincipalToAce("/c/?", "read", "u");
+        await store.addPrincipalToAce("/c/\\", "read", "u");
+        expect(sorted(await store.principalsAccessibleObjects(["u"], "read", "/c/a.b"))).to.deep.equal(["/c/a.b"]);
+        expect(sorted(await store.principalsAccessibleObjects(["u"], "read", "/c/[x]"))).to.deep.equal(["/c/[x]"]);
+        expect(sorted(await store.principalsAccessibleObjects(["u"], "read", "/c/?"))).to.deep.equal(["/c/?"]);
+        expect(sorted(await store.principalsAccessibleObjects(["u"], "read", "/c/\\"))).to.deep.equal(["/c/\\"]);
+        expect(sorted(await store.principalsAccessibleObjects(["u"], "read", "/c/[*"))).to.deep.equal(["/c/[x]"]);
+      });
+
+      it("unites several bound permissions", async () => {
+        await store.addPrincipalToAce("/url/a/id/1", "write", "user1");
+        await store.addPrincipalToAce("/url/a/id/2", "read", "user1");
+        await store.addPrincipalToAce("/url/_/id/2", "read", "user1");
+        const bound: BoundPermissionsFn = (objectId) => [
+          { objectId, permission: "read" },
+          { objectId, permission: "write" },
+        ];
+        expect(sorted(await store.principalsAccessibleObjects(["user1"], "read", "/url/a/id/*", bound))).to.deep.equal(["/url/a/id/1", "/url/a/id/2"]);
+      });
+
+      it("includes objects granted through the parent's bound permissions (default rules)", async () => {
+        await store.addPrincipalToAce("/url/a", "write", "user1");
+        await store.addPrincipalToAce("/url/a/id/1", "write", "user1");
+        await store.addPrincipalToAce("/url/b/id/1", "write", "user1");
+        await store.addPrincipalToAce("/url/a/id/2", "read", "user1");
+        await store.addPrincipalToAce("/url/b/id/2", "read", "user1");
+        const bound: BoundPermissionsFn = () => [
+          { objectId: "/url/a", permission: "write" },
+          { objectId: "/url/a", permission: "read" },
+          { objectId: "/url/a/id/*", permission: "write" },
+          { objectId: "/url/a/id/*", permission: "read" },
+        ];
+        expect(sorted(await store.principalsAccessibleObjects(["user1"], "read", "/url/a/id/*", bound))).to.deep.equal([
+          "/url/a",
+          "/url/a/id/1",
+          "/url/a/id/2",
+        ]);
+      });
+
+      it("lists shared records of a collection with defaultBoundPermissions", async () => {
+        await store.addPrincipalToAce("/articles/r1", "read", "alice");
+        await store.addPrincipalToAce("/articles/r2", "write", "alice");
+        await store.addPrincipalToAce("/articles/r3", "read", "bob");
+        await store.addPrincipalToAce("/articles/r4", "create", "alice");
+        await store.addPrincipalToAce("/articlesx/r5", "read", "alice");
+        await store.addPrincipalToAce("/other/r6", "read", "alice");
+        const ids = await store.principalsAccessibleObjects(["alice", "system.Everyone"], "read", "/articles/*", defaultBoundPermissions);
+        expect(sorted(ids)).to.deep.equal(["/articles/r1", "/articles/r2"]);
+        await store.addPrincipalToAce("/articles", "read", "system.Everyone");
+        const withCollection = await store.principalsAccessibleObjects(["alice", "system.Everyone"], "read", "/articles/*", defaultBoundPermissions);
+        expect(sorted(withCollection)).to.deep.equal(["/articles", "/articles/r1", "/articles/r2"]);
+      });
+
+      it("passes `*` to the bound permissions function when no pattern is given", async () => {
+        const asked: string[] = [];
+        const bound: BoundPermissionsFn = (objectId, permission) => {
+          asked.push(`${objectId} ${permission}`);
+          return [{ objectId, permission }];
+        };
+        await store.addPrincipalToAce("/a/1", "read", "u");
+        expect(sorted(await store.principalsAccessibleObjects(["u"], "read", undefined, bound))).to.deep.equal(["/a/1"]);
+        expect(asked).to.deep.equal(["* read"]);
+      });
+
+      it("returns an empty set when the bound permissions are empty", async () => {
+        await store.addPrincipalToAce("/a/1", "read", "u");
+        expect(sorted(await store.principalsAccessibleObjects(["u"], "read", "*", () => []))).to.deep.equal([]);
+      });
+
+      it("forgets objects whose ACE was removed, replaced or deleted", async () => {
+        await store.addPrincipalToAce("/a/1", "read", "u");
+        await store.addPrincipalToAce("/a/2", "read", "u");
+        await store.addPrincipalToAce("/a/3", "read", "u");
+        await store.removePrincipalFromAce("/a/1", "read", "u");
+        await store.replaceObjectPermissions("/a/2", { read: ["v"] });
+        await store.deleteObjectPermissions("/a/3");
+        expect(sorted(await store.principalsAccessibleObjects(["u"], "read", "/a/*"))).to.deep.equal([]);
+        expect(sorted(await store.principalsAccessibleObjects(["v"], "read", "/a/*"))).to.deep.equal(["/a/2"]);
+      });
+    });
+
+    describe("objectPermissions", () => {
+      it("returns every ACE of the object, and none of its children", async () => {
+        await store.addPrincipalToAce("/url/a/id/1", "write", "user1");
+        await store.addPrincipalToAce("/url/a/id/1", "write", "user2");
+        await store.addPrincipalToAce("/url/a/id/1", "read", "user3");
+        await store.addPrincipalToAce("/url/a/id/1", "obj:del", "user1");
+        await store.addPrincipalToAce("/url/a/id/1/sub", "create", "me");
+        await store.addPrincipalToAce("/url/a/id/10", "read", "other");
+        expect(plain(await store.objectPermissions("/url/a/id/1"))).to.deep.equal({
+          write: ["user1", "user2"],
+          read: ["user3"],
+          "obj:del": ["user1"],
+        });
+      });
+
+      it("restricts the ACL to the permissions asked", async () => {
+        await store.addPrincipalToAce("/url/a/id/1", "write", "user1");
+        await store.addPrincipalToAce("/url/a/id/1", "write", "user2");
+        await store.addPrincipalToAce("/url/a/id/1", "read", "user3");
+        await store.addPrincipalToAce("/url/a/id/1", "create", "user1");
+        expect(plain(await store.objectPermissions("/url/a/id/1", ["write", "read", "missing"]))).to.deep.equal({
+          write: ["user1", "user2"],
+          read: ["user3"],
+        });
+      });
+
+      it("returns an empty ACL for an empty permission list", async () => {
+        await store.addPrincipalToAce("/x", "write", "user1");
+        expect(plain(await store.objectPermissions("/x", []))).to.deep.equal({});
+      });
+
+      it("returns an empty ACL for an unknown object", async () => {
+        expect(plain(await store.objectPermissions("/abc"))).to.deep.equal({});
+        expect(plain(await store.objectPermissions(""))).to.deep.equal({});
+      });
+
+      it("does not treat the object id as a pattern", async () => {
+        await store.addPrincipalToAce("/a/1", "read", "u");
+        expect(plain(await store.objectPermissions("/a/*"))).to.deep.equal({});
+        expect(plain(await store.objectPermissions("/a/_"))).to.deep.equal({});
+      });
+    });
+
+    describe("replaceObjectPermissions", () => {
+      it("replaces every given set and drops emptied ones", async () => {
+        await store.replaceObjectPermissions("/o", { write: ["user1", "user2"], read: ["user3"], update: ["user1"], "obj:del": ["user1"] });
+        await store.replaceObjectPermissions("/o", { write: ["user1"], read: ["user2"], update: [], "obj:del": ["user1"], new: ["user3"] });
+        expect(plain(await store.objectPermissions("/o"))).to.deep.equal({
+          write: ["user1"],
+          read: ["user2"],
+          "obj:del": ["user1"],
+          new: ["user3"],
+        });
+        expect(sorted(await store.objectPermissionPrincipals("/o", "update"))).to.deep.equal([]);
+      });
+
+      it("replaces only the given sets", async () => {
+        await store.replaceObjectPermissions("/o", { write: ["user1", "user2"], read: ["user3"], "obj:del": ["user1"] });
+        await store.replaceObjectPermissions("/o", { write: ["user1"], new: new Set(["user2"]) });
+        expect(plain(await store.objectPermissions("/o"))).to.deep.equal({
+          write: ["user1"],
+          read: ["user3"],
+          "obj:del": ["user1"],
+          new: ["user2"],
+        });
+      });
+
+      it("creates the ACL of an object without permissions", async () => {
+        await store.replaceObjectPermissions("/o", { write: ["user1"] });
+        expect(plain(await store.objectPermissions("/o"))).to.deep.equal({ write: ["user1"] });
+        expect(await store.checkPermission("/o", "write", ["user1"])).to.equal(true);
+      });
+
+      it("does nothing for an empty dictionary", async () => {
+        await store.replaceObjectPermissions("/o", { write: ["user1"] });
+        await store.replaceObjectPermissions("/o", {});
+        expect(plain(await store.objectPermissions("/o"))).to.deep.equal({ write: ["user1"] });
+      });
+
+      it("deduplicates principals", async () => {
+        await store.replaceObjectPermissions("/o", { write: ["user1", "user1"] });
+        expect(plain(await store.objectPermissions("/o"))).to.deep.equal({ write: ["user1"] });
+      });
+
+      it("removes a permission given an empty list", async () => {
+        await store.replaceObjectPermissions("/o", { write: ["user1"] });
+        await store.replaceObjectPermissions("/o", { write: new Set<string>() });
+        expect(plain(await store.objectPermissions("/o"))).to.deep.equal({});
+        expect(sorted(await store.principalsAccessibleObjects(["user1"], "write"))).to.deep.equal([]);
+      });
+
+      it("accepts an empty list for a new object", async () => {
+        await store.replaceObjectPermissions("/new", { write: [] });
+        expect(plain(await store.objectPermissions("/new"))).to.deep.equal({});
+      });
+
+      it("keeps the reverse lookups in step", async () => {
+        await store.replaceObjectPermissions("/c/1", { read: ["a", "b"] });
+        await store.replaceObjectPermissions("/c/1", { read: ["b", "c"] });
+        expect(sorted(await store.principalsAccessibleObjects(["a"], "read", "/c/*"))).to.deep.equal([]);
+        expect(sorted(await store.principalsAccessibleObjects(["c"], "read", "/c/*"))).to.deep.equal(["/c/1"]);
+        expect(await store.checkPermission("/c/1", "read", ["a"])).to.equal(false);
+        expect(await store.checkPermission("/c/1", "read", ["c"])).to.equal(true);
+      });
+
+      it("does not touch other objects", async () => {
+        await store.replaceObjectPermissions("/o/1", { read: ["a"] });
+        await store.replaceObjectPermissions("/o/10", { read: ["b"] });
+        await store.replaceObjectPermissions("/o/1", { read: [] });
+        expect(plain(await store.objectPermissions("/o/10"))).to.deep.equal({ read: ["b"] });
+      });
+    });
+
+    describe("deleteObjectPermissions", () => {
+      async function seed(): Promise<void> {
+        await store.addPrincipalToAce("/url/a/id/1", "write", "user1");
+        await store.addPrincipalToAce("/url/a/id/1", "write", "user2");
+        await store.addPrincipalToAce("/url/a/id/1", "read", "user3");
+        await store.addPrincipalToAce("/url/a/id/1", "obj:del", "user1");
+        await store.addPrincipalToAce("/url/a/id/2", "create", "user3");
+        await store.addPrincipalToAce("/url/a/id/3", "create", "user4");
+        await store.addPrincipalToAce("/url/b/id/1", "read", "user1");
+      }
+
+      it("deletes every ACE of the given objects", async () => {
+        await seed();
+        await store.deleteObjectPermissions("/url/a/id/1", "/url/a/id/2");
+        expect(plain(await store.objectPermissions("/url/a/id/1"))).to.deep.equal({});
+        expect(plain(await store.objectPermissions("/url/a/id/2"))).to.deep.equal({});
+        expect(plain(await store.objectPermissions("/url/a/id/3"))).to.deep.equal({ create: ["user4"] });
+        expect(sorted(await store.principalsAccessibleObjects(["user1", "user2", "user3"], "write"))).to.deep.equal([]);
+      });
+
+      it("does nothing without ids", async () => {
+        await seed();
+        await store.deleteObjectPermissions();
+        expect(plain(await store.objectPermissions("/url/a/id/1"))).to.have.keys("write", "read", "obj:del");
+      });
+
+      it("ignores unknown ids", async () => {
+        await store.deleteObjectPermissions("/nothing", "/nothing/*");
+      });
+
+      it("deletes with wildcard ids", async () => {
+        await seed();
+        await store.deleteObjectPermissions("/url/a*");
+        expect(plain(await store.objectPermissions("/url/a/id/1"))).to.deep.equal({});
+        expect(plain(await store.objectPermissions("/url/a/id/3"))).to.deep.equal({});
+        expect(plain(await store.objectPermissions("/url/b/id/1"))).to.deep.equal({ read: ["user1"] });
+        expect(sorted(await store.principalsAccessibleObjects(["user1"], "read"))).to.deep.equal(["/url/b/id/1"]);
+      });
+
+      it("deletes a collection and its subtree with `id` and `id/*`", async () => {
+        await store.addPrincipalToAce("/c", "write", "u");
+        await store.addPrincipalToAce("/c/1", "read", "u");
+        await store.addPrincipalToAce("/c/1/x", "read", "u");
+        await store.addPrincipalToAce("/cc/1", "read", "u");
+        await store.deleteObjectPermissions("/c", "/c/*");
+        expect(sorted(await store.principalsAccessibleObjects(["u"], "read"))).to.deep.equal(["/cc/1"]);
+        expect(sorted(await store.principalsAccessibleObjects(["u"], "write"))).to.deep.equal([]);
+      });
+
+      it("deletes with a wildcard in the middle of an id", async () => {
+        await store.addPrincipalToAce("/a/x/c", "read", "u");
+        await store.addPrincipalToAce("/a/x/d", "read", "u");
+        await store.deleteObjectPermissions("/a/*/c");
+        expect(sorted(await store.principalsAccessibleObjects(["u"], "read"))).to.deep.equal(["/a/x/d"]);
+      });
+
+      it("treats `%` and `_` in ids literally", async () => {
+        await store.addPrincipalToAce("/p/_", "read", "u");
+        await store.addPrincipalToAce("/p/a", "read", "u");
+        await store.addPrincipalToAce("/p/%x", "read", "u");
+        await store.addPrincipalToAce("/p/yx", "read", "u");
+        await store.deleteObjectPermissions("/p/_", "/p/%x");
+        expect(sorted(await store.principalsAccessibleObjects(["u"], "read"))).to.deep.equal(["/p/a", "/p/yx"]);
+        await store.deleteObjectPermissions("/p/%");
+        expect(sorted(await store.principalsAccessibleObjects(["u"], "read"))).to.deep.equal(["/p/a", "/p/yx"]);
+      });
+
+      it("never deletes user principals, even with `*`", async () => {
+        await store.addUserPrincipal("user:1", "group");
+        await store.addPrincipalToAce("/a", "read", "u");
+        await store.deleteObjectPermissions("*");
+        expect(sorted(await store.userPrincipals("user:1"))).to.deep.equal(["group"]);
+        expect(plain(await store.objectPermissions("/a"))).to.deep.equal({});
+      });
+    });
+
+    describe("empty inputs", () => {
+      it("accepts empty strings everywhere without failing", async () => {
+        await store.addUserPrincipal("", "");
+        await store.removeUserPrincipal("", "");
+        await store.removePrincipal("");
+        await store.userPrincipals("");
+        await store.addPrincipalToAce("", "", "");
+        expect(sorted(await store.objectPermissionPrincipals("", ""))).to.deep.equal([""]);
+        await store.removePrincipalFromAce("", "", "");
+        await store.objectPermissionAuthorizedPrincipals("", "");
+        await store.checkPermission("", "", []);
+        await store.objectPermissions("", []);
+        await store.replaceObjectPermissions("", { write: [] });
+        await store.deleteObjectPermissions("");
+        await store.principalsAccessibleObjects([], "");
+      });
+    });
+  });
+}
