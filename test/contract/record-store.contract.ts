@@ -1,0 +1,37 @@
+/**
+ * The RecordStore contract: every adapter (memory, PostgreSQL) runs these cases unchanged.
+ * They use the real clock and only the port, never adapter internals.
+ */
+import type { RecordStore } from "../../src/application/ports/record-store.js";
+import type { Harness } from "../support/harness.js";
+import { filterCases } from "./record-store/filters.js";
+import { listingCases } from "./record-store/listing.js";
+import { timestampCases } from "./record-store/timestamps.js";
+import { tombstoneCases } from "./record-store/tombstones.js";
+import { writeCases } from "./record-store/writes.js";
+
+export function recordStoreContract(name: string, open: () => Promise<Harness<RecordStore>>): void {
+  describe(`RecordStore contract [${name}]`, function () {
+    let harness: Harness<RecordStore> | undefined;
+    const store = (): RecordStore => {
+      if (!harness) throw new Error("the RecordStore harness is not open");
+      return harness.port;
+    };
+
+    before(async () => {
+      harness = await open();
+    });
+    beforeEach(async () => {
+      await harness?.reset();
+    });
+    after(async () => {
+      await harness?.close();
+    });
+
+    writeCases(store);
+    timestampCases(store);
+    tombstoneCases(store);
+    filterCases(store);
+    listingCases(store);
+  });
+}
