@@ -1,0 +1,208 @@
+/**
+ * PermissionStore on Redis (ioredis). Unlike Kinto's Redis backend, no query scans the keyspace:
+ * reverse indexes (see redis-permission-scripts.ts) are updated in the same Lua step as the ACEs,
+ * so checks are one pipeline of SMISMEMBER and listings one pipeline of SUNION per bound pair.
+ */
+import type { ObjectPermissions, PermissionStore } from "../../application/ports/permission-store.js";
+import type { BoundPermission, BoundPermissionsFn } from "../../domain/permissions.js";
+import { AUTHENTICATED } from "../../domain/principals.js";
+import { RedisPool, repliesOf, runScript, type RedisConnectionOptions, unlinkByPrefix } from "./redis-connection.js";
+import {
+  ADD_ACE,
+  DELETE_OBJECTS,
+  indexDir,
+  luaPattern,
+  OBJECT_ACL,
+  permissionKey,
+  REMOVE_ACE,
+  REMOVE_PRINCIPAL,
+  REPLACE_ACL,
+  type KeyKind,
+} from "./redis-permission-scripts.js";
+
+export const DEFAULT_PERMISSION_PREFIX = "tessera:perm:";
+
+/** `*` matches any run of characters (`/` included); everything else is literal. */
+function patternRegExp(pattern: string): RegExp {
+  const body = pattern
+    .split("*")
+    .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))
+    .join("[\\s\\S]*");
+  return new RegExp(`^${body}$`);
+}
+
+function uniquePairs(pairs: readonly BoundPermission[]): BoundPermission[] {
+  const seen = new Map<string, BoundPermission>();
+  for (const pair of pairs) seen.set(JSON.stringify([pair.objectId, pair.permission]), pair);
+  return [...seen.values()];
+}
+
+export class RedisPermissionStore implements PermissionStore {
+  private readonly pool: RedisPool;
+
+  constructor(options: RedisConnectionOptions) {
+    this.pool = new RedisPool(options, "permission", DEFAULT_PERMISSION_PREFIX);
+  }
+
+  get prefix(): string {
+    return this.pool.prefix;
+  }
+
+  async initializeSchema(): Promise<void> {
+    // Nothing to create: sets appear with their first member. Still proves the server answers.
+    await this.pool.run((client) => client.ping());
+  }
+
+  async flush(): Promise<void> {
+    // Admin path only: SCAN + UNLINK under our prefix, never FLUSHDB (other data may share the DB).
+    await this.pool.run((client) => unlinkByPrefix(client, this.prefix));
+  }
+
+  async addUserPrincipal(userId: string, principal: string): Promise<void> {
+    await this.pool.run(async (client) =>
+      repliesOf(await client.multi().sadd(this.key("u", userId), principal).sadd(this.key("pu", principal), userId).exec()),
+    );
+  }
+
+  async removeUserPrincipal(userId: string, principal: string): Promise<void> {
+    await this.pool.run(async (client) =>
+      repliesOf(await client.multi().srem(this.key("u", userId), principal).srem(this.key("pu", principal), userId).exec()),
+    );
+  }
+
+  async removePrincipal(principal: string): Promise<void> {
+    await this.pool.run((client) => runScript(client, REMOVE_PRINCIPAL, [this.prefix, principal]));
+  }
+
+  async userPrincipals(userId: string): Promise<Set<string>> {
+    return this.pool.run(async (client) => new Set(await client.sunion(this.key("u", userId), this.key("u", AUTHENTICATED))));
+  }
+
+  async addPrincipalToAce(objectId: string, permission: string, principal: string): Promise<void> {
+    await this.pool.run((client) => runScript(client, ADD_ACE, [this.prefix, objectId, permission, principal]));
+  }
+
+  async removePrincipalFromAce(objectId: string, permission: string, principal: string): Promise<void> {
+    await this.pool.run((client) => runScript(client, REMOVE_ACE, [this.prefix, objectId, permission, principal]));
+  }
+
+  async objectPermissionPrincipals(objectId: string, permission: string): Promise<Set<string>> {
+    return this.pool.run(async (client) => new Set(await client.smembers(this.key("a", objectId, permission))));
+  }
+
+  async principalsAccessibleObjects(
+    principals: readonly string[],
+    permission: string,
+    objectIdMatch?: string,
+    getBoundPermissions?: BoundPermissionsFn,
+  ): Promise<Set<string>> {
+    const result = new Set<string>();
+    const pairs = uniquePairs(this.boundPairs(objectIdMatch ?? "*", permission, getBoundPermissions));
+    if (principals.length === 0 || pairs.length === 0) return result;
+    // One round trip: an exact pair is a membership test on its ACE; a wildcard pair reads the
+    // per-principal index of its directory, then the pattern filters it here.
+    const replies = await this.pool.run(async (client) => {
+      const pipeline = client.pipeline();
+      for (const pair of pairs) {
+        if (pair.objectId.includes("*")) {
+          const dir = indexDir(pair.objectId);
+          pipeline.sunion(...principals.map((p) => this.key("i", p, pair.permission, dir)));
+        } else {
+          pipeline.smismember(this.key("a", pair.objectId, pair.permission), ...principals);
+        }
+      }
+      return repliesOf(await pipeline.exec());
+    });
+    pairs.forEach((pair, index) => {
+      const reply = replies[index] as (string | number)[];
+      if (!pair.objectId.includes("*")) {
+        if (reply.some((member) => Number(member) === 1)) result.add(pair.objectId);
+        return;
+      }
+      const regexp = patternRegExp(pair.objectId);
+      for (const objectId of reply as string[]) if (regexp.test(objectId)) result.add(objectId);
+    });
+    return result;
+  }
+
+  async objectPermissionAuthorizedPrincipals(objectId: string, permission: string, getBoundPermissions?: BoundPermissionsFn): Promise<Set<string>> {
+    const pairs = uniquePairs(this.boundPairs(objectId, permission, getBoundPermissions));
+    if (pairs.length === 0) return new Set();
+    return this.pool.run(async (client) => new Set(await client.sunion(...pairs.map((pair) => this.key("a", pair.objectId, pair.permission)))));
+  }
+
+  async checkPermission(objectId: string, permission: string, principals: readonly string[], getBoundPermissions?: BoundPermissionsFn): Promise<boolean> {
+    const pairs = uniquePairs(this.boundPairs(objectId, permission, getBoundPermissions));
+    if (principals.length === 0 || pairs.length === 0) return false;
+    const replies = await this.pool.run(async (client) => {
+      const pipeline = client.pipeline();
+      for (const pair of pairs) pipeline.smismember(this.key("a", pair.objectId, pair.permission), ...principals);
+      return repliesOf(await pipeline.exec());
+    });
+    return replies.some((reply) => (reply as (string | number)[]).some((member) => Number(member) === 1));
+  }
+
+  async objectPermissions(objectId: string, permissions?: readonly string[]): Promise<ObjectPermissions> {
+    const result: ObjectPermissions = {};
+    if (permissions) {
+      const wanted = [...new Set(permissions)];
+      if (wanted.length === 0) return result;
+      const replies = await this.pool.run(async (client) => {
+        const pipeline = client.pipeline();
+        for (const perm of wanted) pipeline.smembers(this.key("a", objectId, perm));
+        return repliesOf(await pipeline.exec());
+      });
+      wanted.forEach((perm, index) => {
+        const principals = replies[index] as string[];
+        if (principals.length > 0) result[perm] = new Set(principals);
+      });
+      return result;
+    }
+    const flat = (await this.pool.run((client) => runScript(client, OBJECT_ACL, [this.prefix, objectId]))) as (string | string[])[];
+    for (let i = 0; i < flat.length; i += 2) {
+      const principals = flat[i + 1] as string[];
+      if (principals.length > 0) result[flat[i] as string] = new Set(principals);
+    }
+    return result;
+  }
+
+  async replaceObjectPermissions(objectId: string, permissions: Readonly<Record<string, Iterable<string>>>): Promise<void> {
+    const entries = Object.entries(permissions);
+    if (entries.length === 0) return;
+    const args = [this.prefix, objectId];
+    for (const [perm, principals] of entries) {
+      const unique = [...new Set(principals)];
+      args.push(perm, String(unique.length), ...unique);
+    }
+    await this.pool.run((client) => runScript(client, REPLACE_ACL, args));
+  }
+
+  async deleteObjectPermissions(...objectIds: string[]): Promise<void> {
+    if (objectIds.length === 0) return;
+    const args = [this.prefix];
+    for (const id of objectIds) args.push(id, indexDir(id), id.includes("*") ? luaPattern(id) : "");
+    await this.pool.run((client) => runScript(client, DELETE_OBJECTS, args));
+  }
+
+  async heartbeat(): Promise<boolean> {
+    try {
+      await this.addUserPrincipal("__heartbeat__", "alive");
+      await this.removeUserPrincipal("__heartbeat__", "alive");
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.pool.close();
+  }
+
+  private key(kind: KeyKind, ...parts: string[]): string {
+    return permissionKey(this.prefix, kind, ...parts);
+  }
+
+  private boundPairs(objectId: string, permission: string, getBoundPermissions?: BoundPermissionsFn): BoundPermission[] {
+    return getBoundPermissions ? getBoundPermissions(objectId, permission) : [{ objectId, permission }];
+  }
+}
