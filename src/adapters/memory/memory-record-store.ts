@@ -1,0 +1,194 @@
+/**
+ * RecordStore kept in process memory: for tests, development and single-process use. It passes
+ * the same contract suite as PostgreSQL, so the layers above can trust it. Listing scans the
+ * scope (no indexes): fine for the sizes memory is meant for.
+ */
+import type { JsonObject } from "../../domain/json.js";
+import { ConflictError, PreconditionFailedError, RecordNotFoundError } from "../../domain/errors.js";
+import { nextTimestamp, recordBody, splitManagedFields, type RecordOrTombstone, type StoredRecord, type Tombstone } from "../../domain/records.js";
+import type { CountQuery, ListQuery } from "../../application/listing.js";
+import type { Clock } from "../../application/ports/clock.js";
+import type { ConditionalWriteOptions, RecordStore, Scope, WriteOptions } from "../../application/ports/record-store.js";
+import { compileAccess, compileAfter, compileFilters, compileSort } from "./record-matching.js";
+
+interface ScopeState {
+  /** Newest write, or the time of the first read; undefined while neither happened. */
+  timestamp: number | undefined;
+  readonly records: Map<string, StoredRecord>;
+  readonly tombstones: Map<string, Tombstone>;
+}
+
+function scopeKey(scope: Scope): string {
+  return JSON.stringify([scope.collection, scope.parentId]);
+}
+
+/** Callers get copies: mutating a returned record must never change what is stored. */
+function copyRecord(record: StoredRecord): StoredRecord {
+  return { id: record.id, lastModified: record.lastModified, data: structuredClone(record.data) };
+}
+
+function copyTombstone(tombstone: Tombstone): Tombstone {
+  return { id: tombstone.id, lastModified: tombstone.lastModified, deleted: true };
+}
+
+function copyEntry(entry: RecordOrTombstone): RecordOrTombstone {
+  return entry.deleted ? copyTombstone(entry) : copyRecord(entry);
+}
+
+/** Stored data never holds the managed fields, and never shares objects with the caller. */
+function ownData(data: JsonObject): JsonObject {
+  return splitManagedFields(structuredClone(data)).fields;
+}
+
+function requestedTimestamp(options: WriteOptions | undefined): number | undefined {
+  const requested = options?.lastModified;
+  return requested !== undefined && Number.isSafeInteger(requested) && requested >= 0 ? requested : undefined;
+}
+
+export class MemoryRecordStore implements RecordStore {
+  private readonly scopes = new Map<string, ScopeState>();
+
+  constructor(private readonly clock: Clock) {}
+
+  async initializeSchema(): Promise<void> {}
+
+  async get(scope: Scope, id: string): Promise<StoredRecord | undefined> {
+    const record = this.peek(scope)?.records.get(id);
+    return record && copyRecord(record);
+  }
+
+  async create(scope: Scope, id: string, data: JsonObject, options?: WriteOptions): Promise<StoredRecord> {
+    const state = this.state(scope);
+    const existing = state.records.get(id);
+    if (existing) throw new ConflictError(recordBody(copyRecord(existing)));
+    const record: StoredRecord = { id, lastModified: this.stamp(state, options), data: ownData(data) };
+    state.tombstones.delete(id);
+    state.records.set(id, record);
+    return copyRecord(record);
+  }
+
+  async update(scope: Scope, id: string, data: JsonObject, options?: ConditionalWriteOptions): Promise<StoredRecord> {
+    const state = this.state(scope);
+    this.existing(scope, state, id, options);
+    const record: StoredRecord = { id, lastModified: this.stamp(state, options), data: ownData(data) };
+    state.records.set(id, record);
+    return copyRecord(record);
+  }
+
+  async delete(scope: Scope, id: string, options?: ConditionalWriteOptions): Promise<Tombstone> {
+    const state = this.state(scope);
+    this.existing(scope, state, id, options);
+    return copyTombstone(this.bury(state, id, options));
+  }
+
+  async deleteMany(scope: Scope, query: CountQuery): Promise<Tombstone[]> {
+    const state = this.peek(scope);
+    if (!state) return [];
+    const matching = this.liveMatching(state, query).sort((a, b) => a.lastModified - b.lastModified);
+    // Oldest first, so the tombstones come out ascending by their new timestamps.
+    return matching.map((record) => copyTombstone(this.bury(state, record.id, undefined)));
+  }
+
+  async list(scope: Scope, query: ListQuery): Promise<RecordOrTombstone[]> {
+    const allowed = compileAccess(query.access);
+    const state = this.peek(scope);
+    if (!state || query.limit <= 0) return [];
+    const matches = compileFilters(query.filters);
+    const isAfter = compileAfter(query.sort, query.after);
+    const upTo = query.upTo ?? Number.POSITIVE_INFINITY;
+    const candidates: RecordOrTombstone[] = [...state.records.values()];
+    if (query.includeDeleted) candidates.push(...state.tombstones.values());
+    return candidates
+      .filter((entry) => entry.lastModified <= upTo && allowed(entry) && matches(entry) && isAfter(entry))
+      .sort(compileSort(query.sort))
+      .slice(0, query.limit)
+      .map(copyEntry);
+  }
+
+  async count(scope: Scope, query: CountQuery): Promise<number> {
+    const allowed = compileAccess(query.access);
+    const state = this.peek(scope);
+    if (!state) return 0;
+    const matches = compileFilters(query.filters);
+    let total = 0;
+    for (const record of state.records.values()) if (allowed(record) && matches(record)) total += 1;
+    return total;
+  }
+
+  async collectionTimestamp(scope: Scope): Promise<number> {
+    const state = this.state(scope);
+    // Fixed at first read so that an empty collection answers the same value until a write.
+    state.timestamp ??= this.clock.now();
+    return state.timestamp;
+  }
+
+  async purgeTombstones(scope: Scope | undefined, before?: number): Promise<number> {
+    const states = scope === undefined ? [...this.scopes.values()] : [this.peek(scope)].filter((s) => s !== undefined);
+    let purged = 0;
+    for (const state of states) {
+      for (const [id, tombstone] of state.tombstones) {
+        if (before !== undefined && tombstone.lastModified >= before) continue;
+        state.tombstones.delete(id);
+        purged += 1;
+      }
+    }
+    // Scope timestamps stay: later writes must still come after the purged deletes.
+    return purged;
+  }
+
+  async flush(): Promise<void> {
+    this.scopes.clear();
+  }
+
+  async heartbeat(): Promise<boolean> {
+    return true;
+  }
+
+  async close(): Promise<void> {}
+
+  private peek(scope: Scope): ScopeState | undefined {
+    return this.scopes.get(scopeKey(scope));
+  }
+
+  private state(scope: Scope): ScopeState {
+    const key = scopeKey(scope);
+    let state = this.scopes.get(key);
+    if (!state) {
+      state = { timestamp: undefined, records: new Map(), tombstones: new Map() };
+      this.scopes.set(key, state);
+    }
+    return state;
+  }
+
+  /** The live record a conditional write targets, after checking `ifMatch`. */
+  private existing(scope: Scope, state: ScopeState, id: string, options: ConditionalWriteOptions | undefined): StoredRecord {
+    const record = state.records.get(id);
+    if (!record) throw new RecordNotFoundError(scope.collection, id);
+    if (options?.ifMatch !== undefined && options.ifMatch !== record.lastModified) {
+      throw new PreconditionFailedError(recordBody(copyRecord(record)));
+    }
+    return record;
+  }
+
+  /** Replaces a live record by a tombstone with a new timestamp. */
+  private bury(state: ScopeState, id: string, options: WriteOptions | undefined): Tombstone {
+    const tombstone: Tombstone = { id, lastModified: this.stamp(state, options), deleted: true };
+    state.records.delete(id);
+    state.tombstones.set(id, tombstone);
+    return tombstone;
+  }
+
+  private liveMatching(state: ScopeState, query: CountQuery): StoredRecord[] {
+    const allowed = compileAccess(query.access);
+    const matches = compileFilters(query.filters);
+    return [...state.records.values()].filter((record) => allowed(record) && matches(record));
+  }
+
+  /** Next timestamp of the scope: strictly above its current one, honouring a newer request. */
+  private stamp(state: ScopeState, options: WriteOptions | undefined): number {
+    // A never-read, never-written scope has no timestamp yet: any requested value is newer.
+    const timestamp = nextTimestamp(state.timestamp ?? 0, this.clock.now(), requestedTimestamp(options));
+    state.timestamp = timestamp;
+    return timestamp;
+  }
+}
