@@ -71,3 +71,10 @@ export class BackendError extends TesseraError {
     super(message ?? `The ${backend} backend is unavailable`);
   }
 }
+
+/** Not an error: a read whose `If-None-Match` matched; the adapter answers 304. */
+export class NotModifiedError extends TesseraError {
+  constructor(readonly timestamp: number) {
+    super("Not modified");
+  }
+}

@@ -1,0 +1,29 @@
+/**
+ * Built-in Basic Auth: any user:pass authenticates; the user id is the hex HMAC-SHA256 of
+ * "user:pass" keyed with `userid_hmac_secret`, so it is predictable but hides the password.
+ */
+import { createHmac } from "node:crypto";
+import type { AuthenticationPolicy, RequestCredentials } from "../../application/ports/authentication-policy.js";
+
+export class BasicAuthPolicy implements AuthenticationPolicy {
+  readonly name = "basicauth";
+  readonly challenge = 'Basic realm="Realm"';
+
+  constructor(private readonly secret: string) {}
+
+  authenticate(request: RequestCredentials): string | undefined {
+    const header = request.header("authorization");
+    if (!header) return undefined;
+    const match = /^basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header);
+    if (!match?.[1]) return undefined;
+    const decoded = Buffer.from(match[1], "base64").toString("utf8");
+    const colon = decoded.indexOf(":");
+    if (colon <= 0) return undefined; // no separator or empty username: anonymous
+    return this.userId(decoded);
+  }
+
+  /** The id of a `user:pass` pair. */
+  userId(credentials: string): string {
+    return createHmac("sha256", this.secret).update(credentials, "utf8").digest("hex");
+  }
+}

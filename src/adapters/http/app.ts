@@ -1,0 +1,85 @@
+/**
+ * The Koa application: middleware in the order of api-contract §8 (route, media types,
+ * authentication, then the handlers), with the error table outermost so that every failure,
+ * unknown URLs included, answers JSON with CORS headers.
+ */
+import { bodyParser } from "@koa/bodyparser";
+import Router from "@koa/router";
+import Koa, { type Context, type Next } from "koa";
+import { corsMiddleware } from "./cors.js";
+import { errorMiddleware } from "./errors.js";
+import { ServiceGoneError, UnknownUrlError } from "./http-errors.js";
+import type { HttpServices } from "./http-services.js";
+import { JSON_TYPE, MERGE_PATCH_TYPE, negotiationMiddleware } from "./negotiation.js";
+import { registerRecordRoutes } from "./record-routes.js";
+import { urlMiddleware, VERSION_PREFIX } from "./routing-middleware.js";
+import { registerUtilityRoutes } from "./utility-routes.js";
+
+export type ExtraRoutes = (router: Router, services: HttpServices) => void;
+
+export function createApp(services: HttpServices, extraRoutes: readonly ExtraRoutes[] = []): Koa {
+  const { options, logger } = services;
+  const app = new Koa({ proxy: false });
+  app.silent = true; // the error middleware logs what deserves it
+
+  app.use(requestLog(services));
+  app.use(errorMiddleware({ retryAfterSeconds: options.retryAfterSeconds, challenge: services.authenticator.challenge, infoLink: options.errorInfoLink, logger }));
+  app.use(commonHeaders(services));
+  app.use(corsMiddleware({ origins: options.corsOrigins, maxAgeSeconds: options.corsMaxAgeSeconds }));
+  app.use(urlMiddleware(options));
+  app.use(endOfService(services));
+  app.use(negotiationMiddleware(options));
+  app.use(bodyParser({ enableTypes: ["json"], extendTypes: { json: [JSON_TYPE, MERGE_PATCH_TYPE] }, jsonLimit: options.maxBodyBytes, jsonStrict: false }));
+  app.use(async (ctx: Context, next: Next) => {
+    ctx.state.requester = await services.authenticator.identify({ header: (name) => ctx.get(name) || undefined });
+    await next();
+  });
+
+  const router = new Router({ prefix: VERSION_PREFIX });
+  registerUtilityRoutes(router, services);
+  for (const register of extraRoutes) register(router, services);
+  registerRecordRoutes(router, services);
+  app.use(router.routes());
+  app.use(() => {
+    throw new UnknownUrlError();
+  });
+  return app;
+}
+
+/** One structured line per request: method, path, status, duration, user id. */
+function requestLog({ logger, options }: HttpServices) {
+  return async (ctx: Context, next: Next): Promise<void> => {
+    const started = performance.now();
+    try {
+      await next();
+    } finally {
+      if (ctx.status === 503) ctx.set("Retry-After", String(options.retryAfterSeconds));
+      const requester = ctx.state.requester as { userId?: string } | undefined;
+      logger.info({ method: ctx.method, path: ctx.path, status: ctx.status, duration_ms: Math.round((performance.now() - started) * 100) / 100, user: requester?.userId ?? null }, "request");
+    }
+  };
+}
+
+/** Headers every response carries, errors and 304 included. */
+function commonHeaders({ options }: HttpServices) {
+  return async (ctx: Context, next: Next): Promise<void> => {
+    ctx.set("X-Content-Type-Options", "nosniff");
+    ctx.set("Cache-Control", "no-cache, no-store");
+    ctx.type = JSON_TYPE;
+    if (options.backoff !== undefined) ctx.set("Backoff", options.backoff);
+    await next();
+  };
+}
+
+/** `eos`: an `Alert` before the end-of-service date, 410 Gone after it. */
+function endOfService({ options, clock }: HttpServices) {
+  return async (ctx: Context, next: Next): Promise<void> => {
+    const eos = options.endOfService;
+    if (eos) {
+      const gone = eos.hardEol !== undefined && clock.now() >= eos.hardEol.getTime();
+      ctx.set("Alert", JSON.stringify({ code: gone ? "hard-eol" : "soft-eol", message: eos.message, url: eos.url }));
+      if (gone) throw new ServiceGoneError(eos.message);
+    }
+    await next();
+  };
+}

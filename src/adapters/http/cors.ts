@@ -1,0 +1,40 @@
+/**
+ * CORS on every response, errors and unknown URLs included; preflights answered here, before
+ * authentication. A request from an origin `cors_origins` does not allow is refused with a 400.
+ */
+import type { Context, Next } from "koa";
+import { ValidationError } from "../../domain/errors.js";
+
+export const EXPOSED_HEADERS = ["Content-Length", "Content-Type", "ETag", "Last-Modified", "Next-Page", "Total-Objects", "Total-Records", "Backoff", "Retry-After", "Alert"];
+const ALLOWED_METHODS = "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS";
+const ALLOWED_HEADERS = "Authorization, Content-Type, If-Match, If-None-Match";
+
+/** Shell-style patterns: `*` any run of characters, `?` one character. */
+export function originMatcher(patterns: readonly string[]): (origin: string) => boolean {
+  const regexes = patterns.map((p) => new RegExp(`^${p.replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*").replace(/\?/g, ".")}$`, "i"));
+  return (origin) => regexes.some((r) => r.test(origin));
+}
+
+export function corsMiddleware(options: { origins: readonly string[]; maxAgeSeconds: number }) {
+  const allowed = originMatcher(options.origins);
+  return async (ctx: Context, next: Next): Promise<void> => {
+    const origin = ctx.get("origin");
+    if (origin) {
+      if (!allowed(origin)) throw ValidationError.single("header", "Origin", `Origin ${origin} is not allowed`);
+      ctx.set("Access-Control-Allow-Origin", origin);
+      ctx.set("Access-Control-Expose-Headers", EXPOSED_HEADERS.join(", "));
+      ctx.vary("Origin");
+    }
+    if (ctx.method === "OPTIONS") {
+      if (origin && ctx.get("access-control-request-method")) {
+        ctx.set("Access-Control-Allow-Methods", ALLOWED_METHODS);
+        ctx.set("Access-Control-Allow-Headers", ctx.get("access-control-request-headers") || ALLOWED_HEADERS);
+        ctx.set("Access-Control-Max-Age", String(options.maxAgeSeconds));
+      }
+      ctx.status = 200;
+      ctx.body = {};
+      return;
+    }
+    await next();
+  };
+}

@@ -1,0 +1,119 @@
+/**
+ * The one table mapping error classes to status, errno and body (api-contract §8), and the
+ * middleware that applies it. Nothing a client sends reaches the client as a raw exception.
+ */
+import type { Context, Next } from "koa";
+import type { Logger } from "pino";
+import {
+  BackendError,
+  ConflictError,
+  ForbiddenError,
+  MethodNotAllowedError,
+  NotModifiedError,
+  PreconditionFailedError,
+  RecordNotFoundError,
+  UnauthenticatedError,
+  ValidationError,
+} from "../../domain/errors.js";
+import type { JsonObject, JsonValue } from "../../domain/json.js";
+import { NotAcceptableError, PayloadTooLargeError, ServiceGoneError, UnknownUrlError, UnknownVersionError, UnsupportedMediaTypeError } from "./http-errors.js";
+
+export interface ErrorResponse {
+  readonly status: number;
+  readonly errno: number;
+  readonly message?: string;
+  readonly details?: JsonValue;
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+export interface ErrorContext {
+  readonly retryAfterSeconds: number;
+  readonly challenge: string | undefined;
+}
+
+type Rule = [new (...args: never[]) => Error, (error: never, context: ErrorContext) => ErrorResponse];
+
+const rule = <E extends Error>(type: new (...args: never[]) => E, map: (error: E, context: ErrorContext) => ErrorResponse): Rule => [type, map as Rule[1]];
+
+export const ERROR_TABLE: readonly Rule[] = [
+  rule(ValidationError, (e) => ({ status: 400, errno: 107, message: e.message, details: e.details.map((d) => ({ ...d })) })),
+  rule(UnauthenticatedError, (e, c) => ({ status: 401, errno: 104, message: e.message, headers: c.challenge ? { "WWW-Authenticate": c.challenge } : undefined })),
+  rule(ForbiddenError, (e) => ({ status: 403, errno: 121, message: e.message })),
+  rule(RecordNotFoundError, (e) => ({ status: 404, errno: 110, details: { id: e.id, resource_name: e.collection } })),
+  rule(UnknownUrlError, (e) => ({ status: 404, errno: 111, message: e.message })),
+  rule(UnknownVersionError, (e) => ({ status: 404, errno: 116, message: e.message })),
+  rule(MethodNotAllowedError, (e) => ({ status: 405, errno: 115, message: e.message, details: { allowed: [...e.allowed] }, headers: { Allow: e.allowed.join(", ") } })),
+  rule(NotAcceptableError, (e) => ({ status: 406, errno: 107, message: e.message })),
+  rule(ConflictError, (e) => ({ status: 409, errno: 122, message: e.message, details: { existing: e.existing } })),
+  rule(ServiceGoneError, (e) => ({ status: 410, errno: 202, message: e.message })),
+  rule(PreconditionFailedError, (e) => ({ status: 412, errno: 114, message: e.message, details: { existing: e.existing } })),
+  rule(PayloadTooLargeError, (e) => ({ status: 413, errno: 113, message: e.message })),
+  rule(UnsupportedMediaTypeError, (e) => ({ status: 415, errno: 107, message: e.message })),
+  rule(BackendError, (e, c) => ({ status: 503, errno: 201, message: `Service temporary unavailable due to overloading or maintenance (${e.backend} backend).`, details: { backend: e.backend }, headers: { "Retry-After": String(c.retryAfterSeconds) } })),
+];
+
+const REASONS: Record<number, string> = {
+  400: "Invalid parameters",
+  401: "Unauthorized",
+  403: "Forbidden",
+  404: "Not Found",
+  405: "Method Not Allowed",
+  406: "Not Acceptable",
+  409: "Conflict",
+  410: "Gone",
+  412: "Precondition Failed",
+  413: "Request Entity Too Large",
+  415: "Unsupported Media Type",
+  500: "Internal Server Error",
+  503: "Service Unavailable",
+};
+
+const INTERNAL: ErrorResponse = { status: 500, errno: 999, message: "A programmatic error occured, developers have been informed." };
+
+/** Body-parser and Koa errors carry a status; treat the client ones as ours. */
+function fromHttpError(error: unknown): ErrorResponse | undefined {
+  const status = (error as { status?: unknown; expose?: unknown }).status;
+  if (status === 413) return { status: 413, errno: 113, message: "Request body is too large." };
+  if (status === 415) return { status: 415, errno: 107, message: "Unsupported Content-Type." };
+  if (typeof status === "number" && status >= 400 && status < 500) {
+    return { status: 400, errno: 107, message: "Invalid JSON body", details: [{ location: "body", name: null, description: "Invalid JSON" }] };
+  }
+  return undefined;
+}
+
+export function describeError(error: unknown, context: ErrorContext): ErrorResponse {
+  for (const [type, map] of ERROR_TABLE) if (error instanceof type) return map(error as never, context);
+  return fromHttpError(error) ?? INTERNAL;
+}
+
+export function errorBody(response: ErrorResponse, infoLink: string): JsonObject {
+  const body: JsonObject = { code: response.status, errno: response.errno, error: REASONS[response.status] ?? "Error" };
+  if (response.message !== undefined) body.message = response.message;
+  body.info = infoLink;
+  if (response.details !== undefined) body.details = response.details;
+  return body;
+}
+
+/** Maps every failure below it to its JSON error; 304 is answered here too (no body). */
+export function errorMiddleware(context: ErrorContext & { infoLink: string; logger: Logger }) {
+  return async (ctx: Context, next: Next): Promise<void> => {
+    try {
+      await next();
+    } catch (error) {
+      if (error instanceof NotModifiedError) {
+        ctx.status = 304;
+        ctx.set("ETag", `"${error.timestamp}"`);
+        ctx.body = null;
+        return;
+      }
+      const response = describeError(error, context);
+      if (response.status >= 500) {
+        if (response.status === 500) context.logger.error({ err: error, path: ctx.path }, "unexpected error");
+        else context.logger.warn({ err: (error as Error).cause ?? error, path: ctx.path }, (error as Error).message);
+      }
+      ctx.status = response.status;
+      for (const [name, value] of Object.entries(response.headers ?? {})) ctx.set(name, value);
+      ctx.body = errorBody(response, context.infoLink);
+    }
+  };
+}

@@ -1,0 +1,39 @@
+/** Errors that only exist at the HTTP edge (routing and media types). */
+import { TesseraError } from "../../domain/errors.js";
+
+export class UnknownUrlError extends TesseraError {
+  constructor() {
+    super("The resource you are looking for could not be found.");
+  }
+}
+
+export class UnknownVersionError extends TesseraError {
+  constructor() {
+    super("The requested API version is not available on this server.");
+  }
+}
+
+export class NotAcceptableError extends TesseraError {
+  constructor() {
+    super("Accept header should be one of ['application/json']");
+  }
+}
+
+export class UnsupportedMediaTypeError extends TesseraError {
+  constructor(accepted: readonly string[]) {
+    super(`Content-Type header should be one of [${accepted.map((t) => `'${t}'`).join(", ")}]`);
+  }
+}
+
+export class PayloadTooLargeError extends TesseraError {
+  constructor() {
+    super("Request body is too large.");
+  }
+}
+
+/** End of service (`eos` setting) has passed: the API is gone. */
+export class ServiceGoneError extends TesseraError {
+  constructor(message: string) {
+    super(message);
+  }
+}

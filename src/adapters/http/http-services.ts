@@ -1,0 +1,61 @@
+/** Everything the HTTP adapter needs, as plain objects: tests build it without the container. */
+import type { Logger } from "pino";
+import type { JsonObject, JsonValue } from "../../domain/json.js";
+import type { Authenticator } from "../../application/authenticator.js";
+import type { HealthService } from "../../application/health-service.js";
+import type { Clock } from "../../application/ports/clock.js";
+import type { RecordService } from "../../application/record-service.js";
+import type { ResourceDefinition } from "../../application/resources.js";
+
+export type Endpoint = "collection" | "record";
+
+/** A declared collection as HTTP serves it. */
+export interface HttpResource {
+  readonly definition: ResourceDefinition;
+  /** Methods switched off by `<name>_<endpoint>_<method>_enabled = false`, e.g. "record:DELETE". */
+  readonly disabled: ReadonlySet<string>;
+  /** `<name>_cache_expires_seconds`: anonymous reads may be cached this long. */
+  readonly cacheExpiresSeconds: number | undefined;
+}
+
+export interface EndOfService {
+  /** From this date on, every API request gets 410. */
+  readonly hardEol: Date | undefined;
+  readonly message: string;
+  readonly url: string;
+}
+
+export interface HttpOptions {
+  readonly projectName: string;
+  readonly projectVersion: string;
+  readonly projectDocs: string;
+  readonly versionPrefixRedirectEnabled: boolean;
+  readonly trailingSlashRedirectEnabled: boolean;
+  readonly paginateBy: number | undefined;
+  readonly storageMaxFetchSize: number;
+  readonly retryAfterSeconds: number;
+  readonly backoff: string | undefined;
+  readonly corsOrigins: readonly string[];
+  readonly corsMaxAgeSeconds: number;
+  readonly errorInfoLink: string;
+  readonly httpScheme: string | undefined;
+  readonly httpHost: string | undefined;
+  readonly readonly: boolean;
+  readonly maxBodyBytes: number;
+  readonly batchMaxRequests: number | null;
+  readonly endOfService: EndOfService | undefined;
+  /** Settings shown by the root view, already named as they must appear. */
+  readonly publicSettings: Readonly<Record<string, JsonValue>>;
+  readonly capabilities: JsonObject;
+}
+
+export interface HttpServices {
+  readonly options: HttpOptions;
+  readonly records: RecordService;
+  readonly authenticator: Authenticator;
+  readonly resources: ReadonlyMap<string, HttpResource>;
+  readonly health: HealthService;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly versionInfo: JsonObject;
+}

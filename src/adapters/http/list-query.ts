@@ -1,0 +1,167 @@
+/**
+ * The listing query string (api-contract §6) turned into typed filters, sort, limit and token.
+ * Every problem found becomes one `details` entry of a single 400.
+ */
+import { ValidationError, type ValidationDetail } from "../../domain/errors.js";
+import type { JsonValue } from "../../domain/json.js";
+import { FILTER_OPERATORS, ID_FIELD, MODIFIED_FIELD, type Filter, type FilterOperator, type SortKey } from "../../application/listing.js";
+
+export interface ListQueryOptions {
+  readonly paginateBy: number | undefined;
+  readonly maxFetchSize: number;
+  readonly now: number;
+}
+
+export interface ParsedListQuery {
+  readonly filters: Filter[];
+  readonly sort: SortKey[];
+  readonly limit: number;
+  readonly token: string | undefined;
+  readonly fields: string[] | undefined;
+  readonly includeDeleted: boolean;
+  /** The deprecated `_to` was used: the response carries an `Alert`. */
+  readonly usedDeprecatedTo: boolean;
+}
+
+const OPERATOR_PATTERN = new RegExp(`^(${[...FILTER_OPERATORS].join("|")})_(.+)$`);
+const FIELD_PATTERN = /^[A-Za-z0-9_$@-]+(?:\.[A-Za-z0-9_$@-]+)*$/;
+const DAY_MS = 24 * 3600 * 1000;
+const BOUND_PARAMS: Record<string, FilterOperator> = { _since: "gt", since: "gt", _before: "lt", _to: "lt" };
+
+/** Values are JSON when they parse, else plain strings (`?n=1` is a number, `?n="1"` a string). */
+export function nativeValue(text: string): JsonValue {
+  try {
+    return JSON.parse(text) as JsonValue;
+  } catch {
+    return text;
+  }
+}
+
+export function parseListQuery(params: URLSearchParams, options: ListQueryOptions): ParsedListQuery {
+  const problems: ValidationDetail[] = [];
+  const bad = (name: string | null, description: string) => problems.push({ location: "querystring", name, description });
+  const filters: Filter[] = [];
+  let sort: SortKey[] = [];
+  let limit: number | undefined;
+  let token: string | undefined;
+  let fields: string[] | undefined;
+  let usedDeprecatedTo = false;
+
+  for (const [rawName, value] of params) {
+    const name = rawName.trim();
+    if (name.includes("\u0000") || value.includes("\u0000")) {
+      bad(name, "Invalid character 0x00");
+      continue;
+    }
+    if (name === "_limit") {
+      limit = /^\d+$/.test(value) && Number.isSafeInteger(Number(value)) ? Number(value) : undefined;
+      if (limit === undefined) bad(name, `"${value}" is not a positive integer`);
+    } else if (name === "_sort") {
+      sort = parseSort(value, bad);
+    } else if (name === "_token") {
+      token = value;
+    } else if (name === "_fields") {
+      fields = value.split(",").map((f) => f.trim()).filter(Boolean);
+      if (fields.some((f) => !FIELD_PATTERN.test(f))) bad(name, "Invalid _fields parameter");
+    } else if (name in BOUND_PARAMS) {
+      if (name === "_to") usedDeprecatedTo = true;
+      if (value === "null") continue; // Kinto accepts `_since=null` as "no bound"
+      const ts = timestampValue(value, options.now);
+      if (ts === undefined) bad(name, `Invalid value for ${name}`);
+      else filters.push({ field: MODIFIED_FIELD, operator: BOUND_PARAMS[name] as FilterOperator, value: ts });
+    } else if (!name.startsWith("_")) {
+      const filter = parseFilter(name, value, options.now, bad);
+      if (filter) filters.push(filter);
+    }
+  }
+  if (problems.length > 0) throw new ValidationError(problems);
+  return {
+    filters,
+    sort,
+    limit: effectiveLimit(limit, options),
+    token,
+    fields,
+    includeDeleted: filters.some((f) => f.field === MODIFIED_FIELD),
+    usedDeprecatedTo,
+  };
+}
+
+/**
+ * `_limit` (0 or absent: no client limit), capped by `paginate_by` when set (the server's page
+ * size wins over a larger client limit) and always by the storage's maximum page.
+ */
+function effectiveLimit(requested: number | undefined, { paginateBy, maxFetchSize }: ListQueryOptions): number {
+  const asked = requested === 0 ? undefined : requested;
+  const capped = paginateBy === undefined ? asked : Math.min(asked ?? paginateBy, paginateBy);
+  return Math.min(capped ?? maxFetchSize, maxFetchSize);
+}
+
+function parseSort(value: string, bad: (name: string, description: string) => void): SortKey[] {
+  const keys: SortKey[] = [];
+  for (const entry of value.split(",").map((s) => s.trim()).filter(Boolean)) {
+    const match = /^([-+]?)(.+)$/.exec(entry);
+    const field = match?.[2] ?? "";
+    if (!FIELD_PATTERN.test(field)) bad("_sort", `Invalid sort field '${entry}'`);
+    else keys.push({ field, descending: match?.[1] === "-" });
+  }
+  return keys;
+}
+
+/** An integer (optionally in ETag quotes) between 0 and 24 hours from now. */
+function timestampValue(text: string, now: number): number | undefined {
+  const digits = /^"?(\d+)"?$/.exec(text.trim())?.[1];
+  if (digits === undefined) return undefined;
+  const ts = Number(digits);
+  return Number.isSafeInteger(ts) && ts <= now + DAY_MS ? ts : undefined;
+}
+
+function parseFilter(name: string, text: string, now: number, bad: (name: string, description: string) => void): Filter | undefined {
+  const match = OPERATOR_PATTERN.exec(name);
+  const operator = (match?.[1] ?? "eq") as FilterOperator;
+  const field = match?.[2] ?? name;
+  if (!FIELD_PATTERN.test(field)) {
+    bad(name, `Unknown filter field '${field}'`);
+    return undefined;
+  }
+  const invalid = () => {
+    bad(name, `Invalid value for ${name}`);
+    return undefined;
+  };
+  const managed = field === ID_FIELD || field === MODIFIED_FIELD;
+  const scalar = (piece: string): JsonValue | undefined => {
+    if (field === ID_FIELD) return piece;
+    if (field === MODIFIED_FIELD) return timestampValue(piece, now);
+    return nativeValue(piece);
+  };
+  switch (operator) {
+    case "in":
+    case "exclude": {
+      const values = text.split(",").map(scalar);
+      if (values.some((v) => v === undefined)) return invalid();
+      return { field, operator, value: values as JsonValue[] };
+    }
+    case "like": {
+      const value = field === MODIFIED_FIELD ? undefined : field === ID_FIELD ? text : nativeValue(text);
+      return typeof value === "string" && value.length > 0 ? { field, operator, value } : invalid();
+    }
+    case "has": {
+      const value = nativeValue(text);
+      if (value === true || value === 1) return { field, operator, value: true };
+      if (value === false || value === 0) return { field, operator, value: false };
+      return invalid();
+    }
+    case "contains":
+    case "contains_any": {
+      if (managed) {
+        bad(name, `Field '${field}' is not an array`);
+        return undefined;
+      }
+      const value = nativeValue(text);
+      return { field, operator, value: Array.isArray(value) ? value : [value] };
+    }
+    default: {
+      const value = scalar(text);
+      return value === undefined ? invalid() : { field, operator, value };
+    }
+  }
+}

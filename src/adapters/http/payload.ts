@@ -1,0 +1,61 @@
+/** Shape checks of request bodies (api-contract §2): anything off is a 400 with details. */
+import { ValidationError, type ValidationDetail } from "../../domain/errors.js";
+import { isJsonObject, type JsonObject } from "../../domain/json.js";
+import { isValidPrincipal } from "../../domain/principals.js";
+import { isValidRecordId } from "../../domain/records.js";
+import type { PatchPayload, RecordPayload } from "../../application/record-service.js";
+import type { ResourceDefinition } from "../../application/resources.js";
+
+const TOP_LEVEL_KEYS = new Set(["data", "permissions"]);
+
+interface Checked {
+  data?: JsonObject;
+  permissions?: Record<string, string[] | null>;
+}
+
+function check(body: unknown, resource: ResourceDefinition, allowNull: boolean): Checked {
+  const problems: ValidationDetail[] = [];
+  const bad = (name: string | null, description: string) => problems.push({ location: "body", name, description });
+  if (body === undefined || body === null) return {};
+  if (!isJsonObject(body)) throw ValidationError.single("body", null, "Body must be a JSON object");
+  for (const key of Object.keys(body)) if (!TOP_LEVEL_KEYS.has(key)) bad(key, `Unrecognized key "${key}" (expected data and permissions)`);
+  const result: Checked = {};
+  if (body.data !== undefined) {
+    if (isJsonObject(body.data)) result.data = body.data;
+    else bad("data", `${JSON.stringify(body.data)} is not a mapping type`);
+  }
+  if (body.permissions !== undefined) {
+    if (resource.kind === "user") bad("permissions", "User resources do not accept permissions");
+    else if (!isJsonObject(body.permissions)) bad("permissions", "permissions must be an object of permission name to list of principals");
+    else {
+      result.permissions = {};
+      for (const [permission, principals] of Object.entries(body.permissions)) {
+        if (!resource.permissions.includes(permission)) bad(`permissions.${permission}`, `"${permission}" is not one of ${resource.permissions.join(", ")}`);
+        else if (principals === null && allowNull) result.permissions[permission] = null;
+        else if (!Array.isArray(principals) || !principals.every(isValidPrincipal)) bad(`permissions.${permission}`, "must be a list of principal strings");
+        else result.permissions[permission] = principals;
+      }
+    }
+  }
+  if (result.data?.id !== undefined && !isValidRecordId(result.data.id)) {
+    problems.push({ location: "path", name: null, description: "Invalid object id" });
+  }
+  if (problems.length > 0) throw new ValidationError(problems);
+  return result;
+}
+
+/** POST and PUT bodies: `{data?, permissions?}`; `null` permissions are refused. */
+export function parseRecordPayload(body: unknown, resource: ResourceDefinition): RecordPayload {
+  return check(body, resource, false) as RecordPayload;
+}
+
+/** PATCH bodies: at least one of data or permissions; merge patch allows `null` permissions. */
+export function parseRecordPatch(body: unknown, resource: ResourceDefinition, merge: boolean): PatchPayload {
+  const checked = check(body, resource, true);
+  if (checked.data === undefined && checked.permissions === undefined) {
+    throw ValidationError.single("body", "data", "Provide at least one of data or permissions");
+  }
+  // Plain JSON PATCH ignores null permission values (Kinto); merge patch removes them.
+  const permissions = checked.permissions && !merge ? Object.fromEntries(Object.entries(checked.permissions).filter(([, v]) => v !== null)) : checked.permissions;
+  return { data: checked.data, permissions, merge };
+}

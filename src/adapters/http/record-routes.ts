@@ -1,0 +1,151 @@
+/**
+ * Collection and record endpoints. A handler parses, makes one service call and responds; the
+ * error middleware owns every failure.
+ */
+import type Router from "@koa/router";
+import type { Context } from "koa";
+import { MethodNotAllowedError, ValidationError } from "../../domain/errors.js";
+import { isValidRecordId, tombstoneBody } from "../../domain/records.js";
+import type { Requester } from "../../application/requester.js";
+import { UnknownUrlError } from "./http-errors.js";
+import { preconditionsOf } from "./http-preconditions.js";
+import type { Endpoint, HttpResource, HttpServices } from "./http-services.js";
+import { parseListQuery } from "./list-query.js";
+import { parseRecordPatch, parseRecordPayload } from "./payload.js";
+import { respondWithList, respondWithRecord, setTimestampHeaders } from "./responses.js";
+import { requestUrl } from "./urls.js";
+
+const METHODS: Record<Endpoint, readonly string[]> = {
+  collection: ["GET", "HEAD", "POST", "DELETE"],
+  record: ["GET", "HEAD", "PUT", "PATCH", "DELETE"],
+};
+const READ_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+const MERGE_PATCH = "application/merge-patch+json";
+
+export function requesterOf(ctx: Context): Requester {
+  return ctx.state.requester as Requester;
+}
+
+/** Methods this endpoint serves, after `*_enabled` settings and `readonly`. */
+export function allowedMethods(services: HttpServices, resource: HttpResource, endpoint: Endpoint): string[] {
+  return METHODS[endpoint].filter((m) => !resource.disabled.has(`${endpoint}:${m}`) && (!services.options.readonly || READ_METHODS.has(m)));
+}
+
+export function registerRecordRoutes(router: Router, services: HttpServices): void {
+  const { records } = services;
+
+  const resolve = (ctx: Context, endpoint: Endpoint): HttpResource => {
+    const resource = services.resources.get(String(ctx.params.collection));
+    if (!resource) throw new UnknownUrlError();
+    const allowed = allowedMethods(services, resource, endpoint);
+    if (!allowed.includes(ctx.method)) throw new MethodNotAllowedError(allowed, `Method ${ctx.method} is not allowed on this ${endpoint} endpoint.`);
+    return resource;
+  };
+
+  const recordId = (ctx: Context): string => {
+    const id = String(ctx.params.id);
+    if (!isValidRecordId(id)) throw ValidationError.single("path", "id", "Invalid object id");
+    return id;
+  };
+
+  const cacheHeaders = (ctx: Context, resource: HttpResource) => {
+    const seconds = resource.cacheExpiresSeconds;
+    if (seconds !== undefined && requesterOf(ctx).userId === undefined && ctx.method === "GET") {
+      ctx.set("Cache-Control", `max-age=${seconds}`);
+      ctx.set("Expires", new Date(services.clock.now() + seconds * 1000).toUTCString());
+    }
+  };
+
+  router.all("/:collection", async (ctx) => {
+    const resource = resolve(ctx, "collection");
+    const definition = resource.definition;
+    const requester = requesterOf(ctx);
+    const preconditions = preconditionsOf((name) => ctx.get(name) || undefined);
+    switch (ctx.method) {
+      case "GET":
+      case "HEAD": {
+        const query = parseListQuery(new URLSearchParams(ctx.querystring), { paginateBy: services.options.paginateBy, maxFetchSize: services.options.storageMaxFetchSize, now: services.clock.now() });
+        if (query.usedDeprecatedTo) ctx.set("Alert", JSON.stringify({ code: "soft-eol", message: "_to is deprecated, use _before", url: services.options.projectDocs }));
+        if (ctx.method === "HEAD") {
+          const { count, timestamp } = await records.count(requester, definition, query.filters, preconditions);
+          setTimestampHeaders(ctx, timestamp);
+          ctx.set("Total-Objects", String(count));
+          ctx.set("Total-Records", String(count));
+          ctx.status = 200;
+          return;
+        }
+        const result = await records.list(requester, definition, query, preconditions);
+        setTimestampHeaders(ctx, result.timestamp);
+        if (result.nextToken) ctx.set("Next-Page", nextPageUrl(ctx, services, query.limit, result.nextToken));
+        cacheHeaders(ctx, resource);
+        respondWithList(ctx, result.entries, query.fields);
+        return;
+      }
+      case "POST": {
+        const result = await records.create(requester, definition, parseRecordPayload(ctx.request.body, definition), preconditions);
+        respondWithRecord(ctx, result.created ? 201 : 200, result);
+        return;
+      }
+      default: {
+        const query = parseListQuery(new URLSearchParams(ctx.querystring), { paginateBy: undefined, maxFetchSize: Number.MAX_SAFE_INTEGER, now: services.clock.now() });
+        const { tombstones, timestamp } = await records.deleteAll(requester, definition, query.filters, preconditions);
+        setTimestampHeaders(ctx, timestamp);
+        respondWithList(ctx, tombstones);
+      }
+    }
+  });
+
+  router.all("/:collection/:id", async (ctx) => {
+    const resource = resolve(ctx, "record");
+    const definition = resource.definition;
+    const requester = requesterOf(ctx);
+    const id = recordId(ctx);
+    const preconditions = preconditionsOf((name) => ctx.get(name) || undefined);
+    switch (ctx.method) {
+      case "GET":
+      case "HEAD": {
+        const fields = new URLSearchParams(ctx.querystring).get("_fields")?.split(",").filter(Boolean);
+        const result = await records.get(requester, definition, id, preconditions);
+        cacheHeaders(ctx, resource);
+        respondWithRecord(ctx, 200, result, fields);
+        return;
+      }
+      case "PUT": {
+        const result = await records.replace(requester, definition, id, parseRecordPayload(ctx.request.body, definition), preconditions);
+        respondWithRecord(ctx, result.created ? 201 : 200, result);
+        return;
+      }
+      case "PATCH": {
+        const merge = ctx.is(MERGE_PATCH) === MERGE_PATCH;
+        const result = await records.update(requester, definition, id, parseRecordPatch(ctx.request.body, definition, merge), preconditions);
+        respondWithRecord(ctx, 200, result);
+        return;
+      }
+      default: {
+        const tombstone = await records.delete(requester, definition, id, preconditions, deletionTimestamp(ctx));
+        setTimestampHeaders(ctx, tombstone.lastModified);
+        ctx.status = 200;
+        ctx.body = { data: tombstoneBody(tombstone) };
+      }
+    }
+  });
+}
+
+/** `DELETE ?last_modified=<int>` forces the tombstone timestamp when greater. */
+function deletionTimestamp(ctx: Context): number | undefined {
+  const value = new URLSearchParams(ctx.querystring).get("last_modified");
+  if (value === null) return undefined;
+  const digits = /^"?(\d+)"?$/.exec(value)?.[1];
+  if (digits === undefined || !Number.isSafeInteger(Number(digits))) {
+    throw ValidationError.single("querystring", "last_modified", `Invalid value for last_modified: ${value}`);
+  }
+  return Number(digits);
+}
+
+/** The same URL with every parameter kept, `_limit` set to the effective limit and `_token` added. */
+function nextPageUrl(ctx: Context, services: HttpServices, limit: number, token: string): string {
+  const url = requestUrl(ctx, services.options);
+  url.searchParams.set("_limit", String(limit));
+  url.searchParams.set("_token", token);
+  return url.toString();
+}

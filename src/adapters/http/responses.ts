@@ -1,0 +1,49 @@
+/** How records, lists and timestamps are written into Koa responses. */
+import type { Context } from "koa";
+import { isJsonObject, type JsonObject, type JsonValue } from "../../domain/json.js";
+import { bodyOf, recordBody, type RecordOrTombstone } from "../../domain/records.js";
+import type { RecordResult } from "../../application/record-service.js";
+
+/** `ETag: "<ts>"` and `Last-Modified` as an HTTP date. */
+export function setTimestampHeaders(ctx: Context, timestamp: number): void {
+  ctx.set("ETag", `"${timestamp}"`);
+  ctx.set("Last-Modified", new Date(timestamp).toUTCString());
+}
+
+export function respondWithRecord(ctx: Context, status: number, result: RecordResult, fields?: readonly string[]): void {
+  setTimestampHeaders(ctx, result.record.lastModified);
+  const data = recordBody(result.record);
+  const body: JsonObject = { data: fields ? project(data, fields) : data };
+  if (result.permissions !== undefined) {
+    body.permissions = Object.fromEntries(Object.entries(result.permissions).map(([perm, principals]) => [perm, [...principals]]));
+  }
+  ctx.status = status;
+  ctx.body = body;
+}
+
+export function respondWithList(ctx: Context, entries: readonly RecordOrTombstone[], fields?: readonly string[]): void {
+  ctx.status = 200;
+  ctx.body = { data: entries.map((e) => (fields ? project(bodyOf(e), fields) : bodyOf(e))) };
+}
+
+/** `_fields`: only the named (dotted) fields, plus `id`, `last_modified` and `deleted`. */
+export function project(body: JsonObject, fields: readonly string[]): JsonObject {
+  const result: JsonObject = { id: body.id ?? null, last_modified: body.last_modified ?? null };
+  if (body.deleted !== undefined) result.deleted = body.deleted;
+  for (const field of fields) copyPath(body, result, field.split("."));
+  return result;
+}
+
+function copyPath(source: JsonObject, target: JsonObject, path: readonly string[]): void {
+  const [head, ...rest] = path;
+  if (head === undefined || !Object.hasOwn(source, head)) return;
+  const value: JsonValue = source[head] as JsonValue;
+  if (rest.length === 0) {
+    target[head] = value;
+    return;
+  }
+  if (!isJsonObject(value)) return;
+  const child = isJsonObject(target[head]) ? (target[head] as JsonObject) : {};
+  copyPath(value, child, rest);
+  if (Object.keys(child).length > 0) target[head] = child;
+}

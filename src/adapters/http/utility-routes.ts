@@ -1,0 +1,45 @@
+/** Root ("hello"), heartbeat, load-balancer heartbeat and version views (api-contract §10). */
+import type Router from "@koa/router";
+import type { JsonObject } from "../../domain/json.js";
+import { requesterOf } from "./record-routes.js";
+import type { HttpServices } from "./http-services.js";
+import { requestUrl } from "./urls.js";
+
+export const API_VERSION = "1.0";
+
+export function registerUtilityRoutes(router: Router, services: HttpServices): void {
+  const { options } = services;
+
+  router.get("/", async (ctx) => {
+    const url = requestUrl(ctx, options);
+    const body: JsonObject = {
+      project_name: options.projectName,
+      project_version: options.projectVersion,
+      project_docs: options.projectDocs,
+      http_api_version: API_VERSION,
+      url: `${url.origin}/v1/`,
+      settings: { ...options.publicSettings },
+      capabilities: options.capabilities,
+    };
+    const requester = requesterOf(ctx);
+    if (requester.userId !== undefined) {
+      const caller = await requester.caller();
+      body.user = { id: requester.userId, principals: [...caller.principals] };
+    }
+    ctx.body = body;
+  });
+
+  router.get("/__heartbeat__", async (ctx) => {
+    const results = await services.health.run();
+    ctx.status = Object.values(results).every((r) => r !== false) ? 200 : 503;
+    ctx.body = results;
+  });
+
+  router.get("/__lbheartbeat__", (ctx) => {
+    ctx.body = {};
+  });
+
+  router.get("/__version__", (ctx) => {
+    ctx.body = services.versionInfo;
+  });
+}

@@ -1,0 +1,36 @@
+/**
+ * What a program embedding Tessera can add at startup (spec §4.2, §5.6): resources defined in
+ * code, authentication policies, a group finder and heartbeat checks.
+ */
+import type { JsonValue } from "../domain/json.js";
+import type { BoundPermissionsFn } from "../domain/permissions.js";
+import type { HealthCheck } from "./health-service.js";
+import type { AuthenticationPolicy } from "./ports/authentication-policy.js";
+import type { PermissionStore } from "./ports/permission-store.js";
+import type { GroupFinder } from "./requester.js";
+import type { AuthorizationPolicy, RecordValidator, ResourceKind, ViewName } from "./resources.js";
+
+export interface ResourceSpec {
+  readonly name: string;
+  readonly kind: ResourceKind;
+  /** Permission names beyond `read` and `write` (e.g. `publish`). */
+  readonly extraPermissions?: readonly string[];
+  readonly validate?: RecordValidator;
+  readonly viewPermissions?: Readonly<Partial<Record<ViewName, string>>>;
+  readonly authorization?: AuthorizationPolicy;
+  readonly boundPermissions?: BoundPermissionsFn;
+}
+
+export interface ExtensionContext {
+  /** Every setting, unprefixed. */
+  readonly settings: Readonly<Record<string, JsonValue>>;
+  readonly permissions: PermissionStore | undefined;
+}
+
+export interface TesseraExtension {
+  readonly resources?: readonly ResourceSpec[];
+  /** Policies by the name `multiauth.policies` uses for them. */
+  readonly authenticationPolicies?: Readonly<Record<string, (context: ExtensionContext) => AuthenticationPolicy>>;
+  readonly groupFinder?: (context: ExtensionContext) => GroupFinder;
+  readonly heartbeatChecks?: Readonly<Record<string, HealthCheck>>;
+}

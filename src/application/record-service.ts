@@ -1,0 +1,371 @@
+/**
+ * The record API of spec §3–§4 for user and shareable resources: authorization, preconditions,
+ * the state transitions, and the record + ACL writes done together in one unit of work.
+ */
+import { aclEqual, normalizeAcl, patchAcl, replaceAcl, withWriter, type Acl } from "../domain/acl.js";
+import { ConflictError, PreconditionFailedError, RecordNotFoundError, UnauthenticatedError, ValidationError } from "../domain/errors.js";
+import { jsonEqual, type JsonObject } from "../domain/json.js";
+import { collectionObjectId, READ, recordIdOf, recordObjectId, recordsPattern, WRITE } from "../domain/permissions.js";
+import { writerPrincipal, type Caller } from "../domain/principals.js";
+import { isValidRecordId, mergePatch, recordBody, shallowPatch, splitManagedFields, type RecordOrTombstone, type StoredRecord, type Tombstone } from "../domain/records.js";
+import { Authorizer, denial } from "./authorizer.js";
+import { MODIFIED_FIELD, type CountQuery, type Filter, type RecordAccess, type SortKey } from "./listing.js";
+import { PaginationTokens } from "./pagination-token.js";
+import type { Clock, IdGenerator } from "./ports/clock.js";
+import type { PermissionStore } from "./ports/permission-store.js";
+import type { RecordStore, Scope } from "./ports/record-store.js";
+import type { UnitOfWork } from "./ports/unit-of-work.js";
+import { checkPreconditions, type Preconditions } from "./preconditions.js";
+import { fieldValue } from "./record-fields.js";
+import type { Requester } from "./requester.js";
+import { boundPermissionsOf, type ResourceDefinition, type ViewName } from "./resources.js";
+
+export interface RecordPayload {
+  readonly data?: JsonObject;
+  readonly permissions?: Readonly<Record<string, readonly string[]>>;
+}
+
+export interface PatchPayload {
+  readonly data?: JsonObject;
+  readonly permissions?: Readonly<Record<string, readonly string[] | null>>;
+  /** RFC 7396 merge patch instead of a shallow top-level replace. */
+  readonly merge: boolean;
+}
+
+/** A record as answered: `permissions` is undefined for user resources, `{}` for non-writers. */
+export interface RecordResult {
+  readonly record: StoredRecord;
+  readonly permissions: Acl | undefined;
+  readonly created: boolean;
+}
+
+export interface ListParams {
+  readonly filters: readonly Filter[];
+  /** Without the `last_modified` tie-breaker: the service appends it. */
+  readonly sort: readonly SortKey[];
+  readonly limit: number;
+  readonly token?: string;
+  readonly includeDeleted: boolean;
+}
+
+export interface ListResult {
+  readonly entries: RecordOrTombstone[];
+  readonly timestamp: number;
+  readonly nextToken?: string;
+}
+
+export interface DeleteAllResult {
+  readonly tombstones: Tombstone[];
+  readonly timestamp: number;
+}
+
+/**
+ * How "records readable by the caller" reaches the store: `join` when the store shares a
+ * database with the permission backend (one query), else `ids` resolved through the backend.
+ */
+export type AccessStrategy = "join" | "ids";
+
+export interface RecordServiceDeps {
+  readonly records: RecordStore;
+  readonly permissions: PermissionStore | undefined;
+  readonly unitOfWork: UnitOfWork;
+  readonly clock: Clock;
+  readonly ids: IdGenerator;
+  readonly tokens: PaginationTokens;
+  readonly accessStrategy: AccessStrategy;
+}
+
+const MAX_PATCH_ATTEMPTS = 5;
+
+export class RecordService {
+  private readonly authorizer: Authorizer;
+
+  constructor(private readonly deps: RecordServiceDeps) {
+    this.authorizer = new Authorizer(deps.permissions);
+  }
+
+  async list(requester: Requester, resource: ResourceDefinition, params: ListParams, preconditions: Preconditions = {}): Promise<ListResult> {
+    const { scope, access } = await this.readableScope(requester, resource, "list", READ);
+    const timestamp = await this.deps.records.collectionTimestamp(scope);
+    checkPreconditions(preconditions, { timestamp, existing: null }, true);
+    const sort = withTieBreaker(params.sort);
+    const position = params.token ? this.deps.tokens.decode(params.token, sort, params.filters) : undefined;
+    const upTo = position?.upTo ?? timestamp;
+    const entries = await this.deps.records.list(scope, {
+      filters: params.filters,
+      sort,
+      limit: params.limit + 1,
+      after: position?.cursor,
+      upTo,
+      includeDeleted: params.includeDeleted,
+      access,
+    });
+    if (entries.length <= params.limit) return { entries, timestamp };
+    const page = entries.slice(0, params.limit);
+    const last = page[page.length - 1] as RecordOrTombstone;
+    const nextToken = this.deps.tokens.encode(sort, params.filters, { cursor: { values: sort.map((k) => fieldValue(last, k.field)) }, upTo });
+    return { entries: page, timestamp, nextToken };
+  }
+
+  /** HEAD of a collection: how many records match (tombstones never count), and its timestamp. */
+  async count(requester: Requester, resource: ResourceDefinition, filters: readonly Filter[], preconditions: Preconditions = {}): Promise<{ count: number; timestamp: number }> {
+    const { scope, access } = await this.readableScope(requester, resource, "list", READ);
+    const timestamp = await this.deps.records.collectionTimestamp(scope);
+    checkPreconditions(preconditions, { timestamp, existing: null }, true);
+    return { count: await this.deps.records.count(scope, { filters, access }), timestamp };
+  }
+
+  async collectionTimestamp(requester: Requester, resource: ResourceDefinition): Promise<number> {
+    return this.deps.records.collectionTimestamp(this.scopeOf(requester, resource));
+  }
+
+  async create(requester: Requester, resource: ResourceDefinition, payload: RecordPayload, preconditions: Preconditions = {}): Promise<RecordResult> {
+    const scope = this.scopeOf(requester, resource);
+    const caller = await this.callerFor(requester, resource);
+    const { fields, lastModified } = splitManagedFields(payload.data ?? {});
+    const requestedId = payload.data?.id;
+    if (requestedId !== undefined && !isValidRecordId(requestedId)) throw ValidationError.single("path", null, "Invalid object id");
+    if (requestedId !== undefined) {
+      const existing = await this.existingForPost(caller, resource, scope, requestedId, preconditions);
+      if (existing) return existing;
+    } else {
+      checkPreconditions(preconditions, { timestamp: await this.deps.records.collectionTimestamp(scope), existing: null }, false);
+    }
+    await this.requireCollection(caller, resource, "create", this.permissionFor(resource, "create"));
+    await this.validate(resource, fields);
+    const id = requestedId ?? this.deps.ids.generate();
+    try {
+      return await this.deps.unitOfWork.run(async () => {
+        const record = await this.deps.records.create(scope, id, fields, { lastModified });
+        const acl = await this.writeAcl(resource, caller, id, replaceAcl({}, payload.permissions ?? {}));
+        return { record, permissions: this.visibleAcl(resource, caller, acl), created: true };
+      });
+    } catch (error) {
+      // Created meanwhile by another request: answer as a POST of an existing id does.
+      if (error instanceof ConflictError && requestedId !== undefined) {
+        const existing = await this.existingForPost(caller, resource, scope, requestedId, preconditions);
+        if (existing) return existing;
+      }
+      throw error;
+    }
+  }
+
+  async get(requester: Requester, resource: ResourceDefinition, id: string, preconditions: Preconditions = {}): Promise<RecordResult> {
+    const scope = this.scopeOf(requester, resource);
+    const caller = await this.callerFor(requester, resource);
+    await this.requireRecord(caller, resource, "read", id);
+    const record = await this.deps.records.get(scope, id);
+    if (!record) throw new RecordNotFoundError(resource.name, id);
+    checkPreconditions(preconditions, { timestamp: record.lastModified, existing: recordBody(record) }, true);
+    return { record, permissions: await this.aclFor(resource, caller, id), created: false };
+  }
+
+  async replace(requester: Requester, resource: ResourceDefinition, id: string, payload: RecordPayload, preconditions: Preconditions = {}): Promise<RecordResult> {
+    const scope = this.scopeOf(requester, resource);
+    const caller = await this.callerFor(requester, resource);
+    const existing = await this.deps.records.get(scope, id);
+    if (existing) await this.requireRecord(caller, resource, "replace", id);
+    else await this.requireCollection(caller, resource, "create", this.permissionFor(resource, "create"));
+    checkPreconditions(preconditions, { timestamp: existing?.lastModified, existing: existing ? recordBody(existing) : null }, false);
+    const data = payload.data ?? (existing ? { ...existing.data } : {});
+    rejectOtherId(data, id);
+    const { fields, lastModified } = splitManagedFields(data);
+    await this.validate(resource, fields);
+    return this.deps.unitOfWork.run(async () => {
+      const record = existing
+        ? await this.deps.records.update(scope, id, fields, { lastModified, ifMatch: numeric(preconditions.ifMatch) })
+        : await this.deps.records.create(scope, id, fields, { lastModified });
+      const current = existing && !payload.permissions ? await this.currentAcl(resource, id) : {};
+      const acl = await this.writeAcl(resource, caller, id, payload.permissions ? replaceAcl(current, payload.permissions) : current);
+      return { record, permissions: this.visibleAcl(resource, caller, acl), created: !existing };
+    });
+  }
+
+  async update(requester: Requester, resource: ResourceDefinition, id: string, patch: PatchPayload, preconditions: Preconditions = {}): Promise<RecordResult> {
+    const scope = this.scopeOf(requester, resource);
+    const caller = await this.callerFor(requester, resource);
+    const changes = patch.data ?? {};
+    rejectOtherId(changes, id);
+    const { fields: changedFields, lastModified } = splitManagedFields(changes);
+    // Read-modify-write, conditional on what was read; a concurrent write makes us re-read
+    // rather than lose it (unless the client itself asked for If-Match).
+    for (let attempt = 1; ; attempt++) {
+      const existing = await this.writableRecord(caller, resource, scope, "update", id);
+      checkPreconditions(preconditions, { timestamp: existing.lastModified, existing: recordBody(existing) }, false);
+      const data = patch.merge ? (mergePatch(existing.data, changedFields) as JsonObject) : shallowPatch(existing.data, changedFields);
+      await this.validate(resource, data);
+      const currentAcl = resource.kind === "shareable" ? await this.currentAcl(resource, id) : {};
+      const acl = resource.kind === "shareable" ? withWriter(patch.permissions ? patchAcl(currentAcl, patch.permissions) : currentAcl, writerPrincipal(caller)) : {};
+      const dataChanged = !jsonEqual(data, existing.data) || (lastModified !== undefined && lastModified > existing.lastModified);
+      if (!dataChanged && aclEqual(acl, currentAcl)) {
+        return { record: existing, permissions: this.visibleAcl(resource, caller, acl), created: false };
+      }
+      try {
+        return await this.deps.unitOfWork.run(async () => {
+          const record = await this.deps.records.update(scope, id, data, { lastModified, ifMatch: existing.lastModified });
+          if (resource.kind === "shareable") await this.storeAcl(resource, id, acl);
+          return { record, permissions: this.visibleAcl(resource, caller, acl), created: false };
+        });
+      } catch (error) {
+        const retry = error instanceof PreconditionFailedError && preconditions.ifMatch === undefined && attempt < MAX_PATCH_ATTEMPTS;
+        if (!retry) throw error;
+      }
+    }
+  }
+
+  async delete(requester: Requester, resource: ResourceDefinition, id: string, preconditions: Preconditions = {}, lastModified?: number): Promise<Tombstone> {
+    const scope = this.scopeOf(requester, resource);
+    const caller = await this.callerFor(requester, resource);
+    const existing = await this.writableRecord(caller, resource, scope, "delete", id);
+    checkPreconditions(preconditions, { timestamp: existing.lastModified, existing: recordBody(existing) }, false);
+    return this.deps.unitOfWork.run(async () => {
+      const tombstone = await this.deps.records.delete(scope, id, { lastModified, ifMatch: numeric(preconditions.ifMatch) });
+      if (resource.kind === "shareable") await this.deps.permissions?.deleteObjectPermissions(recordObjectId(resource.name, id));
+      return tombstone;
+    });
+  }
+
+  async deleteAll(requester: Requester, resource: ResourceDefinition, filters: readonly Filter[], preconditions: Preconditions = {}): Promise<DeleteAllResult> {
+    const { scope, access } = await this.readableScope(requester, resource, "deleteAll", WRITE);
+    const before = await this.deps.records.collectionTimestamp(scope);
+    checkPreconditions(preconditions, { timestamp: before, existing: null }, false);
+    const query: CountQuery = { filters, access };
+    const tombstones = await this.deps.unitOfWork.run(async () => {
+      const deleted = await this.deps.records.deleteMany(scope, query);
+      if (resource.kind === "shareable" && deleted.length > 0) {
+        await this.deps.permissions?.deleteObjectPermissions(...deleted.map((t) => recordObjectId(resource.name, t.id)));
+      }
+      return deleted;
+    });
+    const timestamp = tombstones.length > 0 ? Math.max(...tombstones.map((t) => t.lastModified)) : before;
+    return { tombstones, timestamp };
+  }
+
+  /** Records of a user resource live under the caller's id; shareable ones under "". */
+  private scopeOf(requester: Requester, resource: ResourceDefinition): Scope {
+    if (resource.kind === "shareable") return { collection: resource.name, parentId: "" };
+    if (requester.userId === undefined) throw new UnauthenticatedError();
+    return { collection: resource.name, parentId: requester.userId };
+  }
+
+  /** User resources never touch the permission backend for principals. */
+  private async callerFor(requester: Requester, resource: ResourceDefinition): Promise<Caller> {
+    if (resource.kind === "user") return { userId: requester.userId, principals: [] };
+    return requester.caller();
+  }
+
+  private permissionFor(resource: ResourceDefinition, view: ViewName): string {
+    const fallback: Record<ViewName, string> = { list: READ, read: READ, create: "create", deleteAll: WRITE, replace: WRITE, update: WRITE, delete: WRITE };
+    return resource.viewPermissions?.[view] ?? fallback[view];
+  }
+
+  private async requireCollection(caller: Caller, resource: ResourceDefinition, view: ViewName, permission: string): Promise<void> {
+    if (resource.kind === "user") return;
+    await this.authorizer.require(caller, resource, view, collectionObjectId(resource.name), permission);
+  }
+
+  private async requireRecord(caller: Caller, resource: ResourceDefinition, view: ViewName, id: string): Promise<void> {
+    if (resource.kind === "user") return;
+    await this.authorizer.require(caller, resource, view, recordObjectId(resource.name, id), this.permissionFor(resource, view));
+  }
+
+  /**
+   * The scope, and the access restriction for callers without collection-level `permission`:
+   * only the records on which they hold it (through their ACLs), resolved as the strategy says.
+   */
+  private async readableScope(requester: Requester, resource: ResourceDefinition, view: ViewName, permission: typeof READ | typeof WRITE): Promise<{ scope: Scope; access?: RecordAccess }> {
+    const scope = this.scopeOf(requester, resource);
+    if (resource.kind === "user") return { scope };
+    const caller = await requester.caller();
+    const required = this.permissionFor(resource, view);
+    if (await this.authorizer.allowed(caller, resource, view, collectionObjectId(resource.name), required)) return { scope };
+    const pattern = recordsPattern(resource.name);
+    const bound = boundPermissionsOf(resource);
+    if (this.deps.accessStrategy === "join") {
+      const permissions = bound(pattern, permission).filter((b) => b.objectId === pattern).map((b) => b.permission);
+      return { scope, access: { kind: "principals", principals: caller.principals, permissions, objectIdPrefix: `/${resource.name}/` } };
+    }
+    const objects = this.deps.permissions ? await this.deps.permissions.principalsAccessibleObjects(caller.principals, permission, pattern, bound) : new Set<string>();
+    const ids = [...objects].map((o) => recordIdOf(resource.name, o)).filter((id): id is string => id !== undefined);
+    return { scope, access: { kind: "ids", ids } };
+  }
+
+  /** POST of an id that exists: the stored record, unchanged, for callers who may read it. */
+  private async existingForPost(caller: Caller, resource: ResourceDefinition, scope: Scope, id: string, preconditions: Preconditions): Promise<RecordResult | undefined> {
+    const existing = await this.deps.records.get(scope, id);
+    if (!existing) return undefined;
+    await this.requireRecord(caller, resource, "read", id);
+    checkPreconditions(preconditions, { timestamp: existing.lastModified, existing: recordBody(existing) }, false);
+    return { record: existing, permissions: await this.aclFor(resource, caller, id), created: false };
+  }
+
+  /**
+   * PATCH/DELETE target: 403 without write; a missing record is a 404 for callers who may read
+   * the collection and a 403 (401 anonymous) for the others, so existence never leaks.
+   */
+  private async writableRecord(caller: Caller, resource: ResourceDefinition, scope: Scope, view: ViewName, id: string): Promise<StoredRecord> {
+    const permission = this.permissionFor(resource, view);
+    if (resource.kind === "shareable" && !(await this.authorizer.allowed(caller, resource, view, recordObjectId(resource.name, id), permission))) {
+      const missing = !(await this.deps.records.get(scope, id));
+      if (missing && (await this.authorizer.collectionAllowed(caller, resource, "list", READ))) throw new RecordNotFoundError(resource.name, id);
+      throw denial(caller);
+    }
+    const existing = await this.deps.records.get(scope, id);
+    if (!existing) throw new RecordNotFoundError(resource.name, id);
+    return existing;
+  }
+
+  private async validate(resource: ResourceDefinition, data: JsonObject): Promise<void> {
+    if (!resource.validate) return;
+    const details = await resource.validate(data);
+    if (details.length > 0) throw new ValidationError(details);
+  }
+
+  private async currentAcl(resource: ResourceDefinition, id: string): Promise<Acl> {
+    if (!this.deps.permissions) return {};
+    const stored = await this.deps.permissions.objectPermissions(recordObjectId(resource.name, id), resource.permissions);
+    return normalizeAcl(Object.fromEntries(Object.entries(stored).map(([perm, principals]) => [perm, [...principals]])));
+  }
+
+  /** The ACL the response shows: all of it to writers, `{}` to others, nothing on user resources. */
+  private async aclFor(resource: ResourceDefinition, caller: Caller, id: string): Promise<Acl | undefined> {
+    if (resource.kind === "user") return undefined;
+    return this.visibleAcl(resource, caller, await this.currentAcl(resource, id));
+  }
+
+  private visibleAcl(resource: ResourceDefinition, caller: Caller, acl: Acl): Acl | undefined {
+    if (resource.kind === "user") return undefined;
+    const writers = acl[WRITE] ?? [];
+    return caller.principals.some((p) => writers.includes(p)) ? acl : {};
+  }
+
+  /** Adds the caller to `write` and stores the ACL (shareable resources only). */
+  private async writeAcl(resource: ResourceDefinition, caller: Caller, id: string, acl: Acl): Promise<Acl> {
+    if (resource.kind === "user") return {};
+    const final = withWriter(acl, writerPrincipal(caller));
+    await this.storeAcl(resource, id, final);
+    return final;
+  }
+
+  /** Replaces every known permission of the record, emptying those the ACL does not name. */
+  private async storeAcl(resource: ResourceDefinition, id: string, acl: Acl): Promise<void> {
+    const full: Record<string, readonly string[]> = {};
+    for (const permission of new Set([...resource.permissions, ...Object.keys(acl)])) full[permission] = acl[permission] ?? [];
+    await this.deps.permissions?.replaceObjectPermissions(recordObjectId(resource.name, id), full);
+  }
+}
+
+/** `last_modified` descending closes every sort, unless the client sorted on it already. */
+export function withTieBreaker(sort: readonly SortKey[]): SortKey[] {
+  return sort.some((k) => k.field === MODIFIED_FIELD) ? [...sort] : [...sort, { field: MODIFIED_FIELD, descending: true }];
+}
+
+function rejectOtherId(data: JsonObject, id: string): void {
+  if (data.id !== undefined && data.id !== id) {
+    throw ValidationError.single("body", "id", "Object id does not match existing object");
+  }
+}
+
+function numeric(condition: Preconditions["ifMatch"]): number | undefined {
+  return typeof condition === "number" ? condition : undefined;
+}

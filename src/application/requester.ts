@@ -1,0 +1,38 @@
+/**
+ * Who sends a request. The user id comes from authentication at once; the full principal set
+ * (which needs the permission backend) is computed on first use and then shared, once per
+ * request or once per batch.
+ */
+import { ANONYMOUS, callerPrincipals, type Caller } from "../domain/principals.js";
+
+export interface Requester {
+  readonly userId: string | undefined;
+  caller(): Promise<Caller>;
+}
+
+export function anonymousRequester(): Requester {
+  return { userId: undefined, caller: () => Promise.resolve(ANONYMOUS) };
+}
+
+/** Finds a user's extra principals (groups...); by default the permission backend's `userPrincipals`. */
+export type GroupFinder = (userId: string) => Promise<Iterable<string>>;
+
+export const noGroups: GroupFinder = () => Promise.resolve([]);
+
+/** A requester whose extra principals come from the group finder, asked at most once. */
+export function authenticatedRequester(userId: string, groupFinder: GroupFinder): Requester {
+  let pending: Promise<Caller> | undefined;
+  return {
+    userId,
+    caller() {
+      pending ??= groupFinder(userId).then(
+        (extra) => callerPrincipals(userId, extra),
+        (error: unknown) => {
+          pending = undefined; // a failed lookup may be retried by a later sub-request
+          throw error;
+        },
+      );
+      return pending;
+    },
+  };
+}

@@ -1,0 +1,53 @@
+/** How a collection is declared: its kind, permission names, schema and authorization hooks. */
+import type { ValidationDetail } from "../domain/errors.js";
+import type { JsonObject } from "../domain/json.js";
+import { defaultBoundPermissions, READ, WRITE, type BoundPermissionsFn } from "../domain/permissions.js";
+import type { Caller } from "../domain/principals.js";
+
+export type ResourceKind = "user" | "shareable";
+
+/** The views of a resource, each with the permission it requires by default. */
+export type ViewName = "list" | "create" | "deleteAll" | "read" | "replace" | "update" | "delete";
+
+/** Checks a record's data (without `id`/`last_modified`); returns every problem found. */
+export type RecordValidator = (data: JsonObject) => readonly ValidationDetail[] | Promise<readonly ValidationDetail[]>;
+
+export interface AuthorizationRequest {
+  readonly caller: Caller;
+  readonly resource: ResourceDefinition;
+  readonly view: ViewName;
+  readonly objectId: string;
+  readonly permission: string;
+}
+
+/**
+ * A resource's own authorization policy. `defaultDecision` runs Tessera's usual check (settings
+ * principals, then the permission backend); a policy may call it, refine it or ignore it.
+ */
+export interface AuthorizationPolicy {
+  permits(request: AuthorizationRequest, defaultDecision: () => Promise<boolean>): Promise<boolean>;
+}
+
+export interface ResourceDefinition {
+  readonly name: string;
+  readonly kind: ResourceKind;
+  /** Permission names accepted in payloads and stored per record (`read`, `write`, ...). */
+  readonly permissions: readonly string[];
+  /** `<name>_<permission>_principals`: principals holding a permission on the whole collection. */
+  readonly settingsPrincipals: Readonly<Record<string, readonly string[]>>;
+  readonly validate?: RecordValidator;
+  /** Permission required by a view, when it differs from the default (e.g. update → publish). */
+  readonly viewPermissions?: Readonly<Partial<Record<ViewName, string>>>;
+  readonly authorization?: AuthorizationPolicy;
+  /** The root factory: which bound permissions grant a permission on an object. */
+  readonly boundPermissions?: BoundPermissionsFn;
+}
+
+export const DEFAULT_PERMISSIONS: readonly string[] = [READ, WRITE];
+
+export function boundPermissionsOf(resource: ResourceDefinition): BoundPermissionsFn {
+  return resource.boundPermissions ?? defaultBoundPermissions;
+}
+
+/** Collection names appear inside setting names, so they are restricted. */
+export const COLLECTION_NAME_PATTERN = /^[a-zA-Z][a-zA-Z0-9_]*$/;

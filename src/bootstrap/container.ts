@@ -1,0 +1,158 @@
+/**
+ * The single composition root: every service is built here from settings, by factories, so the
+ * core needs no decorators. Deactivation closes the backends on shutdown.
+ */
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { Container } from "inversify";
+import { pino, type Logger } from "pino";
+import type { JsonValue } from "../domain/json.js";
+import { Authenticator } from "../application/authenticator.js";
+import type { ExtensionContext, ResourceSpec, TesseraExtension } from "../application/extension.js";
+import { HealthService } from "../application/health-service.js";
+import { PaginationTokens } from "../application/pagination-token.js";
+import type { AuthenticationPolicy } from "../application/ports/authentication-policy.js";
+import type { Clock } from "../application/ports/clock.js";
+import { RecordService } from "../application/record-service.js";
+import { noGroups, type GroupFinder } from "../application/requester.js";
+import { BasicAuthPolicy } from "../adapters/auth/basic-auth-policy.js";
+import { createApp } from "../adapters/http/app.js";
+import type { HttpOptions, HttpServices } from "../adapters/http/http-services.js";
+import { SystemClock } from "../adapters/system/system-clock.js";
+import { UuidIdGenerator } from "../adapters/system/uuid-id-generator.js";
+import { openBackends } from "./backends.js";
+import { projectRoot } from "./project-root.js";
+import { buildResources } from "./resources.js";
+import { PROJECT_NAME, type Settings } from "./settings.js";
+import { TOKENS } from "./tokens.js";
+
+export interface CompositionOptions {
+  readonly extensions?: readonly TesseraExtension[];
+  readonly logger?: Logger;
+  readonly clock?: Clock;
+}
+
+const PACKAGE = JSON.parse(readFileSync(path.join(projectRoot(), "package.json"), "utf8")) as { version: string };
+export const PROJECT_VERSION = PACKAGE.version;
+const PROJECT_DOCS = "https://github.com/tessera-records/tessera#readme";
+
+export function buildContainer(settings: Settings, options: CompositionOptions = {}): Container {
+  const extensions = options.extensions ?? [];
+  const container = new Container({ defaultScope: "Singleton" });
+  container.bind(TOKENS.Settings).toConstantValue(settings);
+  container.bind(TOKENS.Logger).toConstantValue(options.logger ?? pino({ level: settings.logLevel, base: { name: PROJECT_NAME } }));
+  container.bind(TOKENS.Clock).toConstantValue(options.clock ?? new SystemClock());
+  container.bind(TOKENS.IdGenerator).toConstantValue(new UuidIdGenerator());
+  container
+    .bind(TOKENS.Backends)
+    .toResolvedValue((clock: Clock) => openBackends(settings, clock), [TOKENS.Clock])
+    .onDeactivation((backends) => backends.close());
+
+  container.bind(TOKENS.RecordService).toResolvedValue(
+    (backends, clock, ids) =>
+      new RecordService({ records: backends.records, permissions: backends.permissions, unitOfWork: backends.unitOfWork, clock, ids, tokens: new PaginationTokens(settings.userIdHmacSecret), accessStrategy: backends.accessStrategy }),
+    [TOKENS.Backends, TOKENS.Clock, TOKENS.IdGenerator],
+  );
+
+  container.bind(TOKENS.Authenticator).toResolvedValue(
+    (backends) => {
+      const context: ExtensionContext = { settings: settings.all, permissions: backends.permissions };
+      return new Authenticator(authenticationPolicies(settings, extensions, context), groupFinder(extensions, context));
+    },
+    [TOKENS.Backends],
+  );
+
+  container.bind(TOKENS.HealthService).toResolvedValue(
+    (backends) => {
+      const health = new HealthService(settings.heartbeatTimeoutSeconds * 1000);
+      health.register("storage", () => backends.records.heartbeat());
+      health.register("permission", () => (backends.permissions ? backends.permissions.heartbeat() : Promise.resolve(null)));
+      health.register("cache", () => backends.cache.heartbeat());
+      for (const extension of extensions) for (const [name, check] of Object.entries(extension.heartbeatChecks ?? {})) health.register(name, check);
+      return health;
+    },
+    [TOKENS.Backends],
+  );
+
+  container.bind(TOKENS.HttpServices).toResolvedValue(
+    (records, authenticator, health, clock, logger): HttpServices => ({
+      options: httpOptions(settings),
+      records,
+      authenticator,
+      resources: buildResources(resourceSpecs(settings, extensions), settings.all),
+      health,
+      clock,
+      logger,
+      versionInfo: { name: PROJECT_NAME, version: PROJECT_VERSION, source: "https://github.com/tessera-records/tessera", commit: String(settings.all.commit ?? "unknown") },
+    }),
+    [TOKENS.RecordService, TOKENS.Authenticator, TOKENS.HealthService, TOKENS.Clock, TOKENS.Logger],
+  );
+
+  container.bind(TOKENS.App).toResolvedValue((services: HttpServices) => createApp(services), [TOKENS.HttpServices]);
+  return container;
+}
+
+/** Resources from settings, then those defined in code (which win on a shared name). */
+function resourceSpecs(settings: Settings, extensions: readonly TesseraExtension[]): ResourceSpec[] {
+  const byName = new Map<string, ResourceSpec>(settings.resources.map((r) => [r.name, { name: r.name, kind: r.kind }]));
+  for (const extension of extensions) for (const spec of extension.resources ?? []) byName.set(spec.name, spec);
+  return [...byName.values()];
+}
+
+function authenticationPolicies(settings: Settings, extensions: readonly TesseraExtension[], context: ExtensionContext): AuthenticationPolicy[] {
+  const factories: Record<string, (context: ExtensionContext) => AuthenticationPolicy> = { basicauth: () => new BasicAuthPolicy(settings.userIdHmacSecret) };
+  for (const extension of extensions) Object.assign(factories, extension.authenticationPolicies ?? {});
+  return settings.multiauthPolicies.map((name) => {
+    const factory = factories[name];
+    if (!factory) throw new Error(`multiauth.policies names "${name}", which no code registers`);
+    return factory(context);
+  });
+}
+
+/** The last extension's group finder, else the permission backend's user principals. */
+function groupFinder(extensions: readonly TesseraExtension[], context: ExtensionContext): GroupFinder {
+  const custom = [...extensions].reverse().find((e) => e.groupFinder);
+  if (custom?.groupFinder) return custom.groupFinder(context);
+  const permissions = context.permissions;
+  return permissions ? (userId) => permissions.userPrincipals(userId) : noGroups;
+}
+
+function httpOptions(settings: Settings): HttpOptions {
+  const all = settings.all;
+  const eosDate = typeof all.eos === "string" ? new Date(all.eos) : undefined;
+  return {
+    projectName: PROJECT_NAME,
+    projectVersion: PROJECT_VERSION,
+    projectDocs: PROJECT_DOCS,
+    versionPrefixRedirectEnabled: settings.versionPrefixRedirectEnabled,
+    trailingSlashRedirectEnabled: settings.trailingSlashRedirectEnabled,
+    paginateBy: settings.paginateBy,
+    storageMaxFetchSize: settings.storageMaxFetchSize,
+    retryAfterSeconds: settings.retryAfterSeconds,
+    backoff: settings.backoff,
+    corsOrigins: settings.corsOrigins,
+    corsMaxAgeSeconds: settings.corsMaxAgeSeconds,
+    errorInfoLink: settings.errorInfoLink,
+    httpScheme: settings.httpScheme,
+    httpHost: settings.httpHost,
+    readonly: settings.readonly,
+    maxBodyBytes: settings.maxBodyBytes,
+    batchMaxRequests: settings.batchMaxRequests,
+    endOfService:
+      eosDate !== undefined || all.eos_message !== undefined
+        ? { hardEol: eosDate && !Number.isNaN(eosDate.getTime()) ? eosDate : undefined, message: String(all.eos_message ?? "The service will soon be decommissioned."), url: String(all.eos_url ?? PROJECT_DOCS) }
+        : undefined,
+    publicSettings: publicSettings(settings),
+    capabilities: settings.multiauthPolicies.includes("basicauth") ? { basicauth: { description: "Very basic authentication sessions. Not for production use.", url: PROJECT_DOCS } } : {},
+  };
+}
+
+/** `batch_max_requests`, `readonly` and `public_settings`, named as public_settings names them. */
+function publicSettings(settings: Settings): Record<string, JsonValue> {
+  const shown: Record<string, JsonValue> = { batch_max_requests: settings.batchMaxRequests, readonly: settings.readonly };
+  for (const name of settings.publicSettings) {
+    const bare = name.startsWith(`${PROJECT_NAME}.`) ? name.slice(PROJECT_NAME.length + 1) : name;
+    shown[name] = settings.all[bare] ?? null;
+  }
+  return shown;
+}

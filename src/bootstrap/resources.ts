@@ -1,0 +1,43 @@
+/** Resource definitions from the `resources` setting, per-collection settings and extensions. */
+import type { JsonValue } from "../domain/json.js";
+import { CREATE } from "../domain/permissions.js";
+import type { ResourceSpec } from "../application/extension.js";
+import { DEFAULT_PERMISSIONS, type ResourceDefinition } from "../application/resources.js";
+import type { Endpoint, HttpResource } from "../adapters/http/http-services.js";
+import { listValue } from "./settings.js";
+
+const ENDPOINT_METHODS: Record<Endpoint, readonly string[]> = {
+  collection: ["GET", "HEAD", "POST", "DELETE"],
+  record: ["GET", "HEAD", "PUT", "PATCH", "DELETE"],
+};
+
+export function buildResources(specs: readonly ResourceSpec[], settings: Readonly<Record<string, JsonValue>>): Map<string, HttpResource> {
+  const resources = new Map<string, HttpResource>();
+  for (const spec of specs) {
+    const permissions = [...new Set([...DEFAULT_PERMISSIONS, ...(spec.extraPermissions ?? [])])];
+    const settingsPrincipals: Record<string, readonly string[]> = {};
+    for (const permission of [...permissions, CREATE]) {
+      const principals = listValue(settings[`${spec.name}_${permission}_principals`]);
+      if (principals.length > 0) settingsPrincipals[permission] = principals;
+    }
+    const definition: ResourceDefinition = {
+      name: spec.name,
+      kind: spec.kind,
+      permissions,
+      settingsPrincipals,
+      validate: spec.validate,
+      viewPermissions: spec.viewPermissions,
+      authorization: spec.authorization,
+      boundPermissions: spec.boundPermissions,
+    };
+    const disabled = new Set<string>();
+    for (const [endpoint, methods] of Object.entries(ENDPOINT_METHODS)) {
+      for (const method of methods) {
+        if (settings[`${spec.name}_${endpoint}_${method.toLowerCase()}_enabled`] === false) disabled.add(`${endpoint}:${method}`);
+      }
+    }
+    const expires = settings[`${spec.name}_cache_expires_seconds`];
+    resources.set(spec.name, { definition, disabled, cacheExpiresSeconds: typeof expires === "number" ? expires : undefined });
+  }
+  return resources;
+}

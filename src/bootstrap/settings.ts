@@ -1,0 +1,311 @@
+/**
+ * The only reader of the config file and of `process.env`. Precedence: defaults < config file
+ * < environment (`TESSERA_<NAME>`). Values are parsed as JSON when they parse. Every problem is
+ * collected and reported at once, before anything listens.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
+import type { JsonValue } from "../domain/json.js";
+import { COLLECTION_NAME_PATTERN, type ResourceKind } from "../application/resources.js";
+import { parseIni } from "./ini.js";
+import { projectRoot } from "./project-root.js";
+
+export const PROJECT_NAME = "tessera";
+const PREFIX = `${PROJECT_NAME}.`;
+export const DEVELOPMENT_SECRET = "development-secret-change-me";
+export const DEFAULT_CONFIG_FILE = path.join(projectRoot(), "config", "tessera.ini");
+
+export type StorageBackendName = "memory" | "postgresql";
+export type PermissionBackendName = "memory" | "postgresql" | "redis";
+export type CacheBackendName = "memory" | "postgresql" | "redis";
+
+export interface BackendSettings<Name extends string> {
+  readonly backend: Name;
+  readonly url: string | undefined;
+  readonly poolSize: number;
+  readonly maxOverflow: number;
+  readonly maxBacklog: number;
+  readonly poolRecycleSeconds: number;
+  readonly poolTimeoutSeconds: number;
+  readonly passwordFile: string | undefined;
+  readonly prefix: string;
+}
+
+export interface ResourceDeclaration {
+  readonly name: string;
+  readonly kind: ResourceKind;
+}
+
+export interface Settings {
+  readonly listenHost: string;
+  readonly listenPort: number;
+  readonly resources: readonly ResourceDeclaration[];
+  readonly storage: BackendSettings<StorageBackendName>;
+  readonly permission: BackendSettings<PermissionBackendName> | undefined;
+  readonly cache: BackendSettings<CacheBackendName>;
+  readonly userIdHmacSecret: string;
+  readonly multiauthPolicies: readonly string[];
+  readonly paginateBy: number | undefined;
+  readonly storageMaxFetchSize: number;
+  readonly batchMaxRequests: number | null;
+  readonly retryAfterSeconds: number;
+  readonly backoff: string | undefined;
+  readonly corsOrigins: readonly string[];
+  readonly corsMaxAgeSeconds: number;
+  readonly errorInfoLink: string;
+  readonly versionPrefixRedirectEnabled: boolean;
+  readonly trailingSlashRedirectEnabled: boolean;
+  readonly httpScheme: string | undefined;
+  readonly httpHost: string | undefined;
+  readonly publicSettings: readonly string[];
+  readonly readonly: boolean;
+  readonly maxBodyBytes: number;
+  readonly heartbeatTimeoutSeconds: number;
+  readonly logLevel: string;
+  /** Every setting, unprefixed, for per-collection lookups (`articles_read_principals`...). */
+  readonly all: Readonly<Record<string, JsonValue>>;
+  /** Problems that do not stop the service (unknown settings, development secret). */
+  readonly warnings: readonly string[];
+}
+
+export class SettingsError extends Error {
+  constructor(readonly problems: readonly string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join("\n")}`);
+  }
+}
+
+const DEFAULTS: Record<string, JsonValue> = {
+  listen_host: "127.0.0.1",
+  listen_port: 8888,
+  resources: "",
+  storage_backend: "memory",
+  cache_backend: "memory",
+  userid_hmac_secret: null,
+  "multiauth.policies": "basicauth",
+  paginate_by: null,
+  storage_max_fetch_size: 10000,
+  batch_max_requests: 25,
+  retry_after_seconds: 30,
+  backoff: null,
+  cors_origins: "*",
+  cors_max_age_seconds: 3600,
+  error_info_link: "https://github.com/tessera-records/tessera/issues/",
+  version_prefix_redirect_enabled: true,
+  trailing_slash_redirect_enabled: true,
+  http_scheme: null,
+  http_host: null,
+  public_settings: "",
+  readonly: false,
+  max_body_bytes: 1048576,
+  heartbeat_timeout_seconds: 10,
+  log_level: "info",
+};
+
+const BACKEND_KINDS = ["storage", "permission", "cache"] as const;
+const POOL_DEFAULTS = { url: null, pool_size: null, maxoverflow: 10, max_backlog: -1, pool_recycle: -1, pool_timeout: 30, password_file: null, prefix: null };
+for (const kind of BACKEND_KINDS) for (const [name, value] of Object.entries(POOL_DEFAULTS)) DEFAULTS[`${kind}_${name}`] = value;
+DEFAULTS.permission_backend = null;
+
+/** Setting names built from a collection name; the collection is validated separately. */
+const DYNAMIC_SETTING = /^[a-zA-Z][a-zA-Z0-9_]*_(?:[a-z][a-z0-9_:]*_principals|cache_expires_seconds|(?:collection|record)_[a-z]+_enabled)$|^multiauth\.|^eos(?:_|$)/;
+
+export interface SettingsSources {
+  readonly argv: readonly string[];
+  readonly env: Readonly<Record<string, string | undefined>>;
+}
+
+/** Reads, merges and validates; throws SettingsError listing every problem. */
+export function loadSettings(sources: SettingsSources = { argv: process.argv.slice(2), env: process.env }): Settings {
+  const problems: string[] = [];
+  const warnings: string[] = [];
+  const raw: Record<string, JsonValue> = { ...DEFAULTS };
+  const configFile = configPath(sources);
+  if (configFile !== undefined) mergeFile(configFile, raw, problems, warnings);
+  mergeEnvironment(sources.env, raw, problems);
+  for (const key of Object.keys(raw)) {
+    if (!(key in DEFAULTS) && !DYNAMIC_SETTING.test(key)) warnings.push(`unknown setting "${key}" is ignored`);
+  }
+  const settings = interpret(raw, problems, warnings);
+  if (problems.length > 0) throw new SettingsError(problems);
+  return settings;
+}
+
+function configPath({ argv, env }: SettingsSources): string | undefined {
+  const flag = argv.indexOf("--config");
+  if (flag >= 0 && argv[flag + 1]) return argv[flag + 1];
+  const inline = argv.find((a) => a.startsWith("--config="));
+  if (inline) return inline.slice("--config=".length);
+  if (env.TESSERA_CONFIG) return env.TESSERA_CONFIG;
+  return existsSync(DEFAULT_CONFIG_FILE) ? DEFAULT_CONFIG_FILE : undefined;
+}
+
+function mergeFile(file: string, raw: Record<string, JsonValue>, problems: string[], warnings: string[]): void {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (error) {
+    problems.push(`cannot read config file ${file}: ${(error as Error).message}`);
+    return;
+  }
+  const doc = parseIni(text);
+  problems.push(...doc.errors.map((e) => `${file}: ${e.message}`));
+  const section = doc.sections.get("app:main") ?? doc.sections.get("");
+  if (!section) return;
+  const seen = new Map<string, { key: string; value: JsonValue }>();
+  for (const [key, text] of section) {
+    const name = key.startsWith(PREFIX) ? key.slice(PREFIX.length) : key;
+    const value = nativeValue(text);
+    const earlier = seen.get(name);
+    if (earlier && JSON.stringify(earlier.value) !== JSON.stringify(value)) {
+      problems.push(`setting "${name}" is given both as "${earlier.key}" and "${key}" with different values`);
+    }
+    seen.set(name, { key, value });
+    raw[name] = value;
+  }
+  if (doc.sections.size > 2 || (doc.sections.has("app:main") && (doc.sections.get("")?.size ?? 0) > 0)) {
+    warnings.push(`${file}: only the [app:main] section is read`);
+  }
+}
+
+/** `TESSERA_STORAGE_URL` → `storage_url`; dotted names (`multiauth.policies`) are matched by their env form. */
+function mergeEnvironment(env: Readonly<Record<string, string | undefined>>, raw: Record<string, JsonValue>, problems: string[]): void {
+  const dottedByEnvName = new Map(Object.keys(raw).filter((k) => /[.-]/.test(k)).map((k) => [envName(k), k]));
+  const envPrefix = `${PROJECT_NAME.toUpperCase()}_`;
+  for (const [variable, text] of Object.entries(env)) {
+    if (!variable.startsWith(envPrefix) || variable === "TESSERA_CONFIG" || text === undefined) continue;
+    const name = dottedByEnvName.get(variable) ?? variable.slice(envPrefix.length).toLowerCase();
+    if (name.length === 0) problems.push(`environment variable ${variable} names no setting`);
+    else raw[name] = nativeValue(text);
+  }
+}
+
+function envName(setting: string): string {
+  return `${PROJECT_NAME.toUpperCase()}_${setting.toUpperCase().replace(/[.-]/g, "_")}`;
+}
+
+/** JSON when it parses (numbers, booleans, null, quoted strings), else the raw string. */
+export function nativeValue(text: string): JsonValue {
+  try {
+    return JSON.parse(text) as JsonValue;
+  } catch {
+    return text;
+  }
+}
+
+/** Whitespace-separated list (principals may contain commas). */
+export function listValue(value: JsonValue | undefined): string[] {
+  if (value === null || value === undefined) return [];
+  if (Array.isArray(value)) return value.map(String);
+  return String(value).split(/\s+/).filter(Boolean);
+}
+
+function interpret(raw: Record<string, JsonValue>, problems: string[], warnings: string[]): Settings {
+  const int = (name: string, min: number) => integerSetting(raw, name, min, problems);
+  const optionalInt = (name: string, min: number) => (raw[name] === null ? undefined : int(name, min));
+  const bool = (name: string) => booleanSetting(raw, name, problems);
+  const str = (name: string) => (raw[name] === null || raw[name] === undefined || raw[name] === "" ? undefined : String(raw[name]));
+  const resources = parseResources(listValue(raw.resources), problems);
+  const storage = backendSettings(raw, "storage", ["memory", "postgresql"] as const, problems, 10);
+  const permissionName = str("permission_backend");
+  const permission = permissionName === undefined ? undefined : backendSettings(raw, "permission", ["memory", "postgresql", "redis"] as const, problems, permissionName === "redis" ? 50 : 10);
+  const cache = backendSettings(raw, "cache", ["memory", "postgresql", "redis"] as const, problems, 10);
+  if (!permission && resources.some((r) => r.kind === "shareable")) {
+    problems.push(`permission_backend is required: shareable resources are declared (${resources.filter((r) => r.kind === "shareable").map((r) => r.name).join(", ")})`);
+  }
+  const policies = listValue(raw["multiauth.policies"]);
+  const secret = str("userid_hmac_secret");
+  if (policies.includes("basicauth") && secret === undefined) problems.push("userid_hmac_secret is required while the basicauth policy is on");
+  if (secret === DEVELOPMENT_SECRET) warnings.push("userid_hmac_secret is the shipped development value: set your own secret before real use");
+  const batchMax = raw.batch_max_requests === null ? null : int("batch_max_requests", 1);
+  for (const key of Object.keys(raw)) {
+    if (key.endsWith("_cache_expires_seconds") && raw[key] !== null) integerSetting(raw, key, 0, problems);
+  }
+  return {
+    listenHost: str("listen_host") ?? "127.0.0.1",
+    listenPort: int("listen_port", 0),
+    resources,
+    storage: storage as BackendSettings<StorageBackendName>,
+    permission: permission as BackendSettings<PermissionBackendName> | undefined,
+    cache: cache as BackendSettings<CacheBackendName>,
+    userIdHmacSecret: secret ?? "",
+    multiauthPolicies: policies,
+    paginateBy: optionalInt("paginate_by", 1),
+    storageMaxFetchSize: int("storage_max_fetch_size", 1),
+    batchMaxRequests: batchMax,
+    retryAfterSeconds: int("retry_after_seconds", 0),
+    backoff: str("backoff"),
+    corsOrigins: listValue(raw.cors_origins),
+    corsMaxAgeSeconds: int("cors_max_age_seconds", 0),
+    errorInfoLink: str("error_info_link") ?? "",
+    versionPrefixRedirectEnabled: bool("version_prefix_redirect_enabled"),
+    trailingSlashRedirectEnabled: bool("trailing_slash_redirect_enabled"),
+    httpScheme: str("http_scheme"),
+    httpHost: str("http_host"),
+    publicSettings: listValue(raw.public_settings),
+    readonly: bool("readonly"),
+    maxBodyBytes: int("max_body_bytes", 1),
+    heartbeatTimeoutSeconds: int("heartbeat_timeout_seconds", 0),
+    logLevel: str("log_level") ?? "info",
+    all: raw,
+    warnings,
+  };
+}
+
+function parseResources(entries: string[], problems: string[]): ResourceDeclaration[] {
+  const resources: ResourceDeclaration[] = [];
+  for (const entry of entries) {
+    const [name = "", kind = "", ...rest] = entry.split(":");
+    if (!COLLECTION_NAME_PATTERN.test(name)) problems.push(`resources: "${entry}" has an invalid collection name (letters, digits, _; starting with a letter)`);
+    else if ((kind !== "user" && kind !== "shareable") || rest.length > 0) problems.push(`resources: "${entry}" must be <name>:user or <name>:shareable`);
+    else if (resources.some((r) => r.name === name)) problems.push(`resources: "${name}" is declared twice`);
+    else resources.push({ name, kind });
+  }
+  return resources;
+}
+
+function backendSettings<Name extends string>(raw: Record<string, JsonValue>, kind: string, names: readonly Name[], problems: string[], defaultPool: number): BackendSettings<Name> {
+  const backend = String(raw[`${kind}_backend`]) as Name;
+  if (!names.includes(backend)) problems.push(`${kind}_backend "${backend}" is unknown (expected one of: ${names.join(", ")})`);
+  const url = raw[`${kind}_url`] === null ? undefined : String(raw[`${kind}_url`]);
+  if (backend !== "memory" && names.includes(backend) && url === undefined) problems.push(`${kind}_url is required for the ${backend} ${kind} backend`);
+  const poolSize = raw[`${kind}_pool_size`] === null ? defaultPool : integerSetting(raw, `${kind}_pool_size`, 1, problems);
+  const prefix = raw[`${kind}_prefix`];
+  return {
+    backend,
+    url,
+    poolSize,
+    maxOverflow: integerSetting(raw, `${kind}_maxoverflow`, 0, problems),
+    maxBacklog: integerSetting(raw, `${kind}_max_backlog`, -1, problems),
+    poolRecycleSeconds: integerSetting(raw, `${kind}_pool_recycle`, -1, problems),
+    poolTimeoutSeconds: numberSetting(raw, `${kind}_pool_timeout`, 0, problems),
+    passwordFile: raw[`${kind}_password_file`] === null ? undefined : String(raw[`${kind}_password_file`]),
+    prefix: prefix === null || prefix === undefined ? `${PROJECT_NAME}:${kind}:` : String(prefix),
+  };
+}
+
+function numberSetting(raw: Record<string, JsonValue>, name: string, min: number, problems: string[]): number {
+  const value = raw[name];
+  if (typeof value !== "number" || !Number.isFinite(value) || value < min) {
+    problems.push(`${name} must be a number >= ${min} (got ${JSON.stringify(value)})`);
+    return min;
+  }
+  return value;
+}
+
+function integerSetting(raw: Record<string, JsonValue>, name: string, min: number, problems: string[]): number {
+  const value = raw[name];
+  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < min) {
+    problems.push(`${name} must be an integer >= ${min} (got ${JSON.stringify(value)})`);
+    return min;
+  }
+  return value;
+}
+
+function booleanSetting(raw: Record<string, JsonValue>, name: string, problems: string[]): boolean {
+  const value = raw[name];
+  if (typeof value === "boolean") return value;
+  if (value === "on" || value === "yes") return true;
+  if (value === "off" || value === "no") return false;
+  problems.push(`${name} must be true or false (got ${JSON.stringify(value)})`);
+  return false;
+}
