@@ -1,0 +1,228 @@
+/**
+ * PermissionStore on PostgreSQL. Principal lookups are `principal = ANY($n)` served by the
+ * (principal, permission, object_id) index — never a VALUES join, which the planner answers with
+ * a scan of every ACE (what makes Kinto slow).
+ */
+import type { ObjectPermissions, PermissionStore } from "../../application/ports/permission-store.js";
+import type { BoundPermission, BoundPermissionsFn } from "../../domain/permissions.js";
+import { AUTHENTICATED } from "../../domain/principals.js";
+import { prefixRange, wildcardToLike } from "./like-pattern.js";
+import type { PostgresDatabase } from "./postgres-database.js";
+
+const ADD_USER_PRINCIPAL = {
+  name: "tessera_perm_add_user_principal",
+  text: "INSERT INTO user_principals (user_id, principal) VALUES ($1, $2) ON CONFLICT DO NOTHING",
+};
+const REMOVE_USER_PRINCIPAL = { name: "tessera_perm_remove_user_principal", text: "DELETE FROM user_principals WHERE user_id = $1 AND principal = $2" };
+const REMOVE_PRINCIPAL = { name: "tessera_perm_remove_principal", text: "DELETE FROM user_principals WHERE principal = $1" };
+const USER_PRINCIPALS = {
+  name: "tessera_perm_user_principals",
+  text: "SELECT DISTINCT principal FROM user_principals WHERE user_id = $1 OR user_id = $2",
+};
+const ADD_ACE = {
+  name: "tessera_perm_add_ace",
+  text: "INSERT INTO access_control_entries (object_id, permission, principal) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING",
+};
+const REMOVE_ACE = {
+  name: "tessera_perm_remove_ace",
+  text: "DELETE FROM access_control_entries WHERE object_id = $1 AND permission = $2 AND principal = $3",
+};
+const ACE_PRINCIPALS = {
+  name: "tessera_perm_ace_principals",
+  text: "SELECT principal FROM access_control_entries WHERE object_id = $1 AND permission = $2",
+};
+const OBJECT_ACL = { name: "tessera_perm_object_acl", text: "SELECT permission, principal FROM access_control_entries WHERE object_id = $1" };
+const OBJECT_ACL_OF = {
+  name: "tessera_perm_object_acl_of",
+  text: "SELECT permission, principal FROM access_control_entries WHERE object_id = $1 AND permission = ANY($2::text[])",
+};
+// Exact (object, permission) pairs as two parallel arrays: bound parameters, no VALUES list.
+const AUTHORIZED_PRINCIPALS = {
+  name: "tessera_perm_authorized_principals",
+  text: `SELECT DISTINCT a.principal FROM unnest($1::text[], $2::text[]) AS b(object_id, permission)
+         JOIN access_control_entries a ON a.object_id = b.object_id AND a.permission = b.permission`,
+};
+const CHECK = {
+  name: "tessera_perm_check",
+  text: `SELECT EXISTS (SELECT 1 FROM unnest($1::text[], $2::text[]) AS b(object_id, permission)
+         JOIN access_control_entries a ON a.object_id = b.object_id AND a.permission = b.permission
+         WHERE a.principal = ANY($3::text[])) AS allowed`,
+};
+// Deletes only the pairs that go away and inserts only new ones, so the two parts never touch one row.
+const REPLACE = {
+  name: "tessera_perm_replace",
+  text: `WITH given AS (SELECT DISTINCT * FROM unnest($3::text[], $4::text[]) AS g(permission, principal)),
+         removed AS (
+           DELETE FROM access_control_entries a WHERE a.object_id = $1 AND a.permission = ANY($2::text[])
+             AND NOT EXISTS (SELECT 1 FROM given g WHERE g.permission = a.permission AND g.principal = a.principal))
+         INSERT INTO access_control_entries (object_id, permission, principal)
+         SELECT $1, permission, principal FROM given ON CONFLICT DO NOTHING`,
+};
+
+export class PostgresPermissionStore implements PermissionStore {
+  constructor(
+    private readonly database: PostgresDatabase,
+    private readonly ownsDatabase = false,
+  ) {}
+
+  async initializeSchema(): Promise<void> {
+    await this.database.migrate("permission");
+  }
+
+  async flush(): Promise<void> {
+    await this.run("DELETE FROM access_control_entries");
+    await this.run("DELETE FROM user_principals");
+  }
+
+  async addUserPrincipal(userId: string, principal: string): Promise<void> {
+    await this.run(ADD_USER_PRINCIPAL, [userId, principal]);
+  }
+
+  async removeUserPrincipal(userId: string, principal: string): Promise<void> {
+    await this.run(REMOVE_USER_PRINCIPAL, [userId, principal]);
+  }
+
+  async removePrincipal(principal: string): Promise<void> {
+    await this.run(REMOVE_PRINCIPAL, [principal]);
+  }
+
+  async userPrincipals(userId: string): Promise<Set<string>> {
+    return this.principalSet(USER_PRINCIPALS, [userId, AUTHENTICATED]);
+  }
+
+  async addPrincipalToAce(objectId: string, permission: string, principal: string): Promise<void> {
+    await this.run(ADD_ACE, [objectId, permission, principal]);
+  }
+
+  async removePrincipalFromAce(objectId: string, permission: string, principal: string): Promise<void> {
+    await this.run(REMOVE_ACE, [objectId, permission, principal]);
+  }
+
+  objectPermissionPrincipals(objectId: string, permission: string): Promise<Set<string>> {
+    return this.principalSet(ACE_PRINCIPALS, [objectId, permission]);
+  }
+
+  async principalsAccessibleObjects(
+    principals: readonly string[],
+    permission: string,
+    objectIdMatch?: string,
+    getBoundPermissions?: BoundPermissionsFn,
+  ): Promise<Set<string>> {
+    if (principals.length === 0) return new Set();
+    const pattern = objectIdMatch ?? "*";
+    const pairs = getBoundPermissions ? getBoundPermissions(pattern, permission) : [{ objectId: pattern, permission }];
+    if (pairs.length === 0) return new Set();
+    // One branch per pair; a literal prefix before the first `*` becomes an index range on object_id.
+    const values: unknown[] = [[...new Set(principals)]];
+    const branches = pairs.map((pair) => {
+      values.push(pair.permission);
+      const conditions = [`a.permission = $${values.length}`];
+      const star = pair.objectId.indexOf("*");
+      if (star < 0) {
+        values.push(pair.objectId);
+        conditions.push(`a.object_id = $${values.length}`);
+      } else {
+        const { lower, upper } = prefixRange(pair.objectId.slice(0, star));
+        if (lower !== "") {
+          values.push(lower);
+          conditions.push(`a.object_id >= $${values.length}`);
+          if (upper !== undefined) {
+            values.push(upper);
+            conditions.push(`a.object_id < $${values.length}`);
+          }
+        }
+        if (pair.objectId !== `${pair.objectId.slice(0, star)}*`) {
+          values.push(wildcardToLike(pair.objectId));
+          conditions.push(`a.object_id LIKE $${values.length}`);
+        }
+      }
+      return `(${conditions.join(" AND ")})`;
+    });
+    const text = `SELECT DISTINCT a.object_id FROM access_control_entries a WHERE a.principal = ANY($1::text[]) AND (${branches.join(" OR ")})`;
+    const rows = await this.database.query<{ object_id: string }>("permission", text, values);
+    return new Set(rows.map((row) => row.object_id));
+  }
+
+  async objectPermissionAuthorizedPrincipals(objectId: string, permission: string, getBoundPermissions?: BoundPermissionsFn): Promise<Set<string>> {
+    const pairs = this.boundPairs(objectId, permission, getBoundPermissions);
+    if (pairs.length === 0) return new Set();
+    return this.principalSet(AUTHORIZED_PRINCIPALS, [pairs.map((p) => p.objectId), pairs.map((p) => p.permission)]);
+  }
+
+  async checkPermission(objectId: string, permission: string, principals: readonly string[], getBoundPermissions?: BoundPermissionsFn): Promise<boolean> {
+    const pairs = this.boundPairs(objectId, permission, getBoundPermissions);
+    if (pairs.length === 0 || principals.length === 0) return false;
+    const rows = await this.run<{ allowed: boolean }>(CHECK, [pairs.map((p) => p.objectId), pairs.map((p) => p.permission), [...principals]]);
+    return rows[0]?.allowed === true;
+  }
+
+  async objectPermissions(objectId: string, permissions?: readonly string[]): Promise<ObjectPermissions> {
+    if (permissions?.length === 0) return {};
+    const rows = permissions
+      ? await this.run<{ permission: string; principal: string }>(OBJECT_ACL_OF, [objectId, [...permissions]])
+      : await this.run<{ permission: string; principal: string }>(OBJECT_ACL, [objectId]);
+    const acl: ObjectPermissions = {};
+    for (const { permission, principal } of rows) (acl[permission] ??= new Set()).add(principal);
+    return acl;
+  }
+
+  async replaceObjectPermissions(objectId: string, permissions: Readonly<Record<string, Iterable<string>>>): Promise<void> {
+    const names = Object.keys(permissions);
+    if (names.length === 0) return;
+    const givenPermissions: string[] = [];
+    const givenPrincipals: string[] = [];
+    for (const [permission, principals] of Object.entries(permissions)) {
+      for (const principal of new Set(principals)) {
+        givenPermissions.push(permission);
+        givenPrincipals.push(principal);
+      }
+    }
+    await this.run(REPLACE, [objectId, names, givenPermissions, givenPrincipals]);
+  }
+
+  async deleteObjectPermissions(...objectIds: string[]): Promise<void> {
+    if (objectIds.length === 0) return;
+    const exact = objectIds.filter((id) => !id.includes("*"));
+    const patterns = objectIds.filter((id) => id.includes("*"));
+    const values: unknown[] = [exact];
+    const branches = ["object_id = ANY($1::text[])"];
+    for (const pattern of patterns) {
+      const prefix = pattern.slice(0, pattern.indexOf("*"));
+      const { lower, upper } = prefixRange(prefix);
+      const conditions: string[] = [];
+      if (lower !== "") {
+        values.push(lower);
+        conditions.push(`object_id >= $${values.length}`);
+        if (upper !== undefined) {
+          values.push(upper);
+          conditions.push(`object_id < $${values.length}`);
+        }
+      }
+      values.push(wildcardToLike(pattern));
+      conditions.push(`object_id LIKE $${values.length}`);
+      branches.push(`(${conditions.join(" AND ")})`);
+    }
+    await this.run(`DELETE FROM access_control_entries WHERE ${branches.join(" OR ")}`, values);
+  }
+
+  heartbeat(): Promise<boolean> {
+    return this.database.heartbeat("permission");
+  }
+
+  async close(): Promise<void> {
+    if (this.ownsDatabase) await this.database.close();
+  }
+
+  private boundPairs(objectId: string, permission: string, getBoundPermissions?: BoundPermissionsFn): BoundPermission[] {
+    return getBoundPermissions ? getBoundPermissions(objectId, permission) : [{ objectId, permission }];
+  }
+
+  private async principalSet(statement: { name: string; text: string }, values: unknown[]): Promise<Set<string>> {
+    const rows = await this.run<{ principal: string }>(statement, values);
+    return new Set(rows.map((row) => row.principal));
+  }
+
+  private run<R extends Record<string, unknown>>(statement: { name: string; text: string } | string, values: unknown[] = []): Promise<R[]> {
+    return this.database.query<R>("permission", statement, values);
+  }
+}

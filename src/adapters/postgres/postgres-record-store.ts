@@ -1,0 +1,264 @@
+/**
+ * RecordStore on PostgreSQL. Each write is one statement: it bumps the scope's counter row
+ * (`timestamps`) and writes the record in the same transaction, so timestamps are decided by the
+ * database, strictly increasing per scope across processes, with no retry and no 409.
+ */
+import { createHash } from "node:crypto";
+import type { CountQuery, ListQuery } from "../../application/listing.js";
+import type { ConditionalWriteOptions, RecordStore, Scope, WriteOptions } from "../../application/ports/record-store.js";
+import { ConflictError, PreconditionFailedError, RecordNotFoundError } from "../../domain/errors.js";
+import type { JsonObject } from "../../domain/json.js";
+import { recordBody, type RecordOrTombstone, type StoredRecord, type Tombstone } from "../../domain/records.js";
+import type { PostgresDatabase, Statement } from "./postgres-database.js";
+import { accessSql, filterSql, keysetSql, orderSql, SqlParams } from "./record-query-sql.js";
+import { NOW_MS } from "./sql-clock.js";
+
+/** Tombstones keep `{deleted: true}` as data so filters and sorts see them as the contract says. */
+const TOMBSTONE_DATA = '{"deleted":true}';
+
+/**
+ * The next timestamp of scope ($1, $2): a client value ($req) above the counter is honoured, else
+ * max(database clock, counter + 1). The row lock it takes orders concurrent writers of a scope.
+ */
+function bumpTimestamp(source: string, req: string): string {
+  return `INSERT INTO timestamps AS t (collection, parent_id, last_modified)
+    SELECT $1, $2, COALESCE(${req}::bigint, ${NOW_MS}) ${source}
+    ON CONFLICT (collection, parent_id) DO UPDATE SET last_modified =
+      CASE WHEN ${req}::bigint > t.last_modified THEN ${req}::bigint ELSE GREATEST(${NOW_MS}, t.last_modified + 1) END
+    RETURNING t.last_modified`;
+}
+
+const GET: Statement = {
+  name: "tessera_records_get",
+  text: "SELECT last_modified, data FROM records WHERE collection = $1 AND parent_id = $2 AND id = $3 AND NOT deleted",
+};
+
+// $3 id, $4 data, $5 requested timestamp. Over a tombstone the insert becomes an update.
+const CREATE: Statement = {
+  name: "tessera_records_create",
+  text: `WITH existing AS (
+      SELECT last_modified, data FROM records WHERE collection = $1 AND parent_id = $2 AND id = $3 AND NOT deleted
+    ), ts AS (${bumpTimestamp("WHERE NOT EXISTS (SELECT 1 FROM existing)", "$5")}
+    ), written AS (
+      INSERT INTO records AS r (collection, parent_id, id, last_modified, data, deleted)
+      SELECT $1, $2, $3, ts.last_modified, $4::jsonb, FALSE FROM ts
+      ON CONFLICT (collection, parent_id, id) DO UPDATE
+        SET last_modified = EXCLUDED.last_modified, data = EXCLUDED.data, deleted = FALSE WHERE r.deleted
+      RETURNING r.last_modified
+    )
+    SELECT TRUE AS written, last_modified, NULL::jsonb AS data FROM written
+    UNION ALL SELECT FALSE, last_modified, data FROM existing`,
+};
+
+/** Update or delete of a live record: $3 id, $4 data, $5 requested timestamp, $6 ifMatch. */
+function rewrite(name: string, deleted: boolean): Statement {
+  return {
+    name,
+    text: `WITH current AS (
+        SELECT last_modified, data FROM records WHERE collection = $1 AND parent_id = $2 AND id = $3 AND NOT deleted
+      ), ts AS (${bumpTimestamp("FROM current WHERE $6::bigint IS NULL OR current.last_modified = $6::bigint", "$5")}
+      ), written AS (
+        UPDATE records AS r SET last_modified = ts.last_modified, data = $4::jsonb, deleted = ${deleted ? "TRUE" : "FALSE"}
+        FROM ts WHERE r.collection = $1 AND r.parent_id = $2 AND r.id = $3 AND NOT r.deleted
+          AND ($6::bigint IS NULL OR r.last_modified = $6::bigint)
+        RETURNING r.last_modified
+      )
+      SELECT TRUE AS written, last_modified, NULL::jsonb AS data FROM written
+      UNION ALL SELECT FALSE, last_modified, data FROM current`,
+  };
+}
+const UPDATE = rewrite("tessera_records_update", false);
+const DELETE = rewrite("tessera_records_delete", true);
+
+// Reads the counter; creates it with the current time the first time, so it stays stable until a write.
+const COLLECTION_TIMESTAMP: Statement = {
+  name: "tessera_records_collection_timestamp",
+  text: `WITH current AS (
+      SELECT last_modified FROM timestamps WHERE collection = $1 AND parent_id = $2
+    ), created AS (
+      INSERT INTO timestamps (collection, parent_id, last_modified) SELECT $1, $2, ${NOW_MS}
+      WHERE NOT EXISTS (SELECT 1 FROM current) ON CONFLICT DO NOTHING RETURNING last_modified
+    )
+    SELECT last_modified FROM current UNION ALL SELECT last_modified FROM created`,
+};
+const READ_TIMESTAMP: Statement = {
+  name: "tessera_records_read_timestamp",
+  text: "SELECT last_modified FROM timestamps WHERE collection = $1 AND parent_id = $2",
+};
+// Takes the counter's row lock first, in the order every single write takes it (no deadlock).
+const LOCK_TIMESTAMP: Statement = {
+  name: "tessera_records_lock_timestamp",
+  text: `INSERT INTO timestamps AS t (collection, parent_id, last_modified) VALUES ($1, $2, ${NOW_MS})
+    ON CONFLICT (collection, parent_id) DO UPDATE SET last_modified = t.last_modified`,
+};
+
+type WriteRow = {
+  written: boolean;
+  last_modified: string;
+  data: JsonObject | null;
+};
+
+type EntryRow = {
+  id: string;
+  last_modified: string;
+  data: JsonObject;
+  deleted: boolean;
+};
+
+/** Dynamic statements are prepared under a name derived from their text, up to this many shapes. */
+const MAX_NAMED_SHAPES = 500;
+const namedShapes = new Set<string>();
+
+function statementFor(text: string): Statement {
+  const name = `tessera_q_${createHash("sha1").update(text).digest("base64url").slice(0, 20)}`;
+  if (namedShapes.has(name)) return { name, text };
+  if (namedShapes.size >= MAX_NAMED_SHAPES) return { text };
+  namedShapes.add(name);
+  return { name, text };
+}
+
+export class PostgresRecordStore implements RecordStore {
+  constructor(
+    private readonly database: PostgresDatabase,
+    private readonly ownsDatabase = false,
+  ) {}
+
+  async initializeSchema(): Promise<void> {
+    await this.database.migrate("storage");
+  }
+
+  async get(scope: Scope, id: string): Promise<StoredRecord | undefined> {
+    const rows = await this.run<{ last_modified: string; data: JsonObject }>(GET, [scope.collection, scope.parentId, id]);
+    const row = rows[0];
+    return row && { id, lastModified: Number(row.last_modified), data: row.data };
+  }
+
+  async create(scope: Scope, id: string, data: JsonObject, options: WriteOptions = {}): Promise<StoredRecord> {
+    const rows = await this.run<WriteRow>(CREATE, [scope.collection, scope.parentId, id, JSON.stringify(data), options.lastModified ?? null]);
+    const written = rows.find((row) => row.written);
+    if (written) return { id, lastModified: Number(written.last_modified), data };
+    // A live record won, possibly created by a concurrent writer after this statement's snapshot.
+    const existing = rows.find((row) => !row.written) ?? (await this.existingRow(scope, id));
+    throw new ConflictError(existing === undefined ? null : recordBody({ id, lastModified: Number(existing.last_modified), data: existing.data ?? {} }));
+  }
+
+  async update(scope: Scope, id: string, data: JsonObject, options: ConditionalWriteOptions = {}): Promise<StoredRecord> {
+    const lastModified = await this.rewrite(UPDATE, scope, id, JSON.stringify(data), options);
+    return { id, lastModified, data };
+  }
+
+  async delete(scope: Scope, id: string, options: ConditionalWriteOptions = {}): Promise<Tombstone> {
+    const lastModified = await this.rewrite(DELETE, scope, id, TOMBSTONE_DATA, options);
+    return { id, lastModified, deleted: true };
+  }
+
+  async deleteMany(scope: Scope, query: CountQuery): Promise<Tombstone[]> {
+    const params = new SqlParams();
+    const where = this.whereSql(params, scope, query, false);
+    // One timestamp per victim: the counter jumps by their number and each gets its own value.
+    const text = `WITH victims AS (
+        SELECT r.id, r.last_modified FROM records r WHERE ${where} FOR UPDATE OF r
+      ), numbered AS (
+        SELECT id, row_number() OVER (ORDER BY last_modified, id) AS n, count(*) OVER () AS total FROM victims
+      ), ts AS (
+        UPDATE timestamps t SET last_modified = GREATEST(${NOW_MS}, t.last_modified + 1) + (SELECT max(total) FROM numbered) - 1
+        WHERE t.collection = $1 AND t.parent_id = $2 AND EXISTS (SELECT 1 FROM numbered)
+        RETURNING t.last_modified AS high
+      ), written AS (
+        UPDATE records r SET deleted = TRUE, data = '${TOMBSTONE_DATA}'::jsonb, last_modified = ts.high - numbered.total + numbered.n
+        FROM numbered, ts WHERE r.collection = $1 AND r.parent_id = $2 AND r.id = numbered.id
+        RETURNING r.id, r.last_modified
+      )
+      SELECT id, last_modified FROM written ORDER BY last_modified`;
+    const rows = await this.database.transaction("storage", async () => {
+      await this.run(LOCK_TIMESTAMP, [scope.collection, scope.parentId]);
+      return this.run<{ id: string; last_modified: string }>(statementFor(text), params.values);
+    });
+    return rows.map((row) => ({ id: row.id, lastModified: Number(row.last_modified), deleted: true }));
+  }
+
+  async list(scope: Scope, query: ListQuery): Promise<RecordOrTombstone[]> {
+    if (query.limit <= 0) return [];
+    const params = new SqlParams();
+    const conditions = [this.whereSql(params, scope, query, query.includeDeleted)];
+    if (query.upTo !== undefined) conditions.push(`r.last_modified <= ${params.add(query.upTo, "bigint")}`);
+    if (query.after) conditions.push(keysetSql(params, query.sort, query.after));
+    const order = query.sort.length > 0 ? ` ORDER BY ${orderSql(params, query.sort)}` : "";
+    const text = `SELECT r.id, r.last_modified, r.data, r.deleted FROM records r WHERE ${conditions.join(" AND ")}${order} LIMIT ${params.add(query.limit, "bigint")}`;
+    const rows = await this.run<EntryRow>(statementFor(text), params.values);
+    return rows.map((row) =>
+      row.deleted
+        ? { id: row.id, lastModified: Number(row.last_modified), deleted: true }
+        : { id: row.id, lastModified: Number(row.last_modified), data: row.data },
+    );
+  }
+
+  async count(scope: Scope, query: CountQuery): Promise<number> {
+    const params = new SqlParams();
+    const text = `SELECT count(*) AS n FROM records r WHERE ${this.whereSql(params, scope, query, false)}`;
+    const rows = await this.run<{ n: string }>(statementFor(text), params.values);
+    return Number(rows[0]?.n ?? 0);
+  }
+
+  async collectionTimestamp(scope: Scope): Promise<number> {
+    const values = [scope.collection, scope.parentId];
+    let rows = await this.run<{ last_modified: string }>(COLLECTION_TIMESTAMP, values);
+    // Another writer created the row after this statement's snapshot: read it now.
+    if (rows.length === 0) rows = await this.run<{ last_modified: string }>(READ_TIMESTAMP, values);
+    return Number(rows[0]?.last_modified);
+  }
+
+  async purgeTombstones(scope: Scope | undefined, before?: number): Promise<number> {
+    const params = new SqlParams();
+    const conditions = ["deleted"];
+    if (scope) conditions.push(`collection = ${params.add(scope.collection)}`, `parent_id = ${params.add(scope.parentId)}`);
+    if (before !== undefined) conditions.push(`last_modified < ${params.add(before, "bigint")}`);
+    const text = `WITH purged AS (DELETE FROM records WHERE ${conditions.join(" AND ")} RETURNING 1) SELECT count(*) AS n FROM purged`;
+    const rows = await this.run<{ n: string }>(text, params.values);
+    return Number(rows[0]?.n ?? 0);
+  }
+
+  async flush(): Promise<void> {
+    await this.run("DELETE FROM records");
+    await this.run("DELETE FROM timestamps");
+  }
+
+  heartbeat(): Promise<boolean> {
+    return this.database.heartbeat("storage");
+  }
+
+  async close(): Promise<void> {
+    if (this.ownsDatabase) await this.database.close();
+  }
+
+  /** Scope ($1, $2), tombstones, filters and access of a query over `records r`. */
+  private whereSql(params: SqlParams, scope: Scope, query: CountQuery, includeDeleted: boolean): string {
+    params.add(scope.collection);
+    params.add(scope.parentId);
+    const conditions = ["r.collection = $1", "r.parent_id = $2"];
+    if (!includeDeleted) conditions.push("NOT r.deleted");
+    for (const f of query.filters) conditions.push(filterSql(params, f));
+    if (query.access) conditions.push(accessSql(params, query.access));
+    return conditions.join(" AND ");
+  }
+
+  private async rewrite(statement: Statement, scope: Scope, id: string, data: string, options: ConditionalWriteOptions): Promise<number> {
+    const values = [scope.collection, scope.parentId, id, data, options.lastModified ?? null, options.ifMatch ?? null];
+    const rows = await this.run<WriteRow>(statement, values);
+    const written = rows.find((row) => row.written);
+    if (written) return Number(written.last_modified);
+    // Nothing written: the record is missing, or ifMatch differs (judged on its latest version).
+    const current = await this.existingRow(scope, id);
+    if (!current) throw new RecordNotFoundError(scope.collection, id);
+    throw new PreconditionFailedError(recordBody({ id, lastModified: Number(current.last_modified), data: current.data ?? {} }));
+  }
+
+  private async existingRow(scope: Scope, id: string): Promise<{ last_modified: string; data: JsonObject | null } | undefined> {
+    const rows = await this.run<{ last_modified: string; data: JsonObject }>(GET, [scope.collection, scope.parentId, id]);
+    return rows[0];
+  }
+
+  private run<R extends Record<string, unknown>>(statement: Statement | string, values: readonly unknown[] = []): Promise<R[]> {
+    return this.database.query<R>("storage", statement, values);
+  }
+}

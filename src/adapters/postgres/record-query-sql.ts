@@ -1,0 +1,263 @@
+/**
+ * Translates a typed list query (application/listing.ts) into SQL fragments over `records r`.
+ * Every value and every field path is a bound parameter; only fixed fragments become SQL text.
+ *
+ * JSON order (null < string < number < boolean < array < object < missing) is a type rank plus a
+ * comparison inside the type: strings by code point (COLLATE "C"), numbers as numeric, the rest
+ * with jsonb's own order (shorter arrays and objects with fewer keys first).
+ */
+import type { JsonValue } from "../../domain/json.js";
+import { ID_FIELD, MODIFIED_FIELD, type Filter, type PageCursor, type RecordAccess, type SortKey } from "../../application/listing.js";
+import { escapeLike, prefixRange } from "./like-pattern.js";
+
+/** Collects bound values and hands out their `$n` placeholders. */
+export class SqlParams {
+  readonly values: unknown[] = [];
+  private readonly paths = new Map<string, string>();
+
+  add(value: unknown, cast?: string): string {
+    this.values.push(value);
+    return cast ? `$${this.values.length}::${cast}` : `$${this.values.length}`;
+  }
+
+  /** `r.data #> $n` for a dotted field, one parameter per distinct path. */
+  dataPath(field: string): string {
+    let placeholder = this.paths.get(field);
+    if (!placeholder) {
+      placeholder = this.add(field.split("."), "text[]");
+      this.paths.set(field, placeholder);
+    }
+    return `(r.data #> ${placeholder})`;
+  }
+}
+
+type Comparison = "gt" | "lt" | "min" | "max";
+
+const RANK_OF_TYPE: Readonly<Record<string, number>> = { null: 0, string: 1, number: 2, boolean: 3, array: 4, object: 5 };
+const MISSING_RANK = 6;
+
+function jsonType(value: JsonValue): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "array";
+  return typeof value;
+}
+
+function rankSql(x: string): string {
+  return `(CASE jsonb_typeof(${x}) WHEN 'null' THEN 0 WHEN 'string' THEN 1 WHEN 'number' THEN 2 WHEN 'boolean' THEN 3 WHEN 'array' THEN 4 WHEN 'object' THEN 5 ELSE ${MISSING_RANK} END)`;
+}
+
+const SQL_OPERATOR: Readonly<Record<Comparison, string>> = { gt: ">", lt: "<", min: ">=", max: "<=" };
+
+/** Whether rank `a` OP rank `b` holds (used when the two types differ). */
+function rankHolds(op: Comparison, a: number, b: number): boolean {
+  return op === "gt" || op === "min" ? a > b : a < b;
+}
+
+/** A JSON field (a data path) compared with a JSON value in the total order. */
+function compareJson(params: SqlParams, x: string, op: Comparison, value: JsonValue): string {
+  const type = jsonType(value);
+  const operator = SQL_OPERATOR[op];
+  let sameType: string;
+  switch (type) {
+    case "null":
+      sameType = op === "min" || op === "max" ? "TRUE" : "FALSE";
+      break;
+    case "string":
+      sameType = `((${x} #>> '{}') COLLATE "C") ${operator} ${params.add(value, "text")}`;
+      break;
+    case "number":
+      sameType = `(${x})::numeric ${operator} ${params.add(value, "numeric")}`;
+      break;
+    case "boolean":
+      sameType = `(${x})::boolean ${operator} ${params.add(value, "boolean")}`;
+      break;
+    default:
+      sameType = `${x} ${operator} ${params.add(JSON.stringify(value), "jsonb")}`;
+  }
+  // CASE, not AND/OR: PostgreSQL does not promise to short-circuit, and a cast of another type fails.
+  const rankOp = op === "gt" || op === "min" ? ">" : "<";
+  return `(CASE WHEN jsonb_typeof(${x}) = '${type}' THEN ${sameType} ELSE ${rankSql(x)} ${rankOp} ${RANK_OF_TYPE[type]} END)`;
+}
+
+/** A managed column (id: a string, last_modified: an integer) compared with a JSON value. */
+function compareColumn(params: SqlParams, field: string, op: Comparison, value: JsonValue): string {
+  const isId = field === ID_FIELD;
+  const ownRank = isId ? RANK_OF_TYPE.string! : RANK_OF_TYPE.number!;
+  const rank = RANK_OF_TYPE[jsonType(value)]!;
+  if (rank !== ownRank) return rankHolds(op, ownRank, rank) ? "TRUE" : "FALSE";
+  if (isId) return `r.id ${SQL_OPERATOR[op]} ${params.add(value, "text")}`;
+  // Keep the bound value a bigint so the (collection, parent_id, last_modified) index serves it.
+  const n = value as number;
+  if (Number.isInteger(n)) return `r.last_modified ${SQL_OPERATOR[op]} ${params.add(n, "bigint")}`;
+  return op === "gt" || op === "min" ? `r.last_modified > ${params.add(Math.floor(n), "bigint")}` : `r.last_modified < ${params.add(Math.ceil(n), "bigint")}`;
+}
+
+function isManaged(field: string): boolean {
+  return field === ID_FIELD || field === MODIFIED_FIELD;
+}
+
+/** A managed column's value when `value` has its type, else undefined (never equal). */
+function columnValue(field: string, value: JsonValue): string | number | undefined {
+  if (field === ID_FIELD) return typeof value === "string" ? value : undefined;
+  return typeof value === "number" && Number.isInteger(value) ? value : undefined;
+}
+
+function columnOf(field: string): string {
+  return field === ID_FIELD ? "r.id" : "r.last_modified";
+}
+
+function listOf(value: JsonValue): JsonValue[] {
+  return Array.isArray(value) ? value : [value];
+}
+
+/** `*` is the only wildcard; everything else (`%`, `_`, `\`) is literal. */
+function likePattern(value: string): string {
+  return value.split("*").map(escapeLike).join("%");
+}
+
+function filterOnColumn(params: SqlParams, f: Filter): string {
+  const column = columnOf(f.field);
+  const cast = f.field === ID_FIELD ? "text" : "bigint";
+  switch (f.operator) {
+    case "eq":
+    case "not": {
+      const v = columnValue(f.field, f.value);
+      if (v === undefined) return f.operator === "eq" ? "FALSE" : "TRUE";
+      return `${column} ${f.operator === "eq" ? "=" : "<>"} ${params.add(v, cast)}`;
+    }
+    case "in":
+    case "exclude": {
+      const items = listOf(f.value).flatMap((item) => {
+        const v = columnValue(f.field, item);
+        return v === undefined ? [] : [v];
+      });
+      const any = items.length === 0 ? "FALSE" : `${column} = ANY(${params.add(items, `${cast}[]`)})`;
+      return f.operator === "in" ? any : `NOT (${any})`;
+    }
+    case "gt":
+    case "lt":
+    case "min":
+    case "max":
+      return compareColumn(params, f.field, f.operator, f.value);
+    case "like":
+      return f.field === ID_FIELD && typeof f.value === "string" ? `r.id ILIKE ${params.add(likePattern(f.value), "text")}` : "FALSE";
+    case "has":
+      return f.value === false ? "FALSE" : "TRUE";
+    case "contains":
+    case "contains_any":
+      return "FALSE";
+  }
+}
+
+/** Filters that hold or fail whatever the record: no parameter is bound for them. */
+function constantDataFilter(f: Filter): string | undefined {
+  const empty = Array.isArray(f.value) && f.value.length === 0;
+  if (f.operator === "in" || f.operator === "contains_any") return empty ? "FALSE" : undefined;
+  if (f.operator === "exclude") return empty ? "TRUE" : undefined;
+  if (f.operator === "like") return typeof f.value === "string" ? undefined : "FALSE";
+  return undefined;
+}
+
+function filterOnData(params: SqlParams, f: Filter): string {
+  const constant = constantDataFilter(f);
+  if (constant !== undefined) return constant;
+  const x = params.dataPath(f.field);
+  switch (f.operator) {
+    case "eq":
+      return `${x} = ${params.add(JSON.stringify(f.value), "jsonb")}`;
+    case "not":
+      return `${x} IS DISTINCT FROM ${params.add(JSON.stringify(f.value), "jsonb")}`;
+    case "in":
+    case "exclude": {
+      const items = listOf(f.value).map((item) => JSON.stringify(item));
+      const any = `${x} = ANY(${params.add(items, "jsonb[]")})`;
+      return f.operator === "in" ? any : `NOT COALESCE(${any}, FALSE)`;
+    }
+    case "gt":
+    case "lt":
+    case "min":
+    case "max":
+      return compareJson(params, x, f.operator, f.value);
+    case "like":
+      return `(jsonb_typeof(${x}) = 'string' AND (${x} #>> '{}') ILIKE ${params.add(likePattern(String(f.value)), "text")})`;
+    case "has":
+      return f.value === false ? `${x} IS NULL` : `${x} IS NOT NULL`;
+    case "contains": {
+      const wanted = params.add(JSON.stringify(listOf(f.value)), "jsonb");
+      // `@>` is a cheap pre-check but looser (nested containment); equality of items decides.
+      return `(CASE WHEN jsonb_typeof(${x}) = 'array' THEN ${x} @> ${wanted} AND NOT EXISTS (
+        SELECT 1 FROM jsonb_array_elements(${wanted}) w WHERE NOT EXISTS (SELECT 1 FROM jsonb_array_elements(${x}) e WHERE e = w)) ELSE FALSE END)`;
+    }
+    case "contains_any": {
+      const items = listOf(f.value).map((item) => JSON.stringify(item));
+      return `(CASE WHEN jsonb_typeof(${x}) = 'array' THEN EXISTS (SELECT 1 FROM jsonb_array_elements(${x}) e WHERE e = ANY(${params.add(items, "jsonb[]")})) ELSE FALSE END)`;
+    }
+  }
+}
+
+export function filterSql(params: SqlParams, f: Filter): string {
+  return isManaged(f.field) ? filterOnColumn(params, f) : filterOnData(params, f);
+}
+
+/**
+ * The access restriction. `principals` is a semi-join on the ACE table in the same query, written
+ * as `r.id IN (ids cut from ACE object ids)` so the planner may start from either side: from the
+ * (principal, permission, object_id) index when few records are shared, from the records when many.
+ */
+export function accessSql(params: SqlParams, access: RecordAccess): string {
+  if (access.kind === "ids") {
+    return access.ids.length === 0 ? "FALSE" : `r.id = ANY(${params.add([...access.ids], "text[]")})`;
+  }
+  if (access.principals.length === 0 || access.permissions.length === 0) return "FALSE";
+  const { lower, upper } = prefixRange(access.objectIdPrefix);
+  const range = upper === undefined ? "" : ` AND a.object_id < ${params.add(upper, "text")}`;
+  return `r.id IN (SELECT substr(a.object_id, ${params.add(access.objectIdPrefix.length + 1, "int")}) FROM access_control_entries a
+    WHERE a.principal = ANY(${params.add([...access.principals], "text[]")}) AND a.permission = ANY(${params.add([...access.permissions], "text[]")})
+      AND a.object_id >= ${params.add(lower, "text")}${range})`;
+}
+
+/** ORDER BY terms: a managed column as is, a data field as (rank, string, number, other JSON). */
+export function orderSql(params: SqlParams, sort: readonly SortKey[]): string {
+  return sort
+    .flatMap((key) => {
+      const direction = key.descending ? " DESC" : "";
+      if (isManaged(key.field)) return [`${columnOf(key.field)}${direction}`];
+      const x = params.dataPath(key.field);
+      return [
+        `${rankSql(x)}${direction}`,
+        `(CASE WHEN jsonb_typeof(${x}) = 'string' THEN ${x} #>> '{}' END) COLLATE "C"${direction}`,
+        `(CASE WHEN jsonb_typeof(${x}) = 'number' THEN (${x})::numeric END)${direction}`,
+        `(CASE WHEN jsonb_typeof(${x}) IN ('boolean', 'array', 'object') THEN ${x} END)${direction}`,
+      ];
+    })
+    .join(", ");
+}
+
+/** Equality in the sort order with a cursor value (undefined = missing). */
+function sameAs(params: SqlParams, field: string, value: JsonValue | undefined): string {
+  if (isManaged(field)) {
+    const v = value === undefined ? undefined : columnValue(field, value);
+    return v === undefined ? "FALSE" : `${columnOf(field)} = ${params.add(v, field === ID_FIELD ? "text" : "bigint")}`;
+  }
+  const x = params.dataPath(field);
+  return value === undefined ? `${x} IS NULL` : `${x} = ${params.add(JSON.stringify(value), "jsonb")}`;
+}
+
+/** Strictly after a cursor value in the key's direction (missing sorts last ascending). */
+function afterValue(params: SqlParams, key: SortKey, value: JsonValue | undefined): string {
+  const op: Comparison = key.descending ? "lt" : "gt";
+  if (isManaged(key.field)) {
+    return value === undefined ? (key.descending ? "TRUE" : "FALSE") : compareColumn(params, key.field, op, value);
+  }
+  if (value === undefined) return key.descending ? `${params.dataPath(key.field)} IS NOT NULL` : "FALSE";
+  return compareJson(params, params.dataPath(key.field), op, value);
+}
+
+/** Keyset condition: for some k, keys before k equal the cursor and key k is strictly after it. */
+export function keysetSql(params: SqlParams, sort: readonly SortKey[], cursor: PageCursor): string {
+  const branches = sort.map((key, k) => {
+    const equal = sort.slice(0, k).map((previous, i) => sameAs(params, previous.field, cursor.values[i]));
+    return `(${[...equal, afterValue(params, key, cursor.values[k])].join(" AND ")})`;
+  });
+  return branches.length === 0 ? "TRUE" : `(${branches.join(" OR ")})`;
+}

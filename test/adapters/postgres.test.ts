@@ -1,0 +1,70 @@
+/**
+ * The shared contracts against the PostgreSQL adapters, in a dedicated database (`tessera_test`)
+ * so that other suites using `test` are not disturbed. PostgreSQL-only behaviour lives in
+ * postgres-*.test.ts.
+ */
+import pg from "pg";
+import { PostgresCache } from "../../src/adapters/postgres/postgres-cache.js";
+import { PostgresDatabase } from "../../src/adapters/postgres/postgres-database.js";
+import { PostgresPermissionStore } from "../../src/adapters/postgres/postgres-permission-store.js";
+import { PostgresRecordStore } from "../../src/adapters/postgres/postgres-record-store.js";
+import { cacheContract } from "../contract/cache.contract.js";
+import { permissionStoreContract } from "../contract/permission-store.contract.js";
+import { recordStoreContract } from "../contract/record-store.contract.js";
+import { POSTGRES_URL, requireService } from "../support/services.js";
+
+export const TEST_DATABASE = "tessera_test";
+
+/** The test server's URL with another database name. */
+export function databaseUrl(name: string): string {
+  const url = new URL(POSTGRES_URL);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+/** Creates the database if missing (or afresh), tolerating a parallel run creating it too. */
+export async function ensureDatabase(name: string, fresh = false): Promise<void> {
+  const admin = new pg.Client({ connectionString: POSTGRES_URL });
+  await admin.connect();
+  try {
+    if (fresh) await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+    const found = await admin.query("SELECT 1 FROM pg_database WHERE datname = $1", [name]);
+    if (found.rowCount === 0) {
+      await admin.query(`CREATE DATABASE "${name}"`).catch((err: { code?: string }) => {
+        if (err.code !== "42P04" && err.code !== "23505") throw err;
+      });
+    }
+  } finally {
+    await admin.end();
+  }
+}
+
+describe("PostgreSQL adapters", function () {
+  requireService("postgresql");
+  let database: PostgresDatabase;
+
+  before(async function () {
+    this.timeout(30_000);
+    await ensureDatabase(TEST_DATABASE);
+    database = new PostgresDatabase({ url: databaseUrl(TEST_DATABASE) });
+    await database.migrate();
+  });
+  after(async () => {
+    await database?.close();
+  });
+
+  recordStoreContract("postgresql", async () => {
+    const port = new PostgresRecordStore(database);
+    return { port, reset: () => port.flush(), close: () => port.close() };
+  });
+
+  permissionStoreContract("postgresql", async () => {
+    const port = new PostgresPermissionStore(database);
+    return { port, reset: () => port.flush(), close: () => port.close() };
+  });
+
+  cacheContract("postgresql", async (options) => {
+    const port = new PostgresCache(database, options?.prefix !== undefined ? { prefix: options.prefix } : {});
+    return { port, reset: () => port.flush(), close: () => port.close() };
+  });
+});
