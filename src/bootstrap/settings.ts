@@ -112,6 +112,8 @@ const DYNAMIC_SETTING = /^[a-zA-Z][a-zA-Z0-9_]*_(?:[a-z][a-z0-9_:]*_principals|c
 export interface SettingsSources {
   readonly argv: readonly string[];
   readonly env: Readonly<Record<string, string | undefined>>;
+  /** Read config/tessera.ini when no file is named (true unless said otherwise). */
+  readonly defaultFile?: boolean;
 }
 
 /** Reads, merges and validates; throws SettingsError listing every problem. */
@@ -130,13 +132,13 @@ export function loadSettings(sources: SettingsSources = { argv: process.argv.sli
   return settings;
 }
 
-function configPath({ argv, env }: SettingsSources): string | undefined {
+function configPath({ argv, env, defaultFile = true }: SettingsSources): string | undefined {
   const flag = argv.indexOf("--config");
   if (flag >= 0 && argv[flag + 1]) return argv[flag + 1];
   const inline = argv.find((a) => a.startsWith("--config="));
   if (inline) return inline.slice("--config=".length);
   if (env.TESSERA_CONFIG) return env.TESSERA_CONFIG;
-  return existsSync(DEFAULT_CONFIG_FILE) ? DEFAULT_CONFIG_FILE : undefined;
+  return defaultFile && existsSync(DEFAULT_CONFIG_FILE) ? DEFAULT_CONFIG_FILE : undefined;
 }
 
 function mergeFile(file: string, raw: Record<string, JsonValue>, problems: string[], warnings: string[]): void {

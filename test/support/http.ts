@@ -1,0 +1,80 @@
+/**
+ * A real Tessera server on port 0 (memory backends unless told otherwise) and a small fetch
+ * client with Basic Auth users, for HTTP tests.
+ */
+import { pino } from "pino";
+import type { TesseraExtension } from "../../src/application/extension.js";
+import type { Clock } from "../../src/application/ports/clock.js";
+import { startServer, type RunningServer } from "../../src/bootstrap/server.js";
+import { loadSettings } from "../../src/bootstrap/settings.js";
+import { BasicAuthPolicy } from "../../src/adapters/auth/basic-auth-policy.js";
+
+export const TEST_SECRET = "test-secret";
+
+export const BASE_SETTINGS: Record<string, string> = {
+  resources: "notes:user articles:shareable",
+  permission_backend: "memory",
+  userid_hmac_secret: TEST_SECRET,
+  listen_port: "0",
+};
+
+export interface TestResponse {
+  status: number;
+  headers: Headers;
+  body: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- JSON of any shape, asserted by the tests
+}
+
+export interface RequestOptions {
+  user?: string;
+  body?: unknown;
+  rawBody?: string;
+  headers?: Record<string, string>;
+}
+
+export interface TestServer {
+  readonly url: string;
+  readonly running: RunningServer;
+  request(method: string, path: string, options?: RequestOptions): Promise<TestResponse>;
+  stop(): Promise<void>;
+}
+
+/** `basicauth:<hmac>` of a user:pass pair under the test secret. */
+export function userId(credentials: string): string {
+  return `basicauth:${new BasicAuthPolicy(TEST_SECRET).userId(credentials)}`;
+}
+
+export function settingsFrom(overrides: Record<string, string | undefined> = {}) {
+  const env: Record<string, string> = {};
+  for (const [name, value] of Object.entries({ ...BASE_SETTINGS, ...overrides })) {
+    if (value !== undefined) env[`TESSERA_${name.toUpperCase().replace(/[.-]/g, "_")}`] = value;
+  }
+  return loadSettings({ argv: [], env, defaultFile: false });
+}
+
+export async function startTestServer(overrides: Record<string, string | undefined> = {}, extensions: TesseraExtension[] = [], clock?: Clock): Promise<TestServer> {
+  const running = await startServer(settingsFrom(overrides), { extensions, logger: pino({ level: "silent" }), clock });
+  const url = running.url;
+  return {
+    url,
+    running,
+    async request(method, path, options = {}) {
+      const headers: Record<string, string> = { ...options.headers };
+      if (options.user) headers.Authorization = `Basic ${Buffer.from(options.user).toString("base64")}`;
+      let body: string | undefined = options.rawBody;
+      if (options.body !== undefined) {
+        body = JSON.stringify(options.body);
+        headers["Content-Type"] ??= "application/json";
+      }
+      const response = await fetch(`${url}${path}`, { method, headers, body, redirect: "manual" });
+      const text = await response.text();
+      let parsed: unknown = text;
+      try {
+        parsed = text ? JSON.parse(text) : undefined;
+      } catch {
+        // not JSON: the test sees the raw text
+      }
+      return { status: response.status, headers: response.headers, body: parsed };
+    },
+    stop: () => running.stop(),
+  };
+}
