@@ -15,6 +15,7 @@ export const BASE_SETTINGS: Record<string, string> = {
   resources: "notes:user articles:shareable",
   permission_backend: "memory",
   userid_hmac_secret: TEST_SECRET,
+  articles_create_principals: "system.Authenticated",
   listen_port: "0",
 };
 
