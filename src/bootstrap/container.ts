@@ -75,17 +75,18 @@ export function buildContainer(settings: Settings, options: CompositionOptions =
   );
 
   container.bind(TOKENS.HttpServices).toResolvedValue(
-    (records, authenticator, health, clock, logger): HttpServices => ({
+    (records, authenticator, health, clock, logger, backends): HttpServices => ({
       options: httpOptions(settings),
       records,
       authenticator,
+      unitOfWork: backends.unitOfWork,
       resources: buildResources(resourceSpecs(settings, extensions), settings.all),
       health,
       clock,
       logger,
       versionInfo: { name: PROJECT_NAME, version: PROJECT_VERSION, source: "https://github.com/tessera-records/tessera", commit: String(settings.all.commit ?? "unknown") },
     }),
-    [TOKENS.RecordService, TOKENS.Authenticator, TOKENS.HealthService, TOKENS.Clock, TOKENS.Logger],
+    [TOKENS.RecordService, TOKENS.Authenticator, TOKENS.HealthService, TOKENS.Clock, TOKENS.Logger, TOKENS.Backends],
   );
 
   container.bind(TOKENS.App).toResolvedValue((services: HttpServices) => createApp(services), [TOKENS.HttpServices]);

@@ -6,6 +6,8 @@
 import { bodyParser } from "@koa/bodyparser";
 import Router from "@koa/router";
 import Koa, { type Context, type Next } from "koa";
+import type { Requester } from "../../application/requester.js";
+import { BATCH_REQUESTERS, registerBatchRoute } from "./batch-route.js";
 import { corsMiddleware } from "./cors.js";
 import { errorMiddleware } from "./errors.js";
 import { ServiceGoneError, UnknownUrlError } from "./http-errors.js";
@@ -30,13 +32,11 @@ export function createApp(services: HttpServices, extraRoutes: readonly ExtraRou
   app.use(endOfService(services));
   app.use(negotiationMiddleware(options));
   app.use(bodyParser({ enableTypes: ["json"], extendTypes: { json: [JSON_TYPE, MERGE_PATCH_TYPE] }, jsonLimit: options.maxBodyBytes, jsonStrict: false }));
-  app.use(async (ctx: Context, next: Next) => {
-    ctx.state.requester = await services.authenticator.identify({ header: (name) => ctx.get(name) || undefined });
-    await next();
-  });
+  app.use(authentication(services));
 
   const router = new Router({ prefix: VERSION_PREFIX });
   registerUtilityRoutes(router, services);
+  registerBatchRoute(router, services, app);
   for (const register of extraRoutes) register(router, services);
   registerRecordRoutes(router, services);
   app.use(router.routes());
@@ -44,6 +44,21 @@ export function createApp(services: HttpServices, extraRoutes: readonly ExtraRou
     throw new UnknownUrlError();
   });
   return app;
+}
+
+/** The request's Requester; inside a batch, shared by sub-requests with the same credentials. */
+function authentication({ authenticator }: HttpServices) {
+  return async (ctx: Context, next: Next): Promise<void> => {
+    const shared = ctx.state[BATCH_REQUESTERS] as Map<string, Requester> | undefined;
+    const key = ctx.get("authorization");
+    let requester = shared?.get(key);
+    if (!requester) {
+      requester = await authenticator.identify({ header: (name) => ctx.get(name) || undefined });
+      shared?.set(key, requester);
+    }
+    ctx.state.requester = requester;
+    await next();
+  };
 }
 
 /** One structured line per request: method, path, status, duration, user id. */

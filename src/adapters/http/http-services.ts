@@ -4,6 +4,7 @@ import type { JsonObject, JsonValue } from "../../domain/json.js";
 import type { Authenticator } from "../../application/authenticator.js";
 import type { HealthService } from "../../application/health-service.js";
 import type { Clock } from "../../application/ports/clock.js";
+import type { UnitOfWork } from "../../application/ports/unit-of-work.js";
 import type { RecordService } from "../../application/record-service.js";
 import type { ResourceDefinition } from "../../application/resources.js";
 
@@ -55,6 +56,8 @@ export interface HttpServices {
   readonly authenticator: Authenticator;
   readonly resources: ReadonlyMap<string, HttpResource>;
   readonly health: HealthService;
+  /** Wraps a batch: one transaction where the backends share one. */
+  readonly unitOfWork: UnitOfWork;
   readonly clock: Clock;
   readonly logger: Logger;
   readonly versionInfo: JsonObject;

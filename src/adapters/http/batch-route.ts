@@ -1,0 +1,149 @@
+/**
+ * `POST /v1/batch` (api-contract §9). Each sub-request runs through the very same middleware
+ * stack as a real request (routing, authentication, error mapping), in order, inside one unit of
+ * work. Sub-requests share the requesters computed for the batch, so principals are looked up
+ * once per distinct identity.
+ */
+import { IncomingMessage, ServerResponse } from "node:http";
+import { Socket } from "node:net";
+import type Router from "@koa/router";
+import type Koa from "koa";
+import compose from "koa-compose";
+import type { Context } from "koa";
+import { MethodNotAllowedError, ValidationError, type ValidationDetail } from "../../domain/errors.js";
+import { isJsonObject, type JsonObject, type JsonValue } from "../../domain/json.js";
+import type { Requester } from "../../application/requester.js";
+import type { HttpServices } from "./http-services.js";
+import { VERSION_PREFIX } from "./routing-middleware.js";
+
+const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
+const REQUEST_KEYS = new Set(["method", "path", "headers", "body"]);
+/** Outer headers that describe the outer body, not the sub-request's. */
+const NOT_INHERITED = new Set(["content-length", "content-type", "transfer-encoding", "connection", "expect"]);
+
+export interface SubRequest {
+  readonly method: string;
+  readonly path: string;
+  readonly headers: Record<string, string>;
+  readonly body: JsonObject | undefined;
+}
+
+export interface SubResponse extends JsonObject {
+  status: number;
+  path: string;
+  headers: JsonObject;
+  body: JsonValue;
+}
+
+/** Thrown inside the unit of work to roll it back; the batch answers with this sub-response. */
+class BatchAborted extends Error {
+  constructor(readonly response: SubResponse) {
+    super(`batch aborted by a ${response.status} sub-response`);
+  }
+}
+
+/** Requesters of a batch, by Authorization value: computed once, shared by sub-requests. */
+export const BATCH_REQUESTERS = "tessera.batchRequesters";
+
+export function registerBatchRoute(router: Router, services: HttpServices, app: Koa): void {
+  let pipeline: ((ctx: Context) => Promise<void>) | undefined;
+  router.all("/batch", async (ctx) => {
+    if (ctx.method !== "POST") throw new MethodNotAllowedError(["POST"], "Batch only accepts POST.");
+    const requests = parseBatch(ctx.request.body, services.options.batchMaxRequests);
+    pipeline ??= compose(app.middleware) as unknown as (ctx: Context) => Promise<void>;
+    const run = pipeline;
+    const shared = new Map<string, Requester>([[ctx.get("authorization"), ctx.state.requester as Requester]]);
+    const inherited = Object.fromEntries(Object.entries(ctx.headers).filter(([name, v]) => !NOT_INHERITED.has(name) && typeof v === "string")) as Record<string, string>;
+    try {
+      const responses = await services.unitOfWork.run(async () => {
+        const results: SubResponse[] = [];
+        for (const request of requests) {
+          const response = await runSubRequest(app, run, { ...request, headers: { ...inherited, ...lowerKeys(request.headers) } }, shared);
+          if (response.status >= 500 || response.status === 409) throw new BatchAborted(response);
+          results.push(response);
+        }
+        return results;
+      });
+      ctx.body = { responses };
+    } catch (error) {
+      if (!(error instanceof BatchAborted)) throw error;
+      ctx.status = error.response.status;
+      for (const [name, value] of Object.entries(error.response.headers)) if (name !== "content-length") ctx.set(name, String(value));
+      ctx.body = error.response.body;
+    }
+  });
+}
+
+async function runSubRequest(app: Koa, run: (ctx: Context) => Promise<void>, request: SubRequest, shared: Map<string, Requester>): Promise<SubResponse> {
+  const req = new IncomingMessage(new Socket());
+  req.method = request.method;
+  req.url = request.path;
+  req.headers = request.headers;
+  const res = new ServerResponse(req);
+  const ctx = app.createContext(req, res);
+  ctx.request.body = request.body;
+  (ctx as Context & { disableBodyParser?: boolean }).disableBodyParser = true;
+  ctx.state[BATCH_REQUESTERS] = shared;
+  await run(ctx);
+  const headers: JsonObject = {};
+  for (const [name, value] of Object.entries(ctx.response.headers)) if (value !== undefined) headers[name] = String(value);
+  const body = ctx.body === undefined || ctx.body === null || ctx.method === "HEAD" ? null : (ctx.body as JsonValue);
+  return { status: ctx.status, path: request.path.split("?")[0] ?? request.path, headers, body };
+}
+
+function lowerKeys(headers: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
+}
+
+/** Shape of the batch body; `defaults` merged into each request without overriding it. */
+export function parseBatch(body: unknown, maxRequests: number | null): SubRequest[] {
+  const problems: ValidationDetail[] = [];
+  const bad = (name: string, description: string) => problems.push({ location: "body", name, description });
+  if (!isJsonObject(body)) throw ValidationError.single("body", null, "Body must be an object with a list of requests");
+  for (const key of Object.keys(body)) if (key !== "defaults" && key !== "requests") bad(key, `Unrecognized key "${key}"`);
+  const defaults = body.defaults === undefined ? {} : body.defaults;
+  if (!isJsonObject(defaults)) bad("defaults", "defaults must be an object");
+  if (!Array.isArray(body.requests)) bad("requests", "requests must be a list");
+  if (problems.length > 0) throw new ValidationError(problems);
+  const raw = body.requests as JsonValue[];
+  if (maxRequests !== null && raw.length > maxRequests) throw ValidationError.single("body", "requests", `Number of requests is limited to ${maxRequests}`);
+  const requests = raw.map((entry, i) => subRequest(merge(defaults as JsonObject, entry), `requests.${i}`, bad));
+  if (problems.length > 0) throw new ValidationError(problems);
+  return requests as SubRequest[];
+}
+
+/** Defaults fill what a request lacks, headers and body key by key. */
+function merge(defaults: JsonObject, entry: JsonValue): JsonValue {
+  if (!isJsonObject(entry)) return entry;
+  const merged: JsonObject = { ...defaults, ...entry };
+  for (const key of ["headers", "body"]) {
+    const base = defaults[key];
+    const own = entry[key];
+    if (isJsonObject(base) && isJsonObject(own)) merged[key] = { ...base, ...own };
+  }
+  return merged;
+}
+
+function subRequest(entry: JsonValue, name: string, bad: (name: string, description: string) => void): SubRequest | undefined {
+  if (!isJsonObject(entry)) {
+    bad(name, "each request must be an object");
+    return undefined;
+  }
+  for (const key of Object.keys(entry)) if (!REQUEST_KEYS.has(key)) bad(`${name}.${key}`, `Unrecognized key "${key}"`);
+  const method = entry.method ?? "GET";
+  if (typeof method !== "string" || !METHODS.has(method)) bad(`${name}.method`, `method must be one of ${[...METHODS].join(", ")} (uppercase)`);
+  const path = entry.path;
+  if (typeof path !== "string" || !path.startsWith("/")) bad(`${name}.path`, "path is required and must start with /");
+  else if (path.includes("/batch")) bad(`${name}.path`, "Recursive calls to the batch endpoint are not allowed");
+  const headers = entry.headers ?? {};
+  if (!isJsonObject(headers) || !Object.values(headers).every((v) => typeof v === "string")) bad(`${name}.headers`, "headers must be an object of strings");
+  const body = entry.body;
+  if (body !== undefined && !isJsonObject(body)) bad(`${name}.body`, "body must be an object");
+  if (typeof path !== "string" || typeof method !== "string") return undefined;
+  return {
+    method,
+    path: path.startsWith(`${VERSION_PREFIX}/`) || path === VERSION_PREFIX ? path : `${VERSION_PREFIX}${path}`,
+    headers: headers as Record<string, string>,
+    body: body as JsonObject | undefined,
+  };
+}
