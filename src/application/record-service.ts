@@ -77,6 +77,16 @@ export interface RecordServiceDeps {
 
 const MAX_PATCH_ATTEMPTS = 5;
 
+/**
+ * A payload, or how to parse it: parsing runs after authorization, so that a caller who may not
+ * write gets 401/403 rather than a 400 about a body they may not send (api-contract §8 order).
+ */
+export type PayloadSource<T> = T | (() => T);
+
+function payloadOf<T extends object>(source: PayloadSource<T>): T {
+  return typeof source === "function" ? (source as () => T)() : source;
+}
+
 export class RecordService {
   private readonly authorizer: Authorizer;
 
@@ -119,9 +129,10 @@ export class RecordService {
     return this.deps.records.collectionTimestamp(this.scopeOf(requester, resource));
   }
 
-  async create(requester: Requester, resource: ResourceDefinition, payload: RecordPayload, preconditions: Preconditions = {}): Promise<RecordResult> {
+  async create(requester: Requester, resource: ResourceDefinition, source: PayloadSource<RecordPayload>, preconditions: Preconditions = {}): Promise<RecordResult> {
     const scope = this.scopeOf(requester, resource);
     const caller = await this.callerFor(requester, resource);
+    const payload = await this.payloadForCreate(caller, resource, source);
     const { fields, lastModified } = splitManagedFields(payload.data ?? {});
     const requestedId = payload.data?.id;
     if (requestedId !== undefined && !isValidRecordId(requestedId)) throw ValidationError.single("path", null, "Invalid object id");
@@ -160,12 +171,13 @@ export class RecordService {
     return { record, permissions: await this.aclFor(resource, caller, id), created: false };
   }
 
-  async replace(requester: Requester, resource: ResourceDefinition, id: string, payload: RecordPayload, preconditions: Preconditions = {}): Promise<RecordResult> {
+  async replace(requester: Requester, resource: ResourceDefinition, id: string, source: PayloadSource<RecordPayload>, preconditions: Preconditions = {}): Promise<RecordResult> {
     const scope = this.scopeOf(requester, resource);
     const caller = await this.callerFor(requester, resource);
     const existing = await this.deps.records.get(scope, id);
     if (existing) await this.requireRecord(caller, resource, "replace", id);
     else await this.requireCollection(caller, resource, "create", this.permissionFor(resource, "create"));
+    const payload = payloadOf(source);
     checkPreconditions(preconditions, { timestamp: existing?.lastModified, existing: existing ? recordBody(existing) : null }, false);
     const data = payload.data ?? (existing ? { ...existing.data } : {});
     rejectOtherId(data, id);
@@ -181,9 +193,11 @@ export class RecordService {
     });
   }
 
-  async update(requester: Requester, resource: ResourceDefinition, id: string, patch: PatchPayload, preconditions: Preconditions = {}): Promise<RecordResult> {
+  async update(requester: Requester, resource: ResourceDefinition, id: string, source: PayloadSource<PatchPayload>, preconditions: Preconditions = {}): Promise<RecordResult> {
     const scope = this.scopeOf(requester, resource);
     const caller = await this.callerFor(requester, resource);
+    await this.authorizeWrite(caller, resource, scope, "update", id);
+    const patch = payloadOf(source);
     const changes = patch.data ?? {};
     rejectOtherId(changes, id);
     const { fields: changedFields, lastModified } = splitManagedFields(changes);
@@ -290,6 +304,19 @@ export class RecordService {
     return { scope, access: { kind: "ids", ids } };
   }
 
+  /**
+   * The POST body, parsed before authorization because its id decides what is checked; a bad
+   * body is reported only to callers who may create, the others get 401/403.
+   */
+  private async payloadForCreate(caller: Caller, resource: ResourceDefinition, source: PayloadSource<RecordPayload>): Promise<RecordPayload> {
+    try {
+      return payloadOf(source);
+    } catch (error) {
+      if (error instanceof ValidationError) await this.requireCollection(caller, resource, "create", this.permissionFor(resource, "create"));
+      throw error;
+    }
+  }
+
   /** POST of an id that exists: the stored record, unchanged, for callers who may read it. */
   private async existingForPost(caller: Caller, resource: ResourceDefinition, scope: Scope, id: string, preconditions: Preconditions): Promise<RecordResult | undefined> {
     const existing = await this.deps.records.get(scope, id);
@@ -304,15 +331,19 @@ export class RecordService {
    * the collection and a 403 (401 anonymous) for the others, so existence never leaks.
    */
   private async writableRecord(caller: Caller, resource: ResourceDefinition, scope: Scope, view: ViewName, id: string): Promise<StoredRecord> {
+    await this.authorizeWrite(caller, resource, scope, view, id);
+    const existing = await this.deps.records.get(scope, id);
+    if (!existing) throw new RecordNotFoundError(resource.name, id);
+    return existing;
+  }
+
+  private async authorizeWrite(caller: Caller, resource: ResourceDefinition, scope: Scope, view: ViewName, id: string): Promise<void> {
     const permission = this.permissionFor(resource, view);
     if (resource.kind === "shareable" && !(await this.authorizer.allowed(caller, resource, view, recordObjectId(resource.name, id), permission))) {
       const missing = !(await this.deps.records.get(scope, id));
       if (missing && (await this.authorizer.collectionAllowed(caller, resource, "list", READ))) throw new RecordNotFoundError(resource.name, id);
       throw denial(caller);
     }
-    const existing = await this.deps.records.get(scope, id);
-    if (!existing) throw new RecordNotFoundError(resource.name, id);
-    return existing;
   }
 
   private async validate(resource: ResourceDefinition, data: JsonObject): Promise<void> {

@@ -82,7 +82,7 @@ export function registerRecordRoutes(router: Router, services: HttpServices): vo
         return;
       }
       case "POST": {
-        const result = await records.create(requester, definition, parseRecordPayload(ctx.request.body, definition), preconditions);
+        const result = await records.create(requester, definition, () => parseRecordPayload(ctx.request.body, definition), preconditions);
         respondWithRecord(ctx, result.created ? 201 : 200, result);
         return;
       }
@@ -111,13 +111,13 @@ export function registerRecordRoutes(router: Router, services: HttpServices): vo
         return;
       }
       case "PUT": {
-        const result = await records.replace(requester, definition, id, parseRecordPayload(ctx.request.body, definition), preconditions);
+        const result = await records.replace(requester, definition, id, () => parseRecordPayload(ctx.request.body, definition), preconditions);
         respondWithRecord(ctx, result.created ? 201 : 200, result);
         return;
       }
       case "PATCH": {
         const merge = ctx.is(MERGE_PATCH) === MERGE_PATCH;
-        const result = await records.update(requester, definition, id, parseRecordPatch(ctx.request.body, definition, merge), preconditions);
+        const result = await records.update(requester, definition, id, () => parseRecordPatch(ctx.request.body, definition, merge), preconditions);
         respondWithRecord(ctx, 200, result);
         return;
       }
