@@ -2,7 +2,7 @@
  * What a program embedding Tessera can add at startup (spec §4.2, §5.6): resources defined in
  * code, authentication policies, a group finder and heartbeat checks.
  */
-import type { JsonValue } from "../domain/json.js";
+import type { JsonObject, JsonValue } from "../domain/json.js";
 import type { BoundPermissionsFn } from "../domain/permissions.js";
 import type { HealthCheck } from "./health-service.js";
 import type { AuthenticationPolicy } from "./ports/authentication-policy.js";
@@ -16,6 +16,8 @@ export interface ResourceSpec {
   /** Permission names beyond `read` and `write` (e.g. `publish`). */
   readonly extraPermissions?: readonly string[];
   readonly validate?: RecordValidator;
+  /** JSON Schema of the record's data, shown in the OpenAPI document. */
+  readonly schema?: JsonObject;
   readonly viewPermissions?: Readonly<Partial<Record<ViewName, string>>>;
   readonly authorization?: AuthorizationPolicy;
   readonly boundPermissions?: BoundPermissionsFn;

@@ -36,6 +36,8 @@ export interface ResourceDefinition {
   /** `<name>_<permission>_principals`: principals holding a permission on the whole collection. */
   readonly settingsPrincipals: Readonly<Record<string, readonly string[]>>;
   readonly validate?: RecordValidator;
+  /** JSON Schema of the record's data, for documentation (OpenAPI); validation is `validate`. */
+  readonly schema?: JsonObject;
   /** Permission required by a view, when it differs from the default (e.g. update → publish). */
   readonly viewPermissions?: Readonly<Partial<Record<ViewName, string>>>;
   readonly authorization?: AuthorizationPolicy;

@@ -26,6 +26,7 @@ export function buildResources(specs: readonly ResourceSpec[], settings: Readonl
       permissions,
       settingsPrincipals,
       validate: spec.validate,
+      schema: spec.schema,
       viewPermissions: spec.viewPermissions,
       authorization: spec.authorization,
       boundPermissions: spec.boundPermissions,
