@@ -3,12 +3,12 @@
  * paths as plain parameterised SQL, and the transaction of the current unit of work.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
-import { readFileSync } from "node:fs";
 import pg from "pg";
 import { DataSource } from "typeorm";
 import { BackendError } from "../../domain/errors.js";
 import { postgresDataSourceOptions, POSTGRES_MIGRATIONS, type MigrationClass } from "./postgres-data-source.js";
 import { toDomainError, type PostgresBackendName } from "./postgres-errors.js";
+import { urlWithPassword } from "./postgres-url.js";
 
 export interface PostgresDatabaseOptions {
   /** `postgresql://user[:password]@host:port/database`; missing parts come from libpq env (PGPASSWORD...). */
@@ -42,14 +42,8 @@ export interface Statement {
 // Serialises concurrent `migrate` runs of several processes (an arbitrary, fixed key).
 const MIGRATION_LOCK_KEY = 7_364_211_093;
 
-/** The URL with the password of `passwordFile`, if any: pg lets a URL's (empty) password win over options. */
-function urlWithPassword(url: string, passwordFile: string | undefined): string {
-  if (passwordFile === undefined) return url;
-  const password = readFileSync(passwordFile, "utf8").replace(/\r?\n$/, "");
-  const parsed = new URL(url);
-  parsed.password = encodeURIComponent(password);
-  return parsed.toString();
-}
+/** Listener for a checked-out client: its next statement reports the failure instead. */
+function ignoreClientError(): void {}
 
 function isPool(value: unknown): value is pg.Pool {
   return value instanceof pg.Pool || (typeof value === "object" && value !== null && "totalCount" in value && "connect" in value);
@@ -118,6 +112,9 @@ export class PostgresDatabase {
       client?.release(err instanceof Error ? err : true);
       throw toDomainError(backend, err);
     }
+    // A checked-out client's connection error (server restart, terminated backend) would be
+    // an unhandled 'error' event; the next statement on it fails and rolls back the work instead.
+    client.on("error", ignoreClientError);
     let result: T;
     try {
       result = await this.transactions.run(client, work);
@@ -127,13 +124,16 @@ export class PostgresDatabase {
         () => false,
         () => true,
       );
+      client.off("error", ignoreClientError);
       client.release(broken);
       throw err;
     }
     try {
       await client.query("COMMIT");
+      client.off("error", ignoreClientError);
       client.release();
     } catch (err) {
+      client.off("error", ignoreClientError);
       client.release(true);
       throw toDomainError(backend, err);
     }
@@ -146,6 +146,7 @@ export class PostgresDatabase {
     try {
       const { dataSource, pool } = await this.open();
       lock = await pool.connect();
+      lock.on("error", ignoreClientError);
       await lock.query("SELECT pg_advisory_lock($1)", [MIGRATION_LOCK_KEY]);
       const applied = await dataSource.runMigrations({ transaction: "all" });
       return applied.map((migration) => migration.name);
@@ -157,6 +158,7 @@ export class PostgresDatabase {
           () => true,
           () => false,
         );
+        lock.off("error", ignoreClientError);
         lock.release(!unlocked);
       }
     }

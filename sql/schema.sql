@@ -1,0 +1,75 @@
+-- Tessera PostgreSQL schema, version 2: the same schema `tessera migrate` builds from the
+-- TypeORM migrations in src/adapters/postgres/migrations (a test compares the two).
+--
+-- For operators who keep schema rights away from the service: apply it once with
+--   psql -v ON_ERROR_STOP=1 -d <database> -f sql/schema.sql
+-- then grant the service's role SELECT, INSERT, UPDATE, DELETE on these tables. Re-applying it is
+-- harmless, and on a version-1 database it adds what version 2 adds. The rows it writes in
+-- tessera_migrations tell `tessera migrate` that nothing is left to do.
+
+BEGIN;
+
+-- Records and tombstones of every scope (collection + parent). Ids compare by code point.
+CREATE TABLE IF NOT EXISTS records (
+  collection TEXT COLLATE "C" NOT NULL,
+  parent_id TEXT COLLATE "C" NOT NULL,
+  id TEXT COLLATE "C" NOT NULL,
+  last_modified BIGINT NOT NULL,
+  data JSONB NOT NULL DEFAULT '{}',
+  deleted BOOLEAN NOT NULL DEFAULT FALSE,
+  CONSTRAINT pk_records PRIMARY KEY (collection, parent_id, id)
+);
+CREATE INDEX IF NOT EXISTS idx_records_scope_last_modified ON records (collection, parent_id, last_modified);
+
+-- One counter per scope, bumped in each write's transaction: strictly increasing timestamps.
+CREATE TABLE IF NOT EXISTS timestamps (
+  collection TEXT COLLATE "C" NOT NULL,
+  parent_id TEXT COLLATE "C" NOT NULL,
+  last_modified BIGINT NOT NULL,
+  CONSTRAINT pk_timestamps PRIMARY KEY (collection, parent_id)
+);
+
+-- ACEs: the primary key serves per-object lookups, the second index `principal = ANY($1)`.
+CREATE TABLE IF NOT EXISTS access_control_entries (
+  object_id TEXT COLLATE "C" NOT NULL,
+  permission TEXT COLLATE "C" NOT NULL,
+  principal TEXT COLLATE "C" NOT NULL,
+  CONSTRAINT pk_access_control_entries PRIMARY KEY (object_id, permission, principal)
+);
+CREATE INDEX IF NOT EXISTS idx_access_control_entries_principal ON access_control_entries (principal, permission, object_id);
+
+CREATE TABLE IF NOT EXISTS user_principals (
+  user_id TEXT COLLATE "C" NOT NULL,
+  principal TEXT COLLATE "C" NOT NULL,
+  CONSTRAINT pk_user_principals PRIMARY KEY (user_id, principal)
+);
+CREATE INDEX IF NOT EXISTS idx_user_principals_principal ON user_principals (principal);
+
+-- Cache entries: JSON text, expiry in epoch milliseconds of the database clock.
+CREATE TABLE IF NOT EXISTS cache (
+  key TEXT COLLATE "C" NOT NULL,
+  value TEXT NOT NULL,
+  expires BIGINT NOT NULL,
+  CONSTRAINT pk_cache PRIMARY KEY (key)
+);
+
+-- Version 2: purges read an index instead of the whole table.
+CREATE INDEX IF NOT EXISTS idx_records_tombstones ON records (last_modified) WHERE deleted;
+CREATE INDEX IF NOT EXISTS idx_cache_expires ON cache (expires);
+
+-- TypeORM's migrations table, as its migration runner creates it.
+CREATE TABLE IF NOT EXISTS tessera_migrations (
+  "id" SERIAL NOT NULL,
+  "timestamp" BIGINT NOT NULL,
+  "name" CHARACTER VARYING NOT NULL,
+  CONSTRAINT "PK_700391f93975abf7dc14d52d723" PRIMARY KEY ("id")
+);
+INSERT INTO tessera_migrations ("timestamp", "name")
+SELECT v.ts, v.name FROM (VALUES
+  (1763769600000, 'InitialSchema1763769600000'),
+  (1763769600001, 'PurgeIndexes1763769600001')
+) AS v(ts, name)
+WHERE NOT EXISTS (SELECT 1 FROM tessera_migrations m WHERE m.name = v.name)
+ORDER BY v.ts;
+
+COMMIT;
