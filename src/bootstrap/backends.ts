@@ -32,8 +32,12 @@ export interface OpenedBackends {
   records?: RecordStore;
   permissions?: PermissionStore;
   cache?: Cache;
-  /** A unit of work spanning records and permissions, when they share one transaction. */
+  /** A unit of work over this technology's records (and permissions, when they share a database). */
   unitOfWork?: UnitOfWork;
+  /** Records and ACEs live in one database: listings join them in one query. */
+  recordsJoinPermissions?: boolean;
+  /** Creates tables and indices; the ports' initializeSchema otherwise. */
+  migrate?(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -87,16 +91,17 @@ export async function openBackends(settings: Settings, clock: Clock): Promise<Ba
   const records = pick("records") as RecordStore;
   const permissions = pick("permissions");
   const cache = pick("cache") as Cache;
-  const shared = opened.find((o) => o.records && o.unitOfWork);
-  const together = shared !== undefined && (!permissions || shared.permissions === permissions);
+  const storage = opened.find((o) => o.records);
   return {
     records,
     permissions,
     cache,
-    unitOfWork: together && shared.unitOfWork ? shared.unitOfWork : new DirectUnitOfWork(),
-    // One SQL query when records and ACEs live in the same database.
-    accessStrategy: together && permissions !== undefined && settings.storage.backend === "postgresql" ? "join" : "ids",
+    // Records and their ACLs commit together only where one transaction spans both; across
+    // technologies (PostgreSQL records, Redis permissions) each write commits on its own.
+    unitOfWork: storage?.unitOfWork ?? new DirectUnitOfWork(),
+    accessStrategy: storage?.recordsJoinPermissions ? "join" : "ids",
     async migrate() {
+      for (const backend of opened) if (backend.migrate) await backend.migrate();
       await records.initializeSchema();
       await permissions?.initializeSchema();
       await cache.initializeSchema();

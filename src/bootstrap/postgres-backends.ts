@@ -1,7 +1,35 @@
+/** `postgresql` in settings: the PostgreSQL adapters, one pool per distinct URL. */
+import type { PostgresDatabaseOptions } from "../adapters/postgres/postgres-database.js";
+import { openPostgres } from "../adapters/postgres/postgres-backends.js";
 import type { BackendRequest, OpenedBackends } from "./backends.js";
-import type { Clock } from "../application/ports/clock.js";
+import type { BackendSettings } from "./settings.js";
 
-// TEMPORARY until the PostgreSQL adapters land (wired in this file).
-export function openPostgresBackends(_request: BackendRequest, _clock: Clock): Promise<OpenedBackends> {
-  return Promise.reject(new Error("postgresql backends are not wired yet"));
+function databaseOptions(settings: BackendSettings<string>): PostgresDatabaseOptions {
+  return {
+    url: settings.url ?? "",
+    poolSize: settings.poolSize,
+    maxOverflow: settings.maxOverflow,
+    maxBacklog: settings.maxBacklog,
+    poolRecycleSeconds: settings.poolRecycleSeconds,
+    poolTimeoutSeconds: settings.poolTimeoutSeconds,
+    passwordFile: settings.passwordFile,
+  };
+}
+
+export function openPostgresBackends(request: BackendRequest): Promise<OpenedBackends> {
+  const opened = openPostgres({
+    storage: request.storage && databaseOptions(request.storage),
+    permission: request.permission && databaseOptions(request.permission),
+    cache: request.cache && { ...databaseOptions(request.cache), prefix: request.cache.prefix },
+  });
+  const sameDatabase = request.storage !== undefined && request.permission !== undefined && request.storage.url === request.permission.url;
+  return Promise.resolve({
+    records: opened.recordStore,
+    permissions: opened.permissionStore,
+    cache: opened.cache,
+    unitOfWork: opened.unitOfWork,
+    recordsJoinPermissions: sameDatabase,
+    migrate: () => opened.migrate(),
+    close: () => opened.close(),
+  });
 }
