@@ -286,6 +286,8 @@ export class RecordService {
   /**
    * The scope, and the access restriction for callers without collection-level `permission`:
    * only the records on which they hold it (through their ACLs), resolved as the strategy says.
+   * As in Kinto, such callers are refused (401/403) unless they hold it on at least one record
+   * or may create records (then they get an empty list).
    */
   private async readableScope(requester: Requester, resource: ResourceDefinition, view: ViewName, permission: typeof READ | typeof WRITE): Promise<{ scope: Scope; access?: RecordAccess }> {
     const scope = this.scopeOf(requester, resource);
@@ -293,15 +295,22 @@ export class RecordService {
     const caller = await requester.caller();
     const required = this.permissionFor(resource, view);
     if (await this.authorizer.allowed(caller, resource, view, collectionObjectId(resource.name), required)) return { scope };
+    const access = await this.accessOf(caller, resource, permission);
+    const mayCreate = () => this.authorizer.allowed(caller, resource, "create", collectionObjectId(resource.name), this.permissionFor(resource, "create"));
+    if (!(await mayCreate()) && (await this.deps.records.count(scope, { filters: [], access })) === 0) throw denial(caller);
+    return { scope, access };
+  }
+
+  private async accessOf(caller: Caller, resource: ResourceDefinition, permission: typeof READ | typeof WRITE): Promise<RecordAccess> {
     const pattern = recordsPattern(resource.name);
     const bound = boundPermissionsOf(resource);
     if (this.deps.accessStrategy === "join") {
       const permissions = bound(pattern, permission).filter((b) => b.objectId === pattern).map((b) => b.permission);
-      return { scope, access: { kind: "principals", principals: caller.principals, permissions, objectIdPrefix: `/${resource.name}/` } };
+      return { kind: "principals", principals: caller.principals, permissions, objectIdPrefix: `/${resource.name}/` };
     }
     const objects = this.deps.permissions ? await this.deps.permissions.principalsAccessibleObjects(caller.principals, permission, pattern, bound) : new Set<string>();
     const ids = [...objects].map((o) => recordIdOf(resource.name, o)).filter((id): id is string => id !== undefined);
-    return { scope, access: { kind: "ids", ids } };
+    return { kind: "ids", ids };
   }
 
   /**
