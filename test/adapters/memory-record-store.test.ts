@@ -1,13 +1,15 @@
 /** Runs the RecordStore contract on the memory adapter, plus what only memory can promise. */
 import { expect } from "chai";
+import { compareJson } from "../../src/adapters/memory/json-ordering.js";
 import { MemoryRecordStore } from "../../src/adapters/memory/memory-record-store.js";
+import type { JsonValue } from "../../src/domain/json.js";
 import { recordStoreContract } from "../contract/record-store.contract.js";
 
 const realClock = { now: () => Date.now() };
 
-recordStoreContract("memory", async () => {
+recordStoreContract("memory", () => {
   const store = new MemoryRecordStore(realClock);
-  return { port: store, reset: () => store.flush(), close: () => store.close() };
+  return Promise.resolve({ port: store, reset: () => store.flush(), close: () => store.close() });
 });
 
 describe("MemoryRecordStore", () => {
@@ -60,5 +62,46 @@ describe("MemoryRecordStore", () => {
     expect((await store.create(scope, "a2", {})).lastModified).to.equal(2_000_001);
     now = 5;
     expect((await store.create(scope, "a3", {})).lastModified).to.equal(2_000_002);
+  });
+
+  it("sorts strings by code point, astral characters after the rest of the BMP", async () => {
+    const store = new MemoryRecordStore(realClock);
+    for (const [i, name] of ["é", "a", "B", "😀", "\uFFFD", "Z", "ab"].entries()) await store.create(scope, `r${i}`, { name });
+    const sorted = await store.list(scope, { ...listAll, sort: [{ field: "name", descending: false }, listAll.sort[0]] });
+    expect(sorted.map((e) => (e.deleted ? null : e.data.name))).to.deep.equal(["B", "Z", "a", "ab", "é", "\uFFFD", "😀"]);
+  });
+});
+
+describe("compareJson (jsonb-like order of the memory store)", () => {
+  const order = (a: JsonValue | undefined, b: JsonValue | undefined) => Math.sign(compareJson(a, b));
+
+  it("ranks types null < string < number < boolean < array < object < missing", () => {
+    const ranked: (JsonValue | undefined)[] = [null, "", "z", -5, 0, 2.5, false, true, [], [null], {}, { a: null }, undefined];
+    for (let i = 0; i + 1 < ranked.length; i += 1) expect(order(ranked[i], ranked[i + 1]), JSON.stringify(ranked.slice(i, i + 2))).to.equal(-1);
+  });
+
+  it("treats a top-level empty array as an array, unlike PostgreSQL's quirk that sorts it before null", () => {
+    expect(order([], null)).to.equal(1);
+    expect(order([], true)).to.equal(1);
+  });
+
+  it("compares objects pair by pair in jsonb key order: shorter keys first, then key, then value", () => {
+    expect(order({ a: 2, b: 0 }, { a: 1, c: 0 })).to.equal(1);
+    // jsonb stores keys shorter first: z before aa, y before ab, so z vs y decides.
+    expect(order({ z: 0, aa: 0 }, { y: 0, ab: 0 })).to.equal(1);
+    expect(order({ b: 1 }, { aa: 0 })).to.equal(1);
+    expect(order({ x: { y: [1, "a"] } }, { x: { y: [1, "a"] } })).to.equal(0);
+  });
+
+  it("compares arrays by length first, then element by element", () => {
+    expect(order([9], [0, 0])).to.equal(-1);
+    expect(order([1, "b"], [1, "a"])).to.equal(1);
+    expect(order([[1]], [{}])).to.equal(-1);
+  });
+
+  it("orders numbers numerically and equal values as equal", () => {
+    expect(order(10, 9)).to.equal(1);
+    expect(order(-0, 0)).to.equal(0);
+    expect(order(undefined, undefined)).to.equal(0);
   });
 });

@@ -67,8 +67,8 @@ function compareObjects(a: JsonObject, b: JsonObject): number {
   const keysB = jsonbKeyOrder(b);
   if (keysA.length !== keysB.length) return keysA.length - keysB.length;
   for (let i = 0; i < keysA.length; i += 1) {
-    const keyA = keysA[i]!;
-    const keyB = keysB[i]!;
+    const keyA = keysA[i];
+    const keyB = keysB[i];
     const order = compareCodePoints(keyA, keyB) || compareJson(a[keyA], b[keyB]);
     if (order !== 0) return order;
   }
@@ -82,7 +82,7 @@ export function compareJson(a: JsonValue | undefined, b: JsonValue | undefined):
   if (rank !== 0) return rank;
   if (typeof a === "string") return compareCodePoints(a, b as string);
   if (typeof a === "number") return a < (b as number) ? -1 : a > (b as number) ? 1 : 0;
-  if (typeof a === "boolean") return Number(a) - Number(b as boolean);
+  if (typeof a === "boolean") return Number(a) - Number(b);
   if (Array.isArray(a)) return compareArrays(a, b as JsonValue[]);
   if (a === null) return 0;
   return compareObjects(a, b as JsonObject);

@@ -3,6 +3,7 @@
  * the same contract suite as PostgreSQL, so the layers above can trust it. Listing scans the
  * scope (no indexes): fine for the sizes memory is meant for.
  */
+/* eslint-disable @typescript-eslint/require-await -- the port is async; memory has nothing to await, and async keeps errors as rejections */
 import type { JsonObject } from "../../domain/json.js";
 import { ConflictError, PreconditionFailedError, RecordNotFoundError } from "../../domain/errors.js";
 import { nextTimestamp, recordBody, splitManagedFields, type RecordOrTombstone, type StoredRecord, type Tombstone } from "../../domain/records.js";
