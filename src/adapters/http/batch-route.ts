@@ -78,7 +78,7 @@ async function runSubRequest(app: Koa, run: (ctx: Context) => Promise<void>, req
   const req = new IncomingMessage(new Socket());
   req.method = request.method;
   req.url = request.path;
-  req.headers = request.headers;
+  req.headers = request.body === undefined ? request.headers : { ...bodyHeaders(request), ...withoutBodyHeaders(request.headers) };
   const res = new ServerResponse(req);
   const ctx = app.createContext(req, res);
   ctx.request.body = request.body;
@@ -89,6 +89,19 @@ async function runSubRequest(app: Koa, run: (ctx: Context) => Promise<void>, req
   for (const [name, value] of Object.entries(ctx.response.headers)) if (value !== undefined) headers[name] = String(value);
   const body = ctx.body === undefined || ctx.body === null || ctx.method === "HEAD" ? null : (ctx.body as JsonValue);
   return { status: ctx.status, path: request.path.split("?")[0] ?? request.path, headers, body };
+}
+
+/** A body needs a length and a JSON type, or handlers asking its media type (merge-patch) see none. */
+function bodyHeaders(request: SubRequest): Record<string, string> {
+  const type = request.headers["content-type"];
+  return {
+    "content-type": type !== undefined && /json/i.test(type) ? type : "application/json; charset=utf-8",
+    "content-length": String(Buffer.byteLength(JSON.stringify(request.body))),
+  };
+}
+
+function withoutBodyHeaders(headers: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).filter(([name]) => name !== "content-type" && name !== "content-length"));
 }
 
 function lowerKeys(headers: Record<string, string>): Record<string, string> {
