@@ -5,9 +5,9 @@ import { cacheContract } from "../contract/cache.contract.js";
 // One store shared by every instance of this run, as several Redis clients share one server.
 const shared = createMemoryCacheStore();
 
-cacheContract("memory", async (options) => {
+cacheContract("memory", (options) => {
   const port = new MemoryCache(options?.prefix ?? "tessera:cache:", undefined, shared);
-  return { port, reset: () => port.flush(), close: () => port.close() };
+  return Promise.resolve({ port, reset: () => port.flush(), close: () => port.close() });
 });
 
 describe("MemoryCache", () => {

@@ -2,9 +2,9 @@ import { expect } from "chai";
 import { MemoryPermissionStore } from "../../src/adapters/memory/memory-permission-store.js";
 import { permissionStoreContract } from "../contract/permission-store.contract.js";
 
-permissionStoreContract("memory", async () => {
+permissionStoreContract("memory", () => {
   const port = new MemoryPermissionStore();
-  return { port, reset: () => port.flush(), close: () => port.close() };
+  return Promise.resolve({ port, reset: () => port.flush(), close: () => port.close() });
 });
 
 describe("MemoryPermissionStore", () => {

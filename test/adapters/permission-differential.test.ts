@@ -27,8 +27,8 @@ function harnessOf(port: PermissionStore): Harness<PermissionStore> {
 }
 
 const BACKENDS: Backend[] = [
-  { name: "memory", open: async () => harnessOf(new MemoryPermissionStore()) },
-  { name: "redis", service: "redis", open: async () => harnessOf(new RedisPermissionStore({ url: REDIS_URL, prefix: RUN, poolSize: 4 })) },
+  { name: "memory", open: () => Promise.resolve(harnessOf(new MemoryPermissionStore())) },
+  { name: "redis", service: "redis", open: () => Promise.resolve(harnessOf(new RedisPermissionStore({ url: REDIS_URL, prefix: RUN, poolSize: 4 }))) },
 ];
 
 const CI = process.env.CI === "true";
@@ -156,7 +156,7 @@ describe("PermissionStore differential test", function () {
             if (JSON.stringify(answer) === JSON.stringify(answers[0])) continue;
             divergences++;
             throw new Error(
-              `${BACKENDS[index]!.name} diverges from ${BACKENDS[0]!.name} at step ${step} ${JSON.stringify(op)}: ` +
+              `${BACKENDS[index].name} diverges from ${BACKENDS[0].name} at step ${step} ${JSON.stringify(op)}: ` +
                 `${JSON.stringify(answer)} vs ${JSON.stringify(answers[0])}`,
             );
           }

@@ -107,14 +107,14 @@ async function eventually<T>(ms: number, attempt: () => Promise<T>): Promise<T> 
 describe("Redis adapters", function () {
   requireService("redis");
 
-  permissionStoreContract("redis", async () => {
+  permissionStoreContract("redis", () => {
     const port = new RedisPermissionStore({ url: REDIS_URL, prefix: `${RUN}perm:`, poolSize: 4 });
-    return { port, reset: () => port.flush(), close: () => port.close() };
+    return Promise.resolve({ port, reset: () => port.flush(), close: () => port.close() });
   });
 
-  cacheContract("redis", async (options) => {
+  cacheContract("redis", (options) => {
     const port = new RedisCache({ url: REDIS_URL, prefix: `${RUN}cache:${options?.prefix ?? ""}`, poolSize: 4 });
-    return { port, reset: () => port.flush(), close: () => port.close() };
+    return Promise.resolve({ port, reset: () => port.flush(), close: () => port.close() });
   });
 
   describe("Redis specifics", function () {
@@ -156,6 +156,8 @@ describe("Redis adapters", function () {
     });
     afterEach(async () => {
       for (const port of opened.splice(0).reverse()) await port.close();
+      const leftovers = await keysUnder(`${RUN}specific:`);
+      if (leftovers.length > 0) await admin.unlink(...leftovers);
     });
     after(async () => {
       // Leave nothing of this run behind.
@@ -248,6 +250,7 @@ describe("Redis adapters", function () {
         const store = permissionStore({ poolSize: 1 });
         await store.addPrincipalToAce("/articles/r1", "read", "alice");
         await store.addPrincipalToAce("/articles", "write", "team");
+        // eslint-disable-next-line @typescript-eslint/unbound-method -- re-applied with its `this` below
         const original = Redis.prototype.sendCommand;
         const repliesBeforeEachSend: number[] = [];
         let replies = 0;
@@ -337,6 +340,17 @@ describe("Redis adapters", function () {
         expect(await eventually(5_000, () => store.checkPermission("/a", "read", ["u"]))).to.equal(true);
         expect(await eventually(5_000, () => port.get("k"))).to.equal("v");
         expect(await store.heartbeat()).to.equal(true);
+      });
+
+      it("fails with BackendError, not a hang, when Redis accepts connections but never answers", async () => {
+        const silent = await proxy();
+        silent.freeze();
+        const store = permissionStore({ url: silent.url(), commandTimeoutMs: 300, connectTimeoutMs: 300 });
+        const started = Date.now();
+        await expectBackendError(store.checkPermission("/a", "read", ["u"]), "permission");
+        expect(Date.now() - started).to.be.lessThan(2_000);
+        silent.thaw();
+        expect(await eventually(5_000, () => store.checkPermission("/a", "read", ["u"]))).to.equal(false);
       });
 
       it("fails with BackendError, not a hang, when Redis was never there", async () => {

@@ -209,34 +209,34 @@ export function cacheContract(name: string, open: (options?: CacheOpenOptions) =
     describe("prefixes", () => {
       it("prepends the prefix to keys", async () => {
         await withPrefixes(["prefix_", ""], async ([prefixed, bare]) => {
-          await prefixed!.set("key", "foo", 42);
-          expect(await bare!.get("prefix_key")).to.equal("foo");
-          expect(await bare!.get("key")).to.equal(undefined);
+          await prefixed.set("key", "foo", 42);
+          expect(await bare.get("prefix_key")).to.equal("foo");
+          expect(await bare.get("key")).to.equal(undefined);
         });
       });
 
       it("reads, deletes and times out keys through the prefix", async () => {
         await withPrefixes(["prefix_", ""], async ([prefixed, bare]) => {
-          await bare!.set("prefix_key", "foo", 10);
-          expect(await prefixed!.get("key")).to.equal("foo");
-          const ttl = await prefixed!.ttl("key");
+          await bare.set("prefix_key", "foo", 10);
+          expect(await prefixed.get("key")).to.equal("foo");
+          const ttl = await prefixed.ttl("key");
           expect(ttl).to.be.greaterThan(9).and.at.most(10);
-          await prefixed!.expire("key", 20);
-          expect(await bare!.ttl("prefix_key")).to.be.greaterThan(19);
-          expect(await prefixed!.delete("key")).to.equal("foo");
-          expect(await bare!.get("prefix_key")).to.equal(undefined);
+          await prefixed.expire("key", 20);
+          expect(await bare.ttl("prefix_key")).to.be.greaterThan(19);
+          expect(await prefixed.delete("key")).to.equal("foo");
+          expect(await bare.get("prefix_key")).to.equal(undefined);
         });
       });
 
       it("isolates caches with different prefixes, flush included", async () => {
         await withPrefixes(["one:", "two:"], async ([one, two]) => {
-          await one!.set("k", "from one", 42);
-          await two!.set("k", "from two", 42);
-          expect(await one!.get("k")).to.equal("from one");
-          expect(await two!.get("k")).to.equal("from two");
-          await one!.flush();
-          expect(await one!.get("k")).to.equal(undefined);
-          expect(await two!.get("k")).to.equal("from two");
+          await one.set("k", "from one", 42);
+          await two.set("k", "from two", 42);
+          expect(await one.get("k")).to.equal("from one");
+          expect(await two.get("k")).to.equal("from two");
+          await one.flush();
+          expect(await one.get("k")).to.equal(undefined);
+          expect(await two.get("k")).to.equal("from two");
         });
       });
     });

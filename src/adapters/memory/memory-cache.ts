@@ -1,4 +1,5 @@
 /** In-process Cache with expiry. Values are stored as JSON text, so callers never share objects. */
+/* eslint-disable @typescript-eslint/require-await -- the port is async; memory answers at once */
 import type { Cache } from "../../application/ports/cache.js";
 import type { Clock } from "../../application/ports/clock.js";
 import type { JsonValue } from "../../domain/json.js";

@@ -1,4 +1,5 @@
 /** In-process PermissionStore: the reference fake the application tests trust (same contract as the others). */
+/* eslint-disable @typescript-eslint/require-await -- the port is async; memory answers at once */
 import type { ObjectPermissions, PermissionStore } from "../../application/ports/permission-store.js";
 import type { BoundPermission, BoundPermissionsFn } from "../../domain/permissions.js";
 import { AUTHENTICATED } from "../../domain/principals.js";
@@ -48,7 +49,7 @@ export class MemoryPermissionStore implements PermissionStore {
 
   async addPrincipalToAce(objectId: string, permission: string, principal: string): Promise<void> {
     let acl = this.aces.get(objectId);
-    if (!acl) this.aces.set(objectId, (acl = new Map()));
+    if (!acl) this.aces.set(objectId, (acl = new Map<string, Set<string>>()));
     let principals = acl.get(permission);
     if (!principals) acl.set(permission, (principals = new Set()));
     principals.add(principal);
@@ -121,7 +122,7 @@ export class MemoryPermissionStore implements PermissionStore {
       const next = new Set(principals);
       let acl = this.aces.get(objectId);
       if (next.size > 0) {
-        if (!acl) this.aces.set(objectId, (acl = new Map()));
+        if (!acl) this.aces.set(objectId, (acl = new Map<string, Set<string>>()));
         acl.set(perm, next);
       } else if (acl) {
         acl.delete(perm);
