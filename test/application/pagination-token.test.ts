@@ -1,0 +1,37 @@
+import { expect } from "chai";
+import { ValidationError } from "../../src/domain/errors.js";
+import { PaginationTokens } from "../../src/application/pagination-token.js";
+import type { SortKey } from "../../src/application/listing.js";
+
+describe("pagination tokens", () => {
+  const tokens = new PaginationTokens("secret");
+  const sort: SortKey[] = [{ field: "title", descending: false }, { field: "last_modified", descending: true }];
+  const position = { cursor: { values: ["b", 12] }, upTo: 20 };
+
+  it("round-trips the last entry's sort values and the walk's bound", () => {
+    expect(tokens.decode(tokens.encode(sort, [], position), sort, [])).to.deep.equal(position);
+  });
+
+  it("keeps a missing sort value missing", () => {
+    const missing = { cursor: { values: [undefined, 12] }, upTo: 20 };
+    expect(tokens.decode(tokens.encode(sort, [], missing), sort, [])).to.deep.equal(missing);
+  });
+
+  const refusals: [string, string][] = [
+    ["not base64 JSON", "%%%"],
+    ["JSON that is not an object", Buffer.from("[1]").toString("base64")],
+    ["an object without a signature", Buffer.from(JSON.stringify({ last_object: {}, up_to: 1 })).toString("base64")],
+    ["a forged position", Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(new PaginationTokens("secret").encode(sort, [], position), "base64").toString()), up_to: 99 })).toString("base64")],
+  ];
+  for (const [what, token] of refusals) {
+    it(`refuses ${what} with a 400`, () => {
+      expect(() => tokens.decode(token, sort, [])).to.throw(ValidationError);
+    });
+  }
+
+  it("refuses a token issued for another query", () => {
+    const token = tokens.encode(sort, [], position);
+    expect(() => tokens.decode(token, [{ field: "last_modified", descending: true }], [])).to.throw(ValidationError);
+    expect(() => tokens.decode(token, sort, [{ field: "a", operator: "eq", value: 1 }])).to.throw(ValidationError);
+  });
+});

@@ -1,0 +1,172 @@
+/** The record service wired by hand with memory adapters, a fixed clock and a counting id generator. */
+import { expect } from "chai";
+import { ConflictError, ForbiddenError, PreconditionFailedError, RecordNotFoundError, UnauthenticatedError, ValidationError } from "../../src/domain/errors.js";
+import { PaginationTokens } from "../../src/application/pagination-token.js";
+import { RecordService } from "../../src/application/record-service.js";
+import { anonymousRequester, authenticatedRequester, type Requester } from "../../src/application/requester.js";
+import type { ResourceDefinition } from "../../src/application/resources.js";
+import { MemoryPermissionStore } from "../../src/adapters/memory/memory-permission-store.js";
+import { MemoryRecordStore } from "../../src/adapters/memory/memory-record-store.js";
+import { DirectUnitOfWork } from "../../src/adapters/system/direct-unit-of-work.js";
+
+const articles: ResourceDefinition = { name: "articles", kind: "shareable", permissions: ["read", "write"], settingsPrincipals: { create: ["system.Authenticated"] } };
+const notes: ResourceDefinition = { name: "notes", kind: "user", permissions: ["read", "write"], settingsPrincipals: {} };
+
+describe("RecordService", () => {
+  let now: number;
+  let permissions: MemoryPermissionStore;
+  let records: MemoryRecordStore;
+  let service: RecordService;
+  let alice: Requester;
+  let bob: Requester;
+
+  beforeEach(() => {
+    now = 1_000_000;
+    let next = 0;
+    permissions = new MemoryPermissionStore();
+    records = new MemoryRecordStore({ now: () => now });
+    service = new RecordService({
+      records,
+      permissions,
+      unitOfWork: new DirectUnitOfWork(),
+      clock: { now: () => now },
+      ids: { generate: () => `id${++next}` },
+      tokens: new PaginationTokens("secret"),
+      accessStrategy: "ids",
+    });
+    const groups = (id: string) => permissions.userPrincipals(id);
+    alice = authenticatedRequester("alice", groups);
+    bob = authenticatedRequester("bob", groups);
+  });
+
+  it("creates by POST with a generated id and makes the creator a writer", async () => {
+    const result = await service.create(alice, articles, { data: { title: "a" } });
+    expect(result).to.deep.include({ created: true });
+    expect(result.record).to.deep.include({ id: "id1", data: { title: "a" } });
+    expect(result.permissions).to.deep.equal({ write: ["alice"] });
+  });
+
+  it("answers a POST of an existing id with the stored record, unchanged", async () => {
+    await service.create(alice, articles, { data: { id: "a1", title: "first" } });
+    const again = await service.create(alice, articles, { data: { id: "a1", title: "second" } });
+    expect(again.created).to.equal(false);
+    expect(again.record.data).to.deep.equal({ title: "first" });
+  });
+
+  it("refuses a POST of an existing id to a caller who may not read it", async () => {
+    await service.create(alice, articles, { data: { id: "a1" } });
+    await expectRejection(service.create(bob, articles, { data: { id: "a1" } }), ForbiddenError);
+  });
+
+  it("creates by PUT (also over a tombstone) and replaces by PUT", async () => {
+    expect((await service.replace(alice, articles, "a1", { data: { x: 1 } })).created).to.equal(true);
+    expect((await service.replace(alice, articles, "a1", { data: { y: 2 } })).record.data).to.deep.equal({ y: 2 });
+    await service.delete(alice, articles, "a1");
+    expect((await service.replace(alice, articles, "a1", { data: { z: 3 } })).created).to.equal(true);
+  });
+
+  it("re-adds the updater to write and replaces only the permissions a PATCH names", async () => {
+    await service.create(alice, articles, { data: { id: "a1" }, permissions: { read: ["carol"], write: ["bob"] } });
+    const patched = await service.update(bob, articles, "a1", { permissions: { write: [] }, merge: false });
+    expect(patched.permissions).to.deep.equal({ read: ["carol"], write: ["bob"] });
+  });
+
+  it("empties the permissions a PUT does not name", async () => {
+    await service.create(alice, articles, { data: { id: "a1" }, permissions: { read: ["carol"] } });
+    const replaced = await service.replace(alice, articles, "a1", { data: {}, permissions: { write: [] } });
+    expect(replaced.permissions).to.deep.equal({ write: ["alice"] });
+  });
+
+  it("shows the ACL to writers only", async () => {
+    await service.create(alice, articles, { data: { id: "a1" }, permissions: { read: ["bob"] } });
+    expect((await service.get(bob, articles, "a1")).permissions).to.deep.equal({});
+    expect((await service.get(alice, articles, "a1")).permissions).to.have.keys("read", "write");
+  });
+
+  it("does not write a PATCH that changes nothing", async () => {
+    const created = await service.create(alice, articles, { data: { id: "a1", n: 1 } });
+    now += 1000;
+    const patched = await service.update(alice, articles, "a1", { data: { n: 1 }, merge: false });
+    expect(patched.record.lastModified).to.equal(created.record.lastModified);
+  });
+
+  it("keeps a concurrent change when two PATCHes race (re-read, not lost)", async () => {
+    await service.create(alice, articles, { data: { id: "a1", a: 0, b: 0 } });
+    await Promise.all([service.update(alice, articles, "a1", { data: { a: 1 }, merge: false }), service.update(alice, articles, "a1", { data: { b: 1 }, merge: false })]);
+    expect((await service.get(alice, articles, "a1")).record.data).to.deep.equal({ a: 1, b: 1 });
+  });
+
+  it("fails If-Match on a stale timestamp with the current record", async () => {
+    const created = await service.create(alice, articles, { data: { id: "a1" } });
+    const error = await expectRejection(service.update(alice, articles, "a1", { data: { x: 1 }, merge: false }, { ifMatch: created.record.lastModified - 1 }), PreconditionFailedError);
+    expect(error.existing).to.deep.include({ id: "a1" });
+  });
+
+  it("says 403 to a user and 401 to anonymous for a record they cannot read, existing or not", async () => {
+    await service.create(alice, articles, { data: { id: "a1" } });
+    await expectRejection(service.get(bob, articles, "a1"), ForbiddenError);
+    await expectRejection(service.get(bob, articles, "missing"), ForbiddenError);
+    await expectRejection(service.get(anonymousRequester(), articles, "a1"), UnauthenticatedError);
+  });
+
+  it("leaves a tombstone listed only when asked for deleted entries", async () => {
+    await service.create(alice, articles, { data: { id: "a1" } });
+    const tombstone = await service.delete(alice, articles, "a1");
+    const reader: ResourceDefinition = { ...articles, settingsPrincipals: { read: ["alice"] } };
+    expect((await service.list(alice, reader, { filters: [], sort: [], limit: 10, includeDeleted: false })).entries).to.have.length(0);
+    const withDeleted = await service.list(alice, reader, { filters: [{ field: "last_modified", operator: "gt", value: 0 }], sort: [], limit: 10, includeDeleted: true });
+    expect(withDeleted.entries).to.deep.equal([tombstone]);
+    await expectRejection(service.get(alice, reader, "a1"), RecordNotFoundError);
+  });
+
+  it("lists only the records a caller may read, and deletes only those they may write", async () => {
+    await service.create(alice, articles, { data: { id: "a1" }, permissions: { read: ["bob"] } });
+    await service.create(alice, articles, { data: { id: "a2" } });
+    await service.create(bob, articles, { data: { id: "b1" } });
+    const listed = await service.list(bob, articles, { filters: [], sort: [], limit: 10, includeDeleted: false });
+    expect(listed.entries.map((e) => e.id).sort()).to.deep.equal(["a1", "b1"]);
+    const deleted = await service.deleteAll(bob, articles, []);
+    expect(deleted.tombstones.map((t) => t.id)).to.deep.equal(["b1"]);
+  });
+
+  it("scopes user resources to their owner: another user's id is not found", async () => {
+    await service.replace(alice, notes, "n1", { data: { mine: true } });
+    await expectRejection(service.get(bob, notes, "n1"), RecordNotFoundError);
+    expect((await service.replace(bob, notes, "n1", { data: { bobs: true } })).created).to.equal(true);
+    expect((await service.get(alice, notes, "n1")).record.data).to.deep.equal({ mine: true });
+    await expectRejection(service.list(anonymousRequester(), notes, { filters: [], sort: [], limit: 10, includeDeleted: false }), UnauthenticatedError);
+  });
+
+  it("validates data with the resource's validator after authorization", async () => {
+    const strict: ResourceDefinition = { ...articles, validate: (data) => (typeof data.title === "string" ? [] : [{ location: "body", name: "data.title", description: "required" }]) };
+    await expectRejection(service.create(alice, strict, { data: {} }), ValidationError);
+    await expectRejection(service.create(anonymousRequester(), strict, { data: {} }), UnauthenticatedError);
+  });
+
+  it("refuses a PUT whose body id differs from the URL id", async () => {
+    await expectRejection(service.replace(alice, articles, "a1", { data: { id: "other" } }), ValidationError);
+  });
+
+  it("turns a creation race into the POST-of-an-existing-id answer", async () => {
+    const [first, second] = await Promise.all([service.create(alice, articles, { data: { id: "r" } }), service.create(alice, articles, { data: { id: "r" } })]);
+    expect([first.created, second.created].sort()).to.deep.equal([false, true]);
+  });
+
+  it("surfaces a conflict from the store on PUT creations that race", async () => {
+    const racing = Object.create(records) as MemoryRecordStore;
+    racing.get = () => Promise.resolve(undefined);
+    racing.create = () => Promise.reject(new ConflictError(null));
+    const raced = new RecordService({ records: racing, permissions, unitOfWork: new DirectUnitOfWork(), clock: { now: () => now }, ids: { generate: () => "x" }, tokens: new PaginationTokens("s"), accessStrategy: "ids" });
+    await expectRejection(raced.replace(alice, articles, "a1", { data: {} }), ConflictError);
+  });
+});
+
+async function expectRejection<E extends Error>(promise: Promise<unknown>, type: new (...args: never[]) => E): Promise<E> {
+  try {
+    await promise;
+  } catch (error) {
+    expect(error).to.be.instanceOf(type);
+    return error as E;
+  }
+  throw new Error(`expected a ${type.name}`);
+}
