@@ -78,6 +78,44 @@ export function writeCases(store: StoreRef): void {
     });
   });
 
+  describe("isolation and concurrency", () => {
+    it("is not affected by changes to returned records or to the data passed in", async () => {
+      const data = { tags: ["x"], meta: { n: 1 } };
+      const created = await store().create(articles, "a1", data);
+      data.meta.n = 2;
+      (created.data.tags as string[]).push("y");
+      const fetched = await store().get(articles, "a1");
+      (fetched?.data.meta as { n: number }).n = 3;
+      expect((await store().get(articles, "a1"))?.data).to.deep.equal({ tags: ["x"], meta: { n: 1 } });
+    });
+
+    it("lets only one of two concurrent creates with the same id succeed", async () => {
+      const results = await Promise.allSettled([store().create(articles, "a1", { v: 1 }), store().create(articles, "a1", { v: 2 })]);
+      expect(results.filter((r) => r.status === "fulfilled")).to.have.length(1);
+      const failure = results.find((r) => r.status === "rejected");
+      expect(failure?.reason).to.be.instanceOf(ConflictError);
+    });
+
+    it("lets only one of two concurrent updates with the same ifMatch succeed", async () => {
+      const created = await store().create(articles, "a1", { v: 0 });
+      const ifMatch = created.lastModified;
+      const results = await Promise.allSettled([store().update(articles, "a1", { v: 1 }, { ifMatch }), store().update(articles, "a1", { v: 2 }, { ifMatch })]);
+      const won = results.filter((r) => r.status === "fulfilled");
+      expect(won).to.have.length(1);
+      expect(results.find((r) => r.status === "rejected")?.reason).to.be.instanceOf(PreconditionFailedError);
+      expect(plain(await store().get(articles, "a1"))).to.deep.equal(plain(won[0]?.value));
+    });
+
+    it("answers a never-written scope with nothing to find, list, count, delete or purge", async () => {
+      const empty = scopeOf("never", "nobody");
+      expect(await store().get(empty, "x")).to.equal(undefined);
+      expect(await store().list(empty, listQuery({ includeDeleted: true }))).to.deep.equal([]);
+      expect(await store().count(empty, { filters: [] })).to.equal(0);
+      expect(await store().deleteMany(empty, { filters: [] })).to.deep.equal([]);
+      expect(await store().purgeTombstones(empty)).to.equal(0);
+    });
+  });
+
   describe("update", () => {
     it("replaces the whole data and gives a newer timestamp", async () => {
       const created = await store().create(articles, "a1", { title: "old", extra: 1 });
