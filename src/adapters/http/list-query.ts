@@ -142,7 +142,9 @@ function parseFilter(name: string, text: string, now: number, bad: (name: string
     }
     case "like": {
       const value = field === MODIFIED_FIELD ? undefined : field === ID_FIELD ? text : nativeValue(text);
-      return typeof value === "string" && value.length > 0 ? { field, operator, value } : invalid();
+      if (typeof value !== "string" || value.length === 0) return invalid();
+      // Stores anchor patterns; without any `*` the client means "contains" (Kinto's `*v*`).
+      return { field, operator, value: value.includes("*") ? value : `*${value}*` };
     }
     case "has": {
       const value = nativeValue(text);
