@@ -4,7 +4,7 @@ import net from "node:net";
 import { Redis } from "ioredis";
 import { RedisCache } from "../../src/adapters/redis/redis-cache.js";
 import type { RedisConnectionOptions } from "../../src/adapters/redis/redis-connection.js";
-import { RedisPermissionStore } from "../../src/adapters/redis/redis-permission-store.js";
+import { DELETE_BATCH, RedisPermissionStore } from "../../src/adapters/redis/redis-permission-store.js";
 import type { Cache } from "../../src/application/ports/cache.js";
 import type { PermissionStore } from "../../src/application/ports/permission-store.js";
 import { BackendError } from "../../src/domain/errors.js";
@@ -244,6 +244,20 @@ describe("Redis adapters", function () {
         expect(seen.length).to.be.greaterThan(20);
         const names = new Set(seen.map((args) => (args[0] ?? "").toLowerCase()));
         for (const forbidden of ["keys", "scan", "flushdb", "flushall"]) expect(names).not.to.include(forbidden);
+      });
+
+      it("deletes a wildcard subtree larger than one delete batch", async () => {
+        const store = permissionStore({ prefix: `${RUN}batch:` });
+        const count = 2 * DELETE_BATCH + 7;
+        for (let i = 0; i < count; i += 100) {
+          await Promise.all(Array.from({ length: Math.min(100, count - i) }, (_, j) => store.replaceObjectPermissions(`/c/r${i + j}`, { read: ["u"], write: ["w"] })));
+        }
+        await store.addPrincipalToAce("/cc/1", "read", "u");
+        expect((await store.principalsAccessibleObjects(["u"], "read", "/c/*")).size).to.equal(count);
+        await store.deleteObjectPermissions("/c", "/c/*");
+        expect([...(await store.principalsAccessibleObjects(["u", "w"], "read", undefined, defaultBoundPermissions))]).to.deep.equal(["/cc/1"]);
+        await store.deleteObjectPermissions("/cc/1");
+        expect(await keysUnder(`${RUN}batch:`)).to.deep.equal([]);
       });
 
       it("lists accessible objects in one round trip", async () => {

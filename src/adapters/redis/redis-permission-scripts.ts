@@ -115,21 +115,31 @@ end
 return 1`);
 
 /**
- * ARGV: prefix, then per id: id, directory, Lua pattern ("" for an exact id). A wildcard id is
- * matched against the objects indexed under its directory, never against the keyspace.
+ * ARGV: prefix, limit, then per id: id, directory, Lua pattern ("" for an exact id). A wildcard id
+ * is matched against the objects indexed under its directory, never against the keyspace. Deletes
+ * at most `limit` objects so one call never blocks Redis for long; returns how many it deleted.
  */
 export const DELETE_OBJECTS = luaScript(`${HELPERS}
-for i = 2, #ARGV, 3 do
+local limit = tonumber(ARGV[2])
+local deleted = 0
+local function delete_counted(obj)
+  if deleted < limit and redis.call("EXISTS", key("o", obj)) == 1 then
+    delete_object(obj)
+    deleted = deleted + 1
+  end
+end
+for i = 3, #ARGV, 3 do
   local id, dir, pattern = ARGV[i], ARGV[i + 1], ARGV[i + 2]
   if pattern == "" then
-    delete_object(id)
+    delete_counted(id)
   else
     for _, obj in ipairs(redis.call("SMEMBERS", key("d", dir))) do
-      if string.find(obj, pattern) then delete_object(obj) end
+      if deleted >= limit then break end
+      if string.find(obj, pattern) then delete_counted(obj) end
     end
   end
 end
-return 1`);
+return deleted`);
 
 /** ARGV: prefix, principal. Removes it from every user, through the principal → users index. */
 export const REMOVE_PRINCIPAL = luaScript(`${HELPERS}

@@ -22,6 +22,9 @@ import {
 
 export const DEFAULT_PERMISSION_PREFIX = "tessera:perm:";
 
+/** Objects deleted per Lua call: a wildcard delete of a big collection must not block Redis for long. */
+export const DELETE_BATCH = 500;
+
 /** `*` matches any run of characters (`/` included); everything else is literal. */
 function patternRegExp(pattern: string): RegExp {
   const body = pattern
@@ -179,9 +182,12 @@ export class RedisPermissionStore implements PermissionStore {
 
   async deleteObjectPermissions(...objectIds: string[]): Promise<void> {
     if (objectIds.length === 0) return;
-    const args = [this.prefix];
+    const args = [this.prefix, String(DELETE_BATCH)];
     for (const id of objectIds) args.push(id, indexDir(id), id.includes("*") ? luaPattern(id) : "");
-    await this.pool.run((client) => runScript(client, DELETE_OBJECTS, args));
+    // Each call is atomic and bounded; repeat until a call finds less than a full batch.
+    await this.pool.run(async (client) => {
+      while (Number(await runScript(client, DELETE_OBJECTS, args)) >= DELETE_BATCH);
+    });
   }
 
   async heartbeat(): Promise<boolean> {
