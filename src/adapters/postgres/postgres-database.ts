@@ -73,6 +73,9 @@ export class PostgresDatabase {
       ...(recycle > 0 ? { maxLifetimeSeconds: recycle } : {}),
       ...(options.statementTimeoutMs !== undefined ? { statement_timeout: options.statementTimeoutMs } : {}),
       application_name: options.applicationName ?? "tessera",
+      // Short OLTP statements: JIT compilation and parallel workers cost more than they save, and
+      // the planner's overestimates on the ACE join (grants of a principal elsewhere) trigger both.
+      options: "-c jit=off -c max_parallel_workers_per_gather=0",
     };
   }
 

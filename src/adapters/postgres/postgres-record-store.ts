@@ -10,7 +10,7 @@ import { ConflictError, PreconditionFailedError, RecordNotFoundError } from "../
 import type { JsonObject } from "../../domain/json.js";
 import { recordBody, type RecordOrTombstone, type StoredRecord, type Tombstone } from "../../domain/records.js";
 import type { PostgresDatabase, Statement } from "./postgres-database.js";
-import { accessSql, filterSql, keysetSql, orderSql, SqlParams } from "./record-query-sql.js";
+import { filterSql, grantedIdsSql, idsAccessSql, keysetSql, orderSql, SqlParams } from "./record-query-sql.js";
 import { NOW_MS } from "./sql-clock.js";
 
 /** Tombstones keep `{deleted: true}` as data so filters and sorts see them as the contract says. */
@@ -154,10 +154,10 @@ export class PostgresRecordStore implements RecordStore {
 
   async deleteMany(scope: Scope, query: CountQuery): Promise<Tombstone[]> {
     const params = new SqlParams();
-    const where = this.whereSql(params, scope, query, false);
+    const source = this.sourceSql(params, scope, query, { includeDeleted: false, lock: true });
     // One timestamp per victim: the counter jumps by their number and each gets its own value.
     const text = `WITH victims AS (
-        SELECT r.id, r.last_modified FROM records r WHERE ${where} FOR UPDATE OF r
+        SELECT r.id, r.last_modified FROM ${source}
       ), numbered AS (
         SELECT id, row_number() OVER (ORDER BY last_modified, id) AS n, count(*) OVER () AS total FROM victims
       ), ts AS (
@@ -180,11 +180,15 @@ export class PostgresRecordStore implements RecordStore {
   async list(scope: Scope, query: ListQuery): Promise<RecordOrTombstone[]> {
     if (query.limit <= 0) return [];
     const params = new SqlParams();
-    const conditions = [this.whereSql(params, scope, query, query.includeDeleted)];
-    if (query.upTo !== undefined) conditions.push(`r.last_modified <= ${params.add(query.upTo, "bigint")}`);
-    if (query.after) conditions.push(keysetSql(params, query.sort, query.after));
+    const source = this.sourceSql(params, scope, query, {
+      includeDeleted: query.includeDeleted,
+      more: () => [
+        ...(query.upTo !== undefined ? [`r.last_modified <= ${params.add(query.upTo, "bigint")}`] : []),
+        ...(query.after ? [keysetSql(params, query.sort, query.after)] : []),
+      ],
+    });
     const order = query.sort.length > 0 ? ` ORDER BY ${orderSql(params, query.sort)}` : "";
-    const text = `SELECT r.id, r.last_modified, r.data, r.deleted FROM records r WHERE ${conditions.join(" AND ")}${order} LIMIT ${params.add(query.limit, "bigint")}`;
+    const text = `SELECT r.id, r.last_modified, r.data, r.deleted FROM ${source}${order} LIMIT ${params.add(query.limit, "bigint")}`;
     const rows = await this.run<EntryRow>(statementFor(text), params.values);
     return rows.map((row) =>
       row.deleted
@@ -195,7 +199,7 @@ export class PostgresRecordStore implements RecordStore {
 
   async count(scope: Scope, query: CountQuery): Promise<number> {
     const params = new SqlParams();
-    const text = `SELECT count(*) AS n FROM records r WHERE ${this.whereSql(params, scope, query, false)}`;
+    const text = `SELECT count(*) AS n FROM ${this.sourceSql(params, scope, query, { includeDeleted: false })}`;
     const rows = await this.run<{ n: string }>(statementFor(text), params.values);
     return Number(rows[0]?.n ?? 0);
   }
@@ -231,15 +235,26 @@ export class PostgresRecordStore implements RecordStore {
     if (this.ownsDatabase) await this.database.close();
   }
 
-  /** Scope ($1, $2), tombstones, filters and access of a query over `records r`. */
-  private whereSql(params: SqlParams, scope: Scope, query: CountQuery, includeDeleted: boolean): string {
+  /**
+   * `records r WHERE …` for the scope ($1, $2), tombstones, filters, access and `more` conditions.
+   * With access by principals, the rows come from the caller's grants instead: each granted id is
+   * looked up by primary key (a LATERAL with LIMIT 1, so the planner cannot turn it into a scan of
+   * the scope). Work is proportional to the caller's grants in this collection, never to its size.
+   */
+  private sourceSql(params: SqlParams, scope: Scope, query: CountQuery, options: { includeDeleted: boolean; lock?: boolean; more?: () => string[] }): string {
     params.add(scope.collection);
     params.add(scope.parentId);
     const conditions = ["r.collection = $1", "r.parent_id = $2"];
-    if (!includeDeleted) conditions.push("NOT r.deleted");
+    if (!options.includeDeleted) conditions.push("NOT r.deleted");
     for (const f of query.filters) conditions.push(filterSql(params, f));
-    if (query.access) conditions.push(accessSql(params, query.access));
-    return conditions.join(" AND ");
+    if (query.access?.kind === "ids") conditions.push(idsAccessSql(params, query.access.ids));
+    const granted = query.access?.kind === "principals" ? grantedIdsSql(params, query.access) : undefined;
+    if (query.access?.kind === "principals" && granted === undefined) conditions.push("FALSE");
+    conditions.push(...(options.more?.() ?? []));
+    const lock = options.lock ? " FOR UPDATE OF r" : "";
+    if (granted === undefined) return `records r WHERE ${conditions.join(" AND ")}${lock}`;
+    return `(${granted}) AS g CROSS JOIN LATERAL (
+      SELECT r.* FROM records r WHERE ${conditions.join(" AND ")} AND r.id = g.id LIMIT 1${lock}) AS r`;
   }
 
   private async rewrite(statement: Statement, scope: Scope, id: string, data: string, options: ConditionalWriteOptions): Promise<number> {

@@ -199,21 +199,23 @@ export function filterSql(params: SqlParams, f: Filter): string {
   return isManaged(f.field) ? filterOnColumn(params, f) : filterOnData(params, f);
 }
 
+/** Restriction to an explicit id list (RecordAccess kind `ids`). */
+export function idsAccessSql(params: SqlParams, ids: readonly string[]): string {
+  return ids.length === 0 ? "FALSE" : `r.id = ANY(${params.add([...ids], "text[]")})`;
+}
+
 /**
- * The access restriction. `principals` is a semi-join on the ACE table in the same query, written
- * as `r.id IN (ids cut from ACE object ids)` so the planner may start from either side: from the
- * (principal, permission, object_id) index when few records are shared, from the records when many.
+ * Ids of the records whose ACEs grant one of `permissions` to one of `principals` (RecordAccess
+ * kind `principals`), read from the (principal, permission, object_id) index within the scope's
+ * object id prefix. Undefined when nothing can match.
  */
-export function accessSql(params: SqlParams, access: RecordAccess): string {
-  if (access.kind === "ids") {
-    return access.ids.length === 0 ? "FALSE" : `r.id = ANY(${params.add([...access.ids], "text[]")})`;
-  }
-  if (access.principals.length === 0 || access.permissions.length === 0) return "FALSE";
+export function grantedIdsSql(params: SqlParams, access: Extract<RecordAccess, { kind: "principals" }>): string | undefined {
+  if (access.principals.length === 0 || access.permissions.length === 0) return undefined;
   const { lower, upper } = prefixRange(access.objectIdPrefix);
   const range = upper === undefined ? "" : ` AND a.object_id < ${params.add(upper, "text")}`;
-  return `r.id IN (SELECT substr(a.object_id, ${params.add(access.objectIdPrefix.length + 1, "int")}) FROM access_control_entries a
+  return `SELECT DISTINCT substr(a.object_id, ${params.add(access.objectIdPrefix.length + 1, "int")}) AS id FROM access_control_entries a
     WHERE a.principal = ANY(${params.add([...access.principals], "text[]")}) AND a.permission = ANY(${params.add([...access.permissions], "text[]")})
-      AND a.object_id >= ${params.add(lower, "text")}${range})`;
+      AND a.object_id >= ${params.add(lower, "text")}${range}`;
 }
 
 /** ORDER BY terms: a managed column as is, a data field as (rank, string, number, other JSON). */
