@@ -139,10 +139,12 @@ export class RecordService {
     if (requestedId !== undefined) {
       const existing = await this.existingForPost(caller, resource, scope, requestedId, preconditions);
       if (existing) return existing;
-    } else {
-      checkPreconditions(preconditions, { timestamp: await this.deps.records.collectionTimestamp(scope), existing: null }, false);
     }
     await this.requireCollection(caller, resource, "create", this.permissionFor(resource, "create"));
+    // If-Match compares with the collection without an id, else with the (missing) record;
+    // If-None-Match: * is about the new record, which does not exist.
+    const timestamp = requestedId === undefined ? await this.deps.records.collectionTimestamp(scope) : undefined;
+    checkPreconditions({ ifMatch: preconditions.ifMatch }, { timestamp, existing: null }, false);
     await this.validate(resource, fields);
     const id = requestedId ?? this.deps.ids.generate();
     try {
