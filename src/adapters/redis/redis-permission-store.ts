@@ -150,10 +150,11 @@ export class RedisPermissionStore implements PermissionStore {
     if (permissions) {
       const wanted = [...new Set(permissions)];
       if (wanted.length === 0) return result;
+      // MULTI rather than a plain pipeline: one consistent snapshot of the ACL, still one round trip.
       const replies = await this.pool.run(async (client) => {
-        const pipeline = client.pipeline();
-        for (const perm of wanted) pipeline.smembers(this.key("a", objectId, perm));
-        return repliesOf(await pipeline.exec());
+        const transaction = client.multi();
+        for (const perm of wanted) transaction.smembers(this.key("a", objectId, perm));
+        return repliesOf(await transaction.exec());
       });
       wanted.forEach((perm, index) => {
         const principals = replies[index] as string[];
