@@ -13,6 +13,7 @@ import { errorMiddleware } from "./errors.js";
 import { ServiceGoneError, UnknownUrlError } from "./http-errors.js";
 import type { HttpServices } from "./http-services.js";
 import { JSON_TYPE, MERGE_PATCH_TYPE, negotiationMiddleware } from "./negotiation.js";
+import { registerOpenApiRoute } from "./openapi.js";
 import { registerRecordRoutes } from "./record-routes.js";
 import { urlMiddleware, VERSION_PREFIX } from "./routing-middleware.js";
 import { registerUtilityRoutes } from "./utility-routes.js";
@@ -36,6 +37,7 @@ export function createApp(services: HttpServices, extraRoutes: readonly ExtraRou
 
   const router = new Router({ prefix: VERSION_PREFIX });
   registerUtilityRoutes(router, services);
+  registerOpenApiRoute(router, services);
   registerBatchRoute(router, services, app);
   for (const register of extraRoutes) register(router, services);
   registerRecordRoutes(router, services);

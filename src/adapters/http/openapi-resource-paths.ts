@@ -1,0 +1,201 @@
+/**
+ * The OpenAPI description of one declared resource: its schemas and its two path items, with
+ * only the methods the server really serves (after `*_enabled` settings and `readonly`).
+ */
+import { isJsonObject, type JsonObject, type JsonValue } from "../../domain/json.js";
+import type { ResourceDefinition, ViewName } from "../../application/resources.js";
+import type { Endpoint, HttpResource, HttpServices } from "./http-services.js";
+import { errorResponses, ID_SCHEMA, LIST_PARAMETERS, ref, TIMESTAMP_HEADERS, TIMESTAMP_SCHEMA, type ErrorStatus } from "./openapi-components.js";
+import { allowedMethods } from "./record-routes.js";
+
+export interface ResourceDocument {
+  readonly schemas: JsonObject;
+  readonly paths: JsonObject;
+}
+
+const DEFAULT_VIEW_PERMISSIONS: Record<ViewName, string> = { list: "read", read: "read", create: "create", deleteAll: "write", replace: "write", update: "write", delete: "write" };
+
+export function resourceDocument(services: HttpServices, resource: HttpResource): ResourceDocument {
+  const definition = resource.definition;
+  const name = definition.name;
+  const schemas: JsonObject = {
+    [`${name}.Data`]: dataSchema(definition.schema, "payload"),
+    [`${name}.DataPatch`]: dataSchema(definition.schema, "patch"),
+    [`${name}.Record`]: dataSchema(definition.schema, "record"),
+  };
+  if (definition.kind === "shareable") {
+    schemas[`${name}.Permissions`] = permissionsSchema(definition, false);
+    schemas[`${name}.PermissionsPatch`] = permissionsSchema(definition, true);
+  }
+  const operations = new Operations(definition);
+  const paths: JsonObject = {
+    [`/${name}`]: pathItem(allowedMethods(services, resource, "collection"), "collection", operations),
+    [`/${name}/{id}`]: { parameters: [ref("parameters", "id")], ...pathItem(allowedMethods(services, resource, "record"), "record", operations) },
+  };
+  return { schemas, paths };
+}
+
+function pathItem(methods: readonly string[], endpoint: Endpoint, operations: Operations): JsonObject {
+  const item: JsonObject = {};
+  for (const method of methods) item[method.toLowerCase()] = operations.of(endpoint, method);
+  return item;
+}
+
+/**
+ * The record's data schema: the resource's own one (or any object) with the managed fields,
+ * optional in payloads, required in stored records, and nothing required in a PATCH.
+ */
+function dataSchema(own: JsonObject | undefined, use: "payload" | "patch" | "record"): JsonObject {
+  const managed: JsonObject = { id: ID_SCHEMA, last_modified: TIMESTAMP_SCHEMA };
+  const base: JsonObject = own ?? { type: "object" };
+  if (!(base.type === "object" || isJsonObject(base.properties))) return { allOf: [base, { type: "object", properties: managed }] };
+  const schema: JsonObject = { ...base, type: "object", properties: { ...(isJsonObject(base.properties) ? base.properties : {}), ...managed } };
+  const required = Array.isArray(base.required) ? base.required.filter((r): r is string => typeof r === "string") : [];
+  if (use === "record") schema.required = [...required, "id", "last_modified"];
+  else if (use === "patch") delete schema.required;
+  return schema;
+}
+
+function permissionsSchema(definition: ResourceDefinition, patch: boolean): JsonObject {
+  const principals: JsonObject = { type: patch ? ["array", "null"] : "array", items: { type: "string" }, description: "Principals holding this permission." };
+  const properties: JsonObject = Object.fromEntries(definition.permissions.map((p) => [p, principals]));
+  return { type: "object", properties, additionalProperties: false };
+}
+
+/** Builds each operation of a resource; the view decides the permission it documents. */
+class Operations {
+  private readonly name: string;
+
+  constructor(private readonly definition: ResourceDefinition) {
+    this.name = definition.name;
+  }
+
+  of(endpoint: Endpoint, method: string): JsonObject {
+    if (endpoint === "collection") {
+      if (method === "GET") return this.list();
+      if (method === "HEAD") return this.count();
+      if (method === "POST") return this.create();
+      return this.deleteAll();
+    }
+    if (method === "GET") return this.read();
+    if (method === "HEAD") return this.head();
+    if (method === "PUT") return this.replace();
+    if (method === "PATCH") return this.update();
+    return this.remove();
+  }
+
+  private list(): JsonObject {
+    return this.operation("list", `list_${this.name}`, "List records", {
+      parameters: LIST_PARAMETERS,
+      responses: { "200": this.ok("The page of records (tombstones too when filtering on `last_modified`).", this.listBody(), { ...TIMESTAMP_HEADERS, "Next-Page": ref("headers", "Next-Page") }), ...this.errors([400, 401, 403, 405, 412, 503], true) },
+    });
+  }
+
+  private count(): JsonObject {
+    return this.operation("list", `count_${this.name}`, "Count records (headers only)", {
+      parameters: LIST_PARAMETERS,
+      responses: { "200": { description: "No body.", headers: { ...TIMESTAMP_HEADERS, "Total-Objects": ref("headers", "Total-Objects"), "Total-Records": ref("headers", "Total-Records") } }, ...this.errors([400, 401, 403, 405, 412, 503], true) },
+    });
+  }
+
+  private create(): JsonObject {
+    return this.operation("create", `create_${this.name}`, "Create a record", {
+      parameters: [ref("parameters", "ifMatch"), ref("parameters", "ifNoneMatch")],
+      requestBody: this.payload(`${this.name}.Data`, `${this.name}.Permissions`, this.hasRequiredFields()),
+      responses: { "201": this.ok("Created.", this.recordBody(), TIMESTAMP_HEADERS), "200": this.ok("`data.id` exists: the stored record, unchanged.", this.recordBody(), TIMESTAMP_HEADERS), ...this.errors([400, 401, 403, 405, 412, 503]) },
+    });
+  }
+
+  private deleteAll(): JsonObject {
+    return this.operation("deleteAll", `delete_${this.name}`, "Delete the records (the caller's writable ones, filtered)", {
+      parameters: [ref("parameters", "filters"), ref("parameters", "since"), ref("parameters", "before"), ref("parameters", "ifMatch")],
+      responses: { "200": this.ok("Tombstones of the deleted records.", { type: "object", required: ["data"], properties: { data: { type: "array", items: ref("schemas", "Tombstone") } } }, TIMESTAMP_HEADERS), ...this.errors([400, 401, 403, 405, 412, 503]) },
+    });
+  }
+
+  private read(): JsonObject {
+    return this.operation("read", `get_${this.name}`, "Read a record", {
+      parameters: [ref("parameters", "fields"), ref("parameters", "ifNoneMatch"), ref("parameters", "ifMatch")],
+      responses: { "200": this.ok("The record.", this.recordBody(), TIMESTAMP_HEADERS), ...this.errors([400, 401, 403, 404, 405, 412, 503], true) },
+    });
+  }
+
+  private head(): JsonObject {
+    return this.operation("read", `head_${this.name}`, "Check a record (headers only)", {
+      parameters: [ref("parameters", "ifNoneMatch"), ref("parameters", "ifMatch")],
+      responses: { "200": { description: "No body.", headers: TIMESTAMP_HEADERS }, ...this.errors([400, 401, 403, 404, 405, 412, 503], true) },
+    });
+  }
+
+  private replace(): JsonObject {
+    return this.operation("replace", `replace_${this.name}`, "Create or replace a record", {
+      description: `Replacing requires \`${this.permission("replace")}\`; creating requires \`${this.permission("create")}\`.`,
+      parameters: [ref("parameters", "ifMatch"), ref("parameters", "ifNoneMatch")],
+      requestBody: this.payload(`${this.name}.Data`, `${this.name}.Permissions`, false),
+      responses: { "200": this.ok("Replaced.", this.recordBody(), TIMESTAMP_HEADERS), "201": this.ok("Created.", this.recordBody(), TIMESTAMP_HEADERS), ...this.errors([400, 401, 403, 405, 412, 503]) },
+    });
+  }
+
+  private update(): JsonObject {
+    const body = this.body(`${this.name}.DataPatch`, `${this.name}.PermissionsPatch`);
+    body.minProperties = 1;
+    return this.operation("update", `update_${this.name}`, "Modify a record", {
+      parameters: [ref("parameters", "ifMatch")],
+      requestBody: { required: true, content: { "application/json": { schema: body }, "application/merge-patch+json": { schema: body } } },
+      responses: { "200": this.ok("The modified record.", this.recordBody(), TIMESTAMP_HEADERS), ...this.errors([400, 401, 403, 404, 405, 412, 503]) },
+    });
+  }
+
+  private remove(): JsonObject {
+    return this.operation("delete", `remove_${this.name}`, "Delete a record", {
+      parameters: [ref("parameters", "deletionTimestamp"), ref("parameters", "ifMatch")],
+      responses: { "200": this.ok("The tombstone.", { type: "object", required: ["data"], properties: { data: ref("schemas", "Tombstone") } }, TIMESTAMP_HEADERS), ...this.errors([400, 401, 403, 404, 405, 412, 503]) },
+    });
+  }
+
+  private operation(view: ViewName, operationId: string, summary: string, rest: JsonObject): JsonObject {
+    const operation: JsonObject = { tags: [this.name], operationId, summary, ...rest };
+    if (this.definition.kind === "shareable" && operation.description === undefined) operation.description = `Requires the \`${this.permission(view)}\` permission.`;
+    if (this.definition.kind === "user") operation.description = "Any authenticated user; only their own records.";
+    return operation;
+  }
+
+  private permission(view: ViewName): string {
+    return this.definition.viewPermissions?.[view] ?? DEFAULT_VIEW_PERMISSIONS[view];
+  }
+
+  private hasRequiredFields(): boolean {
+    const required = this.definition.schema?.required;
+    return Array.isArray(required) && required.length > 0;
+  }
+
+  private body(data: string, permissions: string): JsonObject {
+    const properties: JsonObject = { data: ref("schemas", data) };
+    if (this.definition.kind === "shareable") properties.permissions = ref("schemas", permissions);
+    return { type: "object", properties, additionalProperties: false };
+  }
+
+  private payload(data: string, permissions: string, dataRequired: boolean): JsonObject {
+    const body = this.body(data, permissions);
+    if (dataRequired) body.required = ["data"];
+    return { required: dataRequired, content: { "application/json": { schema: body } } };
+  }
+
+  private recordBody(): JsonObject {
+    const properties: JsonObject = { data: ref("schemas", `${this.name}.Record`) };
+    if (this.definition.kind === "shareable") properties.permissions = ref("schemas", `${this.name}.Permissions`);
+    return { type: "object", required: ["data"], properties };
+  }
+
+  private listBody(): JsonObject {
+    return { type: "object", required: ["data"], properties: { data: { type: "array", items: { anyOf: [ref("schemas", `${this.name}.Record`), ref("schemas", "Tombstone")] } } } };
+  }
+
+  private ok(description: string, schema: JsonObject, headers: JsonObject): JsonValue {
+    return { description, headers, content: { "application/json": { schema } } };
+  }
+
+  private errors(statuses: readonly ErrorStatus[], notModified = false): JsonObject {
+    return errorResponses(statuses, notModified);
+  }
+}

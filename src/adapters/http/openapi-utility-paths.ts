@@ -1,0 +1,101 @@
+/** OpenAPI path items of the routes every server has: root, heartbeats, version, batch, this document. */
+import type { JsonObject } from "../../domain/json.js";
+import { errorResponses, ref } from "./openapi-components.js";
+
+const NO_AUTH: JsonObject[] = [];
+
+function json(description: string, schema: JsonObject): JsonObject {
+  return { description, content: { "application/json": { schema } } };
+}
+
+const HEALTH: JsonObject = { type: "object", additionalProperties: { type: ["boolean", "null"] }, description: "Each check: true healthy, false failing, null not configured." };
+
+const SUB_REQUEST: JsonObject = {
+  type: "object",
+  additionalProperties: false,
+  properties: {
+    method: { enum: ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"], default: "GET" },
+    path: { type: "string", description: "With or without the /v1 prefix; may carry a query string." },
+    headers: { type: "object", additionalProperties: { type: "string" } },
+    body: { type: "object" },
+  },
+};
+
+const BATCH_REQUEST: JsonObject = {
+  type: "object",
+  required: ["requests"],
+  additionalProperties: false,
+  properties: {
+    defaults: { ...SUB_REQUEST, description: "Merged into each request without overriding it." },
+    requests: { type: "array", items: { ...SUB_REQUEST, required: ["path"] } },
+  },
+};
+
+const BATCH_RESPONSE: JsonObject = {
+  type: "object",
+  required: ["responses"],
+  properties: {
+    responses: {
+      type: "array",
+      items: { type: "object", required: ["status", "path", "headers", "body"], properties: { status: { type: "integer" }, path: { type: "string" }, headers: { type: "object" }, body: {} } },
+    },
+  },
+};
+
+const ROOT: JsonObject = {
+  type: "object",
+  required: ["project_name", "project_version", "http_api_version", "url", "settings", "capabilities"],
+  properties: {
+    project_name: { type: "string" },
+    project_version: { type: "string" },
+    project_docs: { type: "string" },
+    http_api_version: { type: "string" },
+    url: { type: "string", format: "uri" },
+    settings: { type: "object", description: "Public settings." },
+    capabilities: { type: "object" },
+    user: { type: "object", required: ["id", "principals"], properties: { id: { type: "string" }, principals: { type: "array", items: { type: "string" } } }, description: "Present when the request carries valid credentials." },
+  },
+};
+
+const VERSION: JsonObject = {
+  type: "object",
+  required: ["name", "version", "source", "commit"],
+  properties: { name: { type: "string" }, version: { type: "string" }, source: { type: "string" }, commit: { type: "string" } },
+};
+
+export function utilityPaths(basicAuth: boolean): JsonObject {
+  const tags = ["utilities"];
+  return {
+    "/": {
+      get: {
+        tags,
+        operationId: "root",
+        summary: "Server information; the user's id and principals when authenticated",
+        security: basicAuth ? [{}, { basicAuth: [] }] : NO_AUTH,
+        responses: { "200": json("Server information.", ROOT), ...errorResponses([503]) },
+      },
+    },
+    "/__heartbeat__": {
+      get: { tags, operationId: "heartbeat", summary: "Health of the backends and of the registered checks", security: NO_AUTH, responses: { "200": json("Every check passed.", HEALTH), "503": json("A check failed.", HEALTH) } },
+    },
+    "/__lbheartbeat__": {
+      get: { tags, operationId: "lbheartbeat", summary: "Load-balancer liveness", security: NO_AUTH, responses: { "200": json("Alive.", { type: "object", maxProperties: 0 }) } },
+    },
+    "/__version__": {
+      get: { tags, operationId: "version", summary: "Name, version, source and commit", security: NO_AUTH, responses: { "200": json("Version information.", VERSION) } },
+    },
+    "/batch": {
+      post: {
+        tags,
+        operationId: "batch",
+        summary: "Several sub-requests in one call",
+        description: "Sub-requests inherit the outer headers (credentials included). A 4xx sub-response takes its slot; a 5xx one fails the whole batch with its status.",
+        requestBody: { required: true, content: { "application/json": { schema: BATCH_REQUEST } } },
+        responses: { "200": json("One response per sub-request, in order.", BATCH_RESPONSE), ...errorResponses([400, 405, 503]), default: { description: "A failing sub-response, answered as the batch's own.", content: { "application/json": { schema: ref("schemas", "Error") } } } },
+      },
+    },
+    "/__api__": {
+      get: { tags, operationId: "openapi", summary: "This OpenAPI document", security: NO_AUTH, responses: { "200": json("The OpenAPI 3.1 document of this server.", { type: "object" }) } },
+    },
+  };
+}

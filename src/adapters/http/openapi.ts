@@ -1,0 +1,48 @@
+/**
+ * `GET /v1/__api__`: an OpenAPI 3.1 document of this very server, built from the declared
+ * resources and the methods they serve, so it never describes a route that answers 405.
+ */
+import type Router from "@koa/router";
+import type { JsonObject } from "../../domain/json.js";
+import type { HttpServices } from "./http-services.js";
+import { sharedComponents } from "./openapi-components.js";
+import { resourceDocument } from "./openapi-resource-paths.js";
+import { utilityPaths } from "./openapi-utility-paths.js";
+import { VERSION_PREFIX } from "./routing-middleware.js";
+import { requestUrl } from "./urls.js";
+
+/** The document; `serverUrl` (the absolute `/v1` URL) defaults to the relative `/v1`. */
+export function openApiDocument(services: HttpServices, serverUrl: string = VERSION_PREFIX): JsonObject {
+  const { options } = services;
+  const basicAuth = Object.hasOwn(options.capabilities, "basicauth");
+  const components = sharedComponents(basicAuth);
+  const schemas = components.schemas as JsonObject;
+  const paths: JsonObject = utilityPaths(basicAuth);
+  for (const resource of services.resources.values()) {
+    const described = resourceDocument(services, resource);
+    Object.assign(schemas, described.schemas);
+    Object.assign(paths, described.paths);
+  }
+  const document: JsonObject = {
+    openapi: "3.1.0",
+    info: {
+      title: options.projectName,
+      version: options.projectVersion,
+      description: "HTTP/JSON record service with per-record permissions (Kinto 1.x compatible).",
+    },
+    externalDocs: { url: options.projectDocs },
+    servers: [{ url: serverUrl }],
+    tags: [...[...services.resources.keys()].map((name) => ({ name, description: `The ${name} collection.` })), { name: "utilities", description: "Server information, health, batch." }],
+    paths,
+    components,
+  };
+  // Anonymous requests are allowed too: what they may do depends on each record's permissions.
+  if (basicAuth) document.security = [{ basicAuth: [] }, {}];
+  return document;
+}
+
+export function registerOpenApiRoute(router: Router, services: HttpServices): void {
+  router.get("/__api__", (ctx) => {
+    ctx.body = openApiDocument(services, `${requestUrl(ctx, services.options).origin}${VERSION_PREFIX}`);
+  });
+}
