@@ -197,7 +197,7 @@ describe("PostgreSQL specifics", function () {
       const burst = (store: PostgresRecordStore, name: string) =>
         Promise.all(Array.from({ length: 90 }, (_, i) => store.create(articles, `${name}${i}`, { i }).then((r) => r.lastModified)));
       const [a, b, c, d] = await Promise.all([writer(first, "a"), writer(second, "b"), burst(first, "c"), burst(second, "d")]);
-      for (const sequence of [a, b]) for (let i = 1; i < sequence.length; i += 1) expect(sequence[i]).to.be.greaterThan(sequence[i - 1]!);
+      for (const sequence of [a, b]) for (let i = 1; i < sequence.length; i += 1) expect(sequence[i]).to.be.greaterThan(sequence[i - 1]);
       const all = [...a, ...b, ...c, ...d];
       expect(new Set(all).size).to.equal(300);
       expect(await first.count(articles, { filters: [] })).to.equal(300);
@@ -258,7 +258,7 @@ describe("PostgreSQL specifics", function () {
         ...newestFirst,
         filters: [{ field: "i", operator: "lt", value: 10 }],
         limit: 2,
-        after: { values: [listed[1]!.lastModified] },
+        after: { values: [listed[1].lastModified] },
         access: access(alice),
       });
       expect(page.map((r) => r.id)).to.deep.equal(["r3", "r1"]);
@@ -350,7 +350,7 @@ describe("PostgreSQL specifics", function () {
 
     it("recycles connections older than pool_recycle", async () => {
       const database = open({ poolSize: 1, maxOverflow: 0, poolRecycleSeconds: 1 });
-      const pid = async () => (await database.query<{ pid: number }>("storage", "SELECT pg_backend_pid() AS pid"))[0]!.pid;
+      const pid = async () => (await database.query<{ pid: number }>("storage", "SELECT pg_backend_pid() AS pid"))[0].pid;
       const firstPid = await pid();
       expect(await pid()).to.equal(firstPid);
       await sleep(1200);

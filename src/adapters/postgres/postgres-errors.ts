@@ -7,7 +7,7 @@ const UNIQUE_VIOLATION = "23505";
 
 function sqlState(err: unknown): string | undefined {
   if (typeof err !== "object" || err === null || !("code" in err)) return undefined;
-  const code = (err as { code: unknown }).code;
+  const code = err.code;
   return typeof code === "string" ? code : undefined;
 }
 

@@ -82,8 +82,8 @@ function compareJson(params: SqlParams, x: string, op: Comparison, value: JsonVa
 /** A managed column (id: a string, last_modified: an integer) compared with a JSON value. */
 function compareColumn(params: SqlParams, field: string, op: Comparison, value: JsonValue): string {
   const isId = field === ID_FIELD;
-  const ownRank = isId ? RANK_OF_TYPE.string! : RANK_OF_TYPE.number!;
-  const rank = RANK_OF_TYPE[jsonType(value)]!;
+  const ownRank = isId ? RANK_OF_TYPE.string : RANK_OF_TYPE.number;
+  const rank = RANK_OF_TYPE[jsonType(value)];
   if (rank !== ownRank) return rankHolds(op, ownRank, rank) ? "TRUE" : "FALSE";
   if (isId) return `r.id ${SQL_OPERATOR[op]} ${params.add(value, "text")}`;
   // Keep the bound value a bigint so the (collection, parent_id, last_modified) index serves it.
@@ -179,7 +179,7 @@ function filterOnData(params: SqlParams, f: Filter): string {
     case "max":
       return compareJson(params, x, f.operator, f.value);
     case "like":
-      return `(jsonb_typeof(${x}) = 'string' AND (${x} #>> '{}') ILIKE ${params.add(likePattern(String(f.value)), "text")})`;
+      return `(jsonb_typeof(${x}) = 'string' AND (${x} #>> '{}') ILIKE ${params.add(likePattern(typeof f.value === "string" ? f.value : ""), "text")})`;
     case "has":
       return f.value === false ? `${x} IS NULL` : `${x} IS NOT NULL`;
     case "contains": {
