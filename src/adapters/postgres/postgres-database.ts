@@ -68,6 +68,9 @@ export class PostgresDatabase {
     this.poolOptions = {
       connectionString: urlWithPassword(options.url, options.passwordFile),
       max: this.maxConnections,
+      // Like SQLAlchemy's QueuePool: poolSize connections stay open, overflow ones close when idle.
+      min: Math.max(0, options.poolSize ?? 10),
+      idleTimeoutMillis: 10_000,
       // pg-pool applies it to queued requests too: waiting longer for a connection fails.
       connectionTimeoutMillis: Math.max(1, Math.round((options.poolTimeoutSeconds ?? 30) * 1000)),
       ...(recycle > 0 ? { maxLifetimeSeconds: recycle } : {}),
