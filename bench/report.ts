@@ -1,0 +1,59 @@
+/** Printing figures: one line per measurement, and the medians and ratios of a comparison. */
+import type { Measurement } from "./load.js";
+
+const HEADER = ["workload", "backend", "c", "req/s", "p50 ms", "p99 ms", "errors", "non-2xx", "rss MB"];
+
+function statusText(m: Measurement): string {
+  const parts = Object.entries(m.statuses).map(([code, count]) => `${code}:${count}`);
+  if (m.rejectedInside > 0) parts.push(`sub-requests rejected:${m.rejectedInside}`);
+  return parts.length > 0 ? ` (${parts.join(" ")})` : "";
+}
+
+export function header(): string {
+  return HEADER.map((h, i) => (i < 2 ? h.padEnd(i === 0 ? 10 : 11) : h.padStart(8))).join(" ");
+}
+
+export function line(m: Measurement): string {
+  const cells = [
+    m.label.padEnd(10),
+    m.backend.padEnd(11),
+    String(m.connections).padStart(8),
+    Math.round(m.requestsPerSecond).toString().padStart(8),
+    m.p50.toFixed(1).padStart(8),
+    m.p99.toFixed(1).padStart(8),
+    String(m.errors).padStart(8),
+    String(m.non2xx).padStart(8),
+    String(m.rssMb).padStart(8),
+  ];
+  return cells.join(" ") + statusText(m);
+}
+
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? (sorted[mid] ?? NaN) : ((sorted[mid - 1] ?? NaN) + (sorted[mid] ?? NaN)) / 2;
+}
+
+/** Same figure across rounds: `W4 100000 c=8 postgresql`. */
+function figureKey(m: Measurement): string {
+  return `${m.label} ${m.backend} c=${m.connections}`;
+}
+
+/** Medians of A and B per figure and the ratio B/A (req/s: > 1 is better; latency: < 1 is better). */
+export function comparison(a: readonly Measurement[], b: readonly Measurement[], names: [string, string]): string {
+  const keys = [...new Set([...a, ...b].map(figureKey))];
+  const out = [`A = ${names[0]}`, `B = ${names[1]}`, `${"figure".padEnd(34)} ${"A req/s".padStart(9)} ${"B req/s".padStart(9)} ${"B/A".padStart(6)} ${"A p50".padStart(7)} ${"B p50".padStart(7)} ${"B/A".padStart(6)} ${"A p99".padStart(7)} ${"B p99".padStart(7)} ${"B/A".padStart(6)} rounds`];
+  for (const k of keys) {
+    const of = (list: readonly Measurement[], pick: (m: Measurement) => number) => median(list.filter((m) => figureKey(m) === k).map(pick));
+    const cols: string[] = [k.padEnd(34)];
+    for (const [pick, digits] of [[(m: Measurement) => m.requestsPerSecond, 0], [(m: Measurement) => m.p50, 1], [(m: Measurement) => m.p99, 1]] as const) {
+      const ma = of(a, pick);
+      const mb = of(b, pick);
+      const width = digits === 0 ? 9 : 7;
+      cols.push(ma.toFixed(digits).padStart(width), mb.toFixed(digits).padStart(width), (mb / ma).toFixed(2).padStart(6));
+    }
+    cols.push(String(a.filter((m) => figureKey(m) === k).length));
+    out.push(cols.join(" "));
+  }
+  return out.join("\n");
+}

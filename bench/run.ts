@@ -1,0 +1,306 @@
+/**
+ * The benchmark harness (docs/benchmarks.md). Never part of `npm test`.
+ *
+ *   npm run bench -- [--workload W1,W3|all] [--backend memory,postgresql,redis|all]
+ *                    [--connections 32] [--duration 10] [--warmup 3] [--sizes 10000,100000,1000000]
+ *                    [--no-ceilings] [--profile] [--compare A B [--rounds 3]] [--set name=value]...
+ *                    [--postgres URL] [--database tessera_bench] [--redis URL] [--json FILE]
+ *
+ * Each (backend, workload) gets a fresh server child (`node dist/src/bootstrap/cli.js serve`).
+ * `--compare A B`: A and B are build directories (holding a compiled dist/) or setting sets
+ * (`name=value,name=value`, on this build); rounds alternate A, B, A, B… and the medians are compared.
+ */
+import { mkdtempSync, statSync, writeFileSync } from "node:fs";
+import { connect } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { measure, type LoadSettings, type Measurement } from "./load.js";
+import { latestProfile, summarizeProfile } from "./profile.js";
+import { comparison, header, line } from "./report.js";
+import { databaseUrl, ensureDatabase, BENCH_SECRET } from "./seed.js";
+import { cliOf, freePort, runNode, settingsEnv, startProcess, type ServerProcess } from "./server-process.js";
+import { collectionsFor, PREPARE, WORKLOADS, type BackendName, type WorkloadName } from "./workloads.js";
+
+const THIS_BUILD = fileURLToPath(new URL("../..", import.meta.url));
+const BACKENDS: readonly BackendName[] = ["memory", "postgresql", "redis"];
+
+interface Side {
+  readonly name: string;
+  readonly buildDir: string;
+  readonly settings: Readonly<Record<string, string>>;
+}
+
+interface Options {
+  workloads: WorkloadName[];
+  backends: BackendName[];
+  connections: number;
+  sizes: number[];
+  load: LoadSettings;
+  ceilings: boolean;
+  profile: boolean;
+  compare: [string, string] | undefined;
+  rounds: number;
+  settings: Record<string, string>;
+  postgres: string;
+  database: string;
+  redis: string;
+  json: string | undefined;
+}
+
+function parseOptions(argv: readonly string[]): Options {
+  const options: Options = {
+    workloads: [...WORKLOADS],
+    backends: [],
+    connections: 32,
+    sizes: [10_000, 100_000, 1_000_000],
+    load: { duration: 10, warmup: 3 },
+    ceilings: true,
+    profile: false,
+    compare: undefined,
+    rounds: 3,
+    settings: {},
+    postgres: process.env.TESSERA_BENCH_POSTGRES_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres",
+    database: "tessera_bench",
+    redis: "redis://127.0.0.1:6379/3",
+    json: undefined,
+  };
+  const list = (text: string) => text.split(",").map((s) => s.trim()).filter(Boolean);
+  const number = (flag: string, text: string | undefined) => {
+    const value = Number(text);
+    if (!Number.isFinite(value) || value < 0) throw new Error(`${flag} needs a number, got ${text}`);
+    return value;
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const flag = argv[i];
+    const value = () => {
+      const next = argv[++i];
+      if (next === undefined) throw new Error(`${flag} needs a value`);
+      return next;
+    };
+    switch (flag) {
+      case "--workload":
+      case "--workloads": {
+        const names = list(value().toUpperCase());
+        options.workloads = names.includes("ALL") ? [...WORKLOADS] : names.map((n) => {
+          if (!(WORKLOADS as readonly string[]).includes(n)) throw new Error(`unknown workload ${n} (expected ${WORKLOADS.join(", ")})`);
+          return n as WorkloadName;
+        });
+        break;
+      }
+      case "--backend":
+      case "--backends": {
+        const names = list(value());
+        options.backends = names.includes("all") ? [...BACKENDS] : names.map((n) => {
+          if (!(BACKENDS as readonly string[]).includes(n)) throw new Error(`unknown backend ${n} (expected ${BACKENDS.join(", ")})`);
+          return n as BackendName;
+        });
+        break;
+      }
+      case "--connections":
+        options.connections = number(flag, value());
+        break;
+      case "--duration":
+        options.load = { ...options.load, duration: number(flag, value()) };
+        break;
+      case "--warmup":
+        options.load = { ...options.load, warmup: number(flag, value()) };
+        break;
+      case "--sizes":
+        options.sizes = list(value()).map((s) => number(flag, s));
+        break;
+      case "--no-ceilings":
+        options.ceilings = false;
+        break;
+      case "--profile":
+        options.profile = true;
+        options.ceilings = false;
+        break;
+      case "--compare":
+        options.compare = [value(), value()];
+        options.ceilings = false;
+        break;
+      case "--rounds":
+        options.rounds = number(flag, value());
+        break;
+      case "--set": {
+        const [name = "", ...rest] = value().split("=");
+        options.settings[name] = rest.join("=");
+        break;
+      }
+      case "--postgres":
+        options.postgres = value();
+        break;
+      case "--database":
+        options.database = value();
+        break;
+      case "--redis":
+        options.redis = value();
+        break;
+      case "--json":
+        options.json = value();
+        break;
+      default:
+        throw new Error(`unknown option ${flag}`);
+    }
+  }
+  return options;
+}
+
+function reachable(url: string): Promise<boolean> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve) => {
+    const socket = connect({ host: hostname, port: Number(port) || 6379 });
+    socket.setTimeout(1000);
+    socket.once("connect", () => resolve(true));
+    socket.once("error", () => resolve(false));
+    socket.once("timeout", () => resolve(false));
+    socket.once("close", () => socket.destroy());
+    socket.once("connect", () => socket.end());
+  });
+}
+
+/** A build directory, or `name=value,name=value` settings on this build. */
+function sideOf(spec: string): Side {
+  let isDir: boolean;
+  try {
+    isDir = statSync(spec).isDirectory();
+  } catch {
+    isDir = false;
+  }
+  if (isDir) return { name: spec, buildDir: path.resolve(spec), settings: {} };
+  if (!spec.includes("=")) throw new Error(`--compare: "${spec}" is neither a directory nor name=value settings`);
+  const settings: Record<string, string> = {};
+  for (const pair of spec.split(",")) {
+    const [name = "", ...rest] = pair.split("=");
+    settings[name.trim()] = rest.join("=");
+  }
+  return { name: spec, buildDir: THIS_BUILD, settings };
+}
+
+function backendSettings(backend: BackendName, options: Options): Record<string, string> {
+  const sql = databaseUrl(options.postgres, options.database);
+  switch (backend) {
+    case "memory":
+      return { storage_backend: "memory", permission_backend: "memory" };
+    case "postgresql":
+      return { storage_backend: "postgresql", storage_url: sql, permission_backend: "postgresql", permission_url: sql };
+    case "redis":
+      return { storage_backend: "postgresql", storage_url: sql, permission_backend: "redis", permission_url: options.redis };
+  }
+}
+
+function serverSettings(backend: BackendName, port: number, options: Options, side: Side): Record<string, string> {
+  const collections = collectionsFor(options.sizes);
+  const settings: Record<string, string> = {
+    listen_host: "127.0.0.1",
+    listen_port: String(port),
+    log_level: "warn",
+    userid_hmac_secret: BENCH_SECRET,
+    "multiauth.policies": "basicauth",
+    cache_backend: "memory",
+    resources: collections.map((c) => `${c}:shareable`).join(" "),
+    ...backendSettings(backend, options),
+  };
+  for (const c of collections) settings[`${c}_create_principals`] = "system.Authenticated";
+  return { ...settings, ...options.settings, ...side.settings };
+}
+
+const migrated = new Set<string>();
+
+async function migrate(backend: BackendName, options: Options, side: Side): Promise<void> {
+  if (backend === "memory" || migrated.has(side.buildDir)) return;
+  await ensureDatabase(options.postgres, options.database);
+  await runNode([cliOf(side.buildDir), "migrate"], side.buildDir, settingsEnv(serverSettings("postgresql", 0, options, side)));
+  migrated.add(side.buildDir);
+}
+
+function log(text: string): void {
+  process.stderr.write(`# ${text}\n`);
+}
+
+/** One workload on one backend: a fresh server, the workload's set-up, then each of its figures. */
+async function runWorkload(workload: WorkloadName, backend: BackendName, options: Options, side: Side, report: (m: Measurement) => void): Promise<void> {
+  await migrate(backend, options, side);
+  const profileDir = options.profile ? mkdtempSync(path.join(tmpdir(), "tessera-profile-")) : undefined;
+  const port = await freePort();
+  const server: ServerProcess = await startProcess(
+    {
+      args: [cliOf(side.buildDir), "serve"],
+      cwd: side.buildDir,
+      env: settingsEnv(serverSettings(backend, port, options, side)),
+      nodeFlags: profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [],
+      readyPath: "/v1/__lbheartbeat__",
+    },
+    port,
+  );
+  try {
+    const figures = await PREPARE[workload]({
+      base: server.url,
+      backend,
+      connections: options.connections,
+      sizes: options.sizes,
+      sqlUrl: backend === "memory" ? undefined : databaseUrl(options.postgres, options.database),
+      redisUrl: backend === "redis" ? options.redis : undefined,
+      log,
+    });
+    for (const figure of figures) report(await measure(server, backend, figure, options.load));
+  } finally {
+    await server.stop();
+  }
+  if (profileDir) console.log(summarizeProfile(latestProfile(profileDir)));
+}
+
+async function runCeilings(options: Options, report: (m: Measurement) => void): Promise<void> {
+  for (const kind of ["http", "koa"]) {
+    const port = await freePort();
+    const server = await startProcess({ args: [path.join(THIS_BUILD, "dist", "bench", "hello-servers.js"), kind, String(port)], cwd: THIS_BUILD, env: {}, readyPath: "/" }, port);
+    try {
+      report(await measure(server, "-", { label: `${kind} hello`, connections: options.connections, requests: [{ method: "GET", path: "/" }] }, options.load));
+    } finally {
+      await server.stop();
+    }
+  }
+}
+
+async function runAll(options: Options, side: Side, report: (m: Measurement) => void): Promise<void> {
+  for (const backend of options.backends) for (const workload of options.workloads) await runWorkload(workload, backend, options, side, report);
+}
+
+async function main(): Promise<void> {
+  const options = parseOptions(process.argv.slice(2));
+  if (options.backends.length === 0) options.backends = (await reachable(options.redis)) ? [...BACKENDS] : ["memory", "postgresql"];
+  log(`node ${process.version}, ${options.load.warmup} s warm-up + ${options.load.duration} s measured, c=${options.connections} (W4: 1 and 8), sizes ${options.sizes.join(",")}`);
+  const measurements: Measurement[] = [];
+  const print = (m: Measurement) => {
+    measurements.push(m);
+    console.log(line(m));
+  };
+  console.log(header());
+  if (options.compare) {
+    const sides = options.compare.map(sideOf) as [Side, Side];
+    const results: [Measurement[], Measurement[]] = [[], []];
+    for (let round = 1; round <= options.rounds; round++) {
+      for (const [i, side] of sides.entries()) {
+        log(`round ${round}/${options.rounds}: ${i === 0 ? "A" : "B"} = ${side.name}`);
+        await runAll(options, side, (m) => {
+          results[i]?.push(m);
+          print({ ...m, label: `${i === 0 ? "A" : "B"} ${m.label}` });
+        });
+      }
+    }
+    console.log(comparison(results[0], results[1], [sides[0].name, sides[1].name]));
+  } else {
+    if (options.ceilings) await runCeilings(options, print);
+    await runAll(options, { name: "this build", buildDir: THIS_BUILD, settings: {} }, print);
+  }
+  if (options.json) writeFileSync(options.json, JSON.stringify(measurements, null, 2));
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    process.stderr.write(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exit(1);
+  },
+);

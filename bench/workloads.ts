@@ -1,0 +1,168 @@
+/**
+ * The workloads (docs/benchmarks.md): each prepares its data on a running server and returns the
+ * figures to measure, as autocannon requests. Every workload checks once, before the load, that
+ * its request does what it claims (status, number of records), so a figure never measures errors.
+ */
+import type { RequestSpec } from "autocannon";
+import { api, authorization, clearCollectionSql, listCollection, OWNER, READER, recordData, SHARED_COUNT, seedListApi, seedListRedis, seedListSql } from "./seed.js";
+
+export type BackendName = "memory" | "postgresql" | "redis";
+export const WORKLOADS = ["W1", "W2", "W3", "W4", "W5", "W6"] as const;
+export type WorkloadName = (typeof WORKLOADS)[number];
+
+export interface Figure {
+  /** `W3`, `W4 1000000`... */
+  readonly label: string;
+  readonly connections: number;
+  readonly requests: RequestSpec[];
+  /** Sub-requests of a batch that failed, counted by the workload itself (W6). */
+  readonly rejectedInside?: () => number;
+  /** Called before the warm-up and before the measured run. */
+  readonly beforeRun?: () => Promise<void>;
+}
+
+export interface WorkloadContext {
+  readonly base: string;
+  readonly backend: BackendName;
+  readonly connections: number;
+  readonly sizes: readonly number[];
+  /** The bench database (postgresql and redis backends). */
+  readonly sqlUrl: string | undefined;
+  readonly redisUrl: string | undefined;
+  readonly log: (line: string) => void;
+}
+
+/** Collections written by W2/W6, emptied before each run on PostgreSQL. */
+const WRITES = "writes";
+
+/** The collections a run declares (all shareable, creatable by any authenticated user). */
+export function collectionsFor(sizes: readonly number[]): string[] {
+  return ["articles", WRITES, ...new Set([10_000, ...sizes].map(listCollection))];
+}
+
+function json(method: string, path: string, credentials: string, body?: unknown): RequestSpec {
+  return {
+    method,
+    path,
+    headers: { Authorization: authorization(credentials), ...(body === undefined ? {} : { "Content-Type": "application/json" }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  };
+}
+
+function expectStatus(what: string, status: number, expected: number[]): void {
+  if (!expected.includes(status)) throw new Error(`${what}: expected ${expected.join(" or ")}, got ${status}`);
+}
+
+async function w1(ctx: WorkloadContext): Promise<Figure[]> {
+  const put = await api(ctx.base, "PUT", "/articles/w1-record", OWNER, { data: recordData(1) });
+  expectStatus("W1 set-up", put.status, [200, 201]);
+  const get = await api(ctx.base, "GET", "/articles/w1-record", OWNER);
+  expectStatus("W1 check", get.status, [200]);
+  return [{ label: "W1", connections: ctx.connections, requests: [json("GET", "/v1/articles/w1-record", OWNER)] }];
+}
+
+async function clearWrites(ctx: WorkloadContext): Promise<void> {
+  if (ctx.sqlUrl) await clearCollectionSql(ctx.sqlUrl, WRITES, ctx.backend === "postgresql");
+}
+
+async function w2(ctx: WorkloadContext): Promise<Figure[]> {
+  await clearWrites(ctx);
+  const body = { data: recordData(1) };
+  ctx.log(`W2 body: ${JSON.stringify(body).length} bytes`);
+  const check = await api(ctx.base, "POST", `/${WRITES}`, OWNER, body);
+  expectStatus("W2 check", check.status, [201]);
+  return [{ label: "W2", connections: ctx.connections, requests: [json("POST", `/v1/${WRITES}`, OWNER, body)] }];
+}
+
+/** Seeds the size-N listing collection as the backend allows and checks the reader sees exactly 100 records. */
+async function seedList(ctx: WorkloadContext, n: number): Promise<RequestSpec> {
+  let seconds: number;
+  if (ctx.backend === "memory") seconds = await seedListApi(ctx.base, n);
+  else {
+    seconds = await seedListSql(ctx.sqlUrl ?? "", n, ctx.backend === "postgresql");
+    if (ctx.backend === "redis") seconds += await seedListRedis(ctx.redisUrl ?? "", n);
+  }
+  ctx.log(seconds > 0 ? `seeded ${listCollection(n)} (${n} records) in ${seconds.toFixed(1)} s` : `${listCollection(n)} already seeded`);
+  const path = `/${listCollection(n)}?_limit=100`;
+  const check = await api(ctx.base, "GET", path, READER);
+  const count = (check.json as { data?: unknown[] } | undefined)?.data?.length;
+  if (check.status !== 200 || count !== SHARED_COUNT) throw new Error(`W3 check on ${listCollection(n)}: status ${check.status}, ${count} records instead of ${SHARED_COUNT}`);
+  return json("GET", `/v1${path}`, READER);
+}
+
+async function w3(ctx: WorkloadContext): Promise<Figure[]> {
+  return [{ label: "W3", connections: ctx.connections, requests: [await seedList(ctx, 10_000)] }];
+}
+
+async function w4(ctx: WorkloadContext): Promise<Figure[]> {
+  const figures: Figure[] = [];
+  for (const n of ctx.sizes) {
+    const request = await seedList(ctx, n);
+    for (const connections of [1, 8]) figures.push({ label: `W4 ${n}`, connections, requests: [request] });
+  }
+  return figures;
+}
+
+/** Per-connection state rides on the request object, which autocannon copies per connection. */
+interface PatchState {
+  entry?: { id: string; etag: string };
+  n?: number;
+}
+
+async function w5(ctx: WorkloadContext): Promise<Figure[]> {
+  const pool: { id: string; etag: string }[] = [];
+  for (let i = 0; i < ctx.connections; i++) {
+    const id = `w5-${i}`;
+    const put = await api(ctx.base, "PUT", `/articles/${id}`, OWNER, { data: recordData(i) });
+    expectStatus("W5 set-up", put.status, [200, 201]);
+    pool.push({ id, etag: put.etag ?? "" });
+  }
+  let handedOut = 0;
+  const headers = { Authorization: authorization(OWNER), "Content-Type": "application/json" };
+  const request: RequestSpec = {
+    method: "PATCH",
+    state: {},
+    setupRequest(req, context) {
+      const state = req.state as PatchState;
+      if (state.entry === undefined) {
+        state.entry = pool[handedOut++ % pool.length];
+        if (!state.entry) throw new Error("W5: no record for this connection");
+      }
+      state.n = (state.n ?? 0) + 1;
+      context.state = state;
+      return { ...req, path: `/v1/articles/${state.entry.id}`, headers: { ...headers, "If-Match": state.entry.etag }, body: JSON.stringify({ data: { priority: state.n } }) };
+    },
+    onResponse(_status, _body, context, responseHeaders) {
+      const entry = (context.state as PatchState | undefined)?.entry;
+      const etag = responseHeaders.etag ?? responseHeaders.ETag;
+      if (entry && typeof etag === "string") entry.etag = etag;
+    },
+  };
+  // A run cut short may leave a PATCH unanswered: re-read every ETag before each run.
+  const beforeRun = async () => {
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    handedOut = 0;
+    for (const entry of pool) entry.etag = (await api(ctx.base, "GET", `/articles/${entry.id}`, OWNER)).etag ?? "";
+  };
+  return [{ label: "W5", connections: ctx.connections, requests: [request], beforeRun }];
+}
+
+async function w6(ctx: WorkloadContext): Promise<Figure[]> {
+  await clearWrites(ctx);
+  const body = { defaults: { method: "POST", path: `/${WRITES}` }, requests: Array.from({ length: 10 }, (_, i) => ({ body: { data: recordData(i + 1) } })) };
+  const check = await api(ctx.base, "POST", "/batch", OWNER, body);
+  const statuses = (check.json as { responses?: { status: number }[] } | undefined)?.responses?.map((r) => r.status) ?? [];
+  if (check.status !== 200 || statuses.length !== 10 || statuses.some((s) => s !== 201)) throw new Error(`W6 check: ${check.status} ${statuses.join(",")}`);
+  let rejected = 0;
+  const request: RequestSpec = {
+    ...json("POST", "/v1/batch", OWNER, body),
+    onResponse(status, responseBody) {
+      if (status !== 200) return;
+      const parsed = JSON.parse(responseBody) as { responses?: { status: number }[] };
+      rejected += parsed.responses?.filter((r) => r.status >= 300).length ?? 0;
+    },
+  };
+  return [{ label: "W6", connections: ctx.connections, requests: [request], rejectedInside: () => rejected }];
+}
+
+export const PREPARE: Record<WorkloadName, (ctx: WorkloadContext) => Promise<Figure[]>> = { W1: w1, W2: w2, W3: w3, W4: w4, W5: w5, W6: w6 };
