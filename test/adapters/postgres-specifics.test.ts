@@ -16,7 +16,7 @@ import { PostgresDatabase, type PostgresDatabaseOptions } from "../../src/adapte
 import { PostgresPermissionStore } from "../../src/adapters/postgres/postgres-permission-store.js";
 import { PostgresRecordStore } from "../../src/adapters/postgres/postgres-record-store.js";
 import { urlWithPassword } from "../../src/adapters/postgres/postgres-url.js";
-import { BackendError } from "../../src/domain/errors.js";
+import { BackendError, ValidationError } from "../../src/domain/errors.js";
 import type { Tombstone } from "../../src/domain/records.js";
 import { POSTGRES_URL, requireService } from "../support/services.js";
 
@@ -418,6 +418,16 @@ describe("PostgreSQL specifics", function () {
       } finally {
         await proxy.stop();
       }
+    });
+
+    it("refuses a NUL character in stored strings as bad input, not as an outage", async () => {
+      const records = new PostgresRecordStore(open());
+      const error = await records.create(articles, "nul", { text: "a\u0000b" }).then(
+        () => undefined,
+        (err: unknown) => err,
+      );
+      expect(error).to.be.instanceOf(ValidationError);
+      expect(await records.heartbeat()).to.equal(true);
     });
 
     it("rolls back a unit of work whose connection is terminated, then serves the next request", async () => {

@@ -1,9 +1,11 @@
 /** Maps pg driver failures to domain errors at the adapter's edge. */
-import { BackendError, ConflictError, TesseraError } from "../../domain/errors.js";
+import { BackendError, ConflictError, TesseraError, ValidationError } from "../../domain/errors.js";
 
 export type PostgresBackendName = "storage" | "permission" | "cache";
 
 const UNIQUE_VIOLATION = "23505";
+// JSONB refuses "\u0000" in strings (22P05); text refuses a NUL byte (22021). Bad input, not an outage.
+const UNSTORABLE_TEXT = new Set(["22P05", "22021"]);
 
 function sqlState(err: unknown): string | undefined {
   if (typeof err !== "object" || err === null || !("code" in err)) return undefined;
@@ -14,6 +16,10 @@ function sqlState(err: unknown): string | undefined {
 /** Domain errors pass through; a unique violation is a conflict; anything else is a backend failure. */
 export function toDomainError(backend: PostgresBackendName, err: unknown): Error {
   if (err instanceof TesseraError) return err;
-  if (sqlState(err) === UNIQUE_VIOLATION) return new ConflictError(null);
+  const state = sqlState(err);
+  if (state === UNIQUE_VIOLATION) return new ConflictError(null);
+  if (state !== undefined && UNSTORABLE_TEXT.has(state)) {
+    return ValidationError.single("body", null, "strings may not contain the NUL character (\\u0000)");
+  }
   return new BackendError(backend, err);
 }
