@@ -8,10 +8,11 @@ import net from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
+import { DataSource } from "typeorm";
 import type { ListQuery } from "../../src/application/listing.js";
 import { openPostgres, type PostgresBackends } from "../../src/adapters/postgres/postgres-backends.js";
 import { PostgresCache } from "../../src/adapters/postgres/postgres-cache.js";
-import { POSTGRES_MIGRATIONS } from "../../src/adapters/postgres/postgres-data-source.js";
+import { postgresDataSourceOptions, POSTGRES_MIGRATIONS } from "../../src/adapters/postgres/postgres-data-source.js";
 import { PostgresDatabase, type PostgresDatabaseOptions } from "../../src/adapters/postgres/postgres-database.js";
 import { PostgresPermissionStore } from "../../src/adapters/postgres/postgres-permission-store.js";
 import { PostgresRecordStore } from "../../src/adapters/postgres/postgres-record-store.js";
@@ -120,8 +121,27 @@ class TcpProxy {
 const articles = { collection: "articles", parentId: "" };
 const newestFirst: ListQuery = { filters: [], sort: [{ field: "last_modified", descending: true }], limit: 100, includeDeleted: false };
 
+
+/**
+ * Test runs of several developers share one server: each run of the PostgreSQL suites holds this
+ * advisory lock (on its own connection) so that they take turns instead of flushing each other's data.
+ */
+const SUITE_LOCK_KEY = 7_364_211_094;
+
+async function lockSuite(): Promise<pg.Client> {
+  const client = new pg.Client({ connectionString: POSTGRES_URL });
+  await client.connect();
+  await client.query("SELECT pg_advisory_lock($1)", [SUITE_LOCK_KEY]);
+  return client;
+}
+
+async function unlockSuite(client: pg.Client | undefined): Promise<void> {
+  await client?.end(); // ending the session releases its advisory lock
+}
+
 describe("PostgreSQL specifics", function () {
   requireService("postgresql");
+  let suiteLock: pg.Client | undefined;
   this.timeout(20_000);
   const opened: PostgresDatabase[] = [];
   /** A database closed after the suite. */
@@ -132,12 +152,14 @@ describe("PostgreSQL specifics", function () {
   };
 
   before(async function () {
-    this.timeout(60_000);
+    this.timeout(180_000);
+    suiteLock = await lockSuite();
     await ensureDatabase(MAIN);
     await open().migrate();
   });
   after(async () => {
     await Promise.all(opened.map((database) => database.close()));
+    await unlockSuite(suiteLock);
   });
 
   describe("schema", () => {
@@ -169,6 +191,17 @@ describe("PostgreSQL specifics", function () {
       });
       expect(await schemaDump(databaseUrl(FROM_FILE))).to.deep.equal(await schemaDump(databaseUrl(MIGRATED)));
       expect(await open({ url: databaseUrl(FROM_FILE) }).migrate()).to.deep.equal([]);
+    });
+
+    it("declares entities that match the migrated schema (no TypeORM drift)", async () => {
+      const dataSource = new DataSource(postgresDataSourceOptions(databaseUrl(MIGRATED), { max: 1 }));
+      await dataSource.initialize();
+      try {
+        const drift = await dataSource.driver.createSchemaBuilder().log();
+        expect(drift.upQueries.map((q) => q.query)).to.deep.equal([]);
+      } finally {
+        await dataSource.destroy();
+      }
     });
 
     it("serialises concurrent migrations of several processes", async () => {

@@ -13,17 +13,17 @@ import { permissionStoreContract } from "../contract/permission-store.contract.j
 import { recordStoreContract } from "../contract/record-store.contract.js";
 import { POSTGRES_URL, requireService } from "../support/services.js";
 
-export const TEST_DATABASE = "tessera_test";
+const TEST_DATABASE = "tessera_test";
 
 /** The test server's URL with another database name. */
-export function databaseUrl(name: string): string {
+function databaseUrl(name: string): string {
   const url = new URL(POSTGRES_URL);
   url.pathname = `/${name}`;
   return url.toString();
 }
 
 /** Creates the database if missing (or afresh), tolerating a parallel run creating it too. */
-export async function ensureDatabase(name: string, fresh = false): Promise<void> {
+async function ensureDatabase(name: string, fresh = false): Promise<void> {
   const admin = new pg.Client({ connectionString: POSTGRES_URL });
   await admin.connect();
   try {
@@ -39,18 +39,39 @@ export async function ensureDatabase(name: string, fresh = false): Promise<void>
   }
 }
 
+
+/**
+ * Test runs of several developers share one server: each run of the PostgreSQL suites holds this
+ * advisory lock (on its own connection) so that they take turns instead of flushing each other's data.
+ */
+const SUITE_LOCK_KEY = 7_364_211_094;
+
+async function lockSuite(): Promise<pg.Client> {
+  const client = new pg.Client({ connectionString: POSTGRES_URL });
+  await client.connect();
+  await client.query("SELECT pg_advisory_lock($1)", [SUITE_LOCK_KEY]);
+  return client;
+}
+
+async function unlockSuite(client: pg.Client | undefined): Promise<void> {
+  await client?.end(); // ending the session releases its advisory lock
+}
+
 describe("PostgreSQL adapters", function () {
   requireService("postgresql");
+  let suiteLock: pg.Client | undefined;
   let database: PostgresDatabase;
 
   before(async function () {
-    this.timeout(30_000);
+    this.timeout(180_000);
+    suiteLock = await lockSuite();
     await ensureDatabase(TEST_DATABASE);
     database = new PostgresDatabase({ url: databaseUrl(TEST_DATABASE) });
     await database.migrate();
   });
   after(async () => {
     await database?.close();
+    await unlockSuite(suiteLock);
   });
 
   recordStoreContract("postgresql", async () => {
