@@ -66,7 +66,7 @@ describe("PostgreSQL adapters", function () {
     this.timeout(180_000);
     suiteLock = await lockSuite();
     await ensureDatabase(TEST_DATABASE);
-    database = new PostgresDatabase({ url: databaseUrl(TEST_DATABASE) });
+    database = new PostgresDatabase({ url: databaseUrl(TEST_DATABASE), poolSize: 5, maxOverflow: 5 });
     await database.migrate();
   });
   after(async () => {
