@@ -54,6 +54,7 @@ function expectStatus(what: string, status: number, expected: number[]): void {
 }
 
 async function w1(ctx: WorkloadContext): Promise<Figure[]> {
+  await clear(ctx, "articles");
   const put = await api(ctx.base, "PUT", "/articles/w1-record", OWNER, { data: recordData(1) });
   expectStatus("W1 set-up", put.status, [200, 201]);
   const get = await api(ctx.base, "GET", "/articles/w1-record", OWNER);
@@ -61,12 +62,16 @@ async function w1(ctx: WorkloadContext): Promise<Figure[]> {
   return [{ label: "W1", connections: ctx.connections, requests: [json("GET", "/v1/articles/w1-record", OWNER)] }];
 }
 
-async function clearWrites(ctx: WorkloadContext): Promise<void> {
-  if (ctx.sqlUrl) await clearCollectionSql(ctx.sqlUrl, WRITES, ctx.backend === "postgresql");
+/**
+ * Empties a collection the workloads write on PostgreSQL, so tables do not grow run after run and
+ * records left by a run on another permission backend (whose ACEs live elsewhere) do not answer 403.
+ */
+async function clear(ctx: WorkloadContext, collection: string): Promise<void> {
+  if (ctx.sqlUrl) await clearCollectionSql(ctx.sqlUrl, collection, ctx.backend === "postgresql");
 }
 
 async function w2(ctx: WorkloadContext): Promise<Figure[]> {
-  await clearWrites(ctx);
+  await clear(ctx, WRITES);
   const body = { data: recordData(1) };
   ctx.log(`W2 body: ${JSON.stringify(body).length} bytes`);
   const check = await api(ctx.base, "POST", `/${WRITES}`, OWNER, body);
@@ -110,6 +115,7 @@ interface PatchState {
 }
 
 async function w5(ctx: WorkloadContext): Promise<Figure[]> {
+  await clear(ctx, "articles");
   const pool: { id: string; etag: string }[] = [];
   for (let i = 0; i < ctx.connections; i++) {
     const id = `w5-${i}`;
@@ -148,7 +154,7 @@ async function w5(ctx: WorkloadContext): Promise<Figure[]> {
 }
 
 async function w6(ctx: WorkloadContext): Promise<Figure[]> {
-  await clearWrites(ctx);
+  await clear(ctx, WRITES);
   const body = { defaults: { method: "POST", path: `/${WRITES}` }, requests: Array.from({ length: 10 }, (_, i) => ({ body: { data: recordData(i + 1) } })) };
   const check = await api(ctx.base, "POST", "/batch", OWNER, body);
   const statuses = (check.json as { responses?: { status: number }[] } | undefined)?.responses?.map((r) => r.status) ?? [];
