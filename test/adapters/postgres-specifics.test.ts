@@ -395,6 +395,16 @@ describe("PostgreSQL specifics", function () {
       await rejection(database.query("storage", "SELECT pg_sleep(1)"));
     });
 
+    it("turns JIT and parallel workers off, keeping the session options of the URL", async () => {
+      const url = new URL(databaseUrl(MAIN));
+      url.searchParams.set("options", "-c synchronous_commit=off");
+      const database = open({ url: url.toString() });
+      const setting = async (name: string) => (await database.query<{ value: string }>("storage", "SELECT current_setting($1) AS value", [name]))[0].value;
+      expect(await setting("jit")).to.equal("off");
+      expect(await setting("max_parallel_workers_per_gather")).to.equal("0");
+      expect(await setting("synchronous_commit")).to.equal("off");
+    });
+
     it("reads the password from a file", async () => {
       const dir = mkdtempSync(join(tmpdir(), "tessera-pg-"));
       const file = join(dir, "password");

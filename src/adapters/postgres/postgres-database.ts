@@ -8,7 +8,7 @@ import { DataSource } from "typeorm";
 import { BackendError } from "../../domain/errors.js";
 import { postgresDataSourceOptions, POSTGRES_MIGRATIONS, type MigrationClass } from "./postgres-data-source.js";
 import { toDomainError, type PostgresBackendName } from "./postgres-errors.js";
-import { urlWithPassword } from "./postgres-url.js";
+import { urlWithPassword, urlWithSessionOptions } from "./postgres-url.js";
 
 export interface PostgresDatabaseOptions {
   /** `postgresql://user[:password]@host:port/database`; missing parts come from libpq env (PGPASSWORD...). */
@@ -65,8 +65,12 @@ export class PostgresDatabase {
     this.maxBacklog = options.maxBacklog ?? -1;
     this.migrations = options.migrations ?? POSTGRES_MIGRATIONS;
     const recycle = options.poolRecycleSeconds ?? -1;
+    // Short OLTP statements: JIT compilation and parallel workers cost more than they save, and
+    // the planner's overestimates on the ACE join (grants of a principal elsewhere) trigger both.
+    const session = urlWithSessionOptions(urlWithPassword(options.url, options.passwordFile), "-c jit=off -c max_parallel_workers_per_gather=0");
     this.poolOptions = {
-      connectionString: urlWithPassword(options.url, options.passwordFile),
+      connectionString: session.url,
+      ...(session.options !== undefined ? { options: session.options } : {}),
       max: this.maxConnections,
       // Like SQLAlchemy's QueuePool: poolSize connections stay open, overflow ones close when idle.
       min: Math.max(0, options.poolSize ?? 10),
@@ -76,9 +80,6 @@ export class PostgresDatabase {
       ...(recycle > 0 ? { maxLifetimeSeconds: recycle } : {}),
       ...(options.statementTimeoutMs !== undefined ? { statement_timeout: options.statementTimeoutMs } : {}),
       application_name: options.applicationName ?? "tessera",
-      // Short OLTP statements: JIT compilation and parallel workers cost more than they save, and
-      // the planner's overestimates on the ACE join (grants of a principal elsewhere) trigger both.
-      options: "-c jit=off -c max_parallel_workers_per_gather=0",
     };
   }
 

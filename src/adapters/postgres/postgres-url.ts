@@ -12,3 +12,20 @@ export function urlWithPassword(url: string, passwordFile: string | undefined): 
   parsed.password = encodeURIComponent(password);
   return parsed.toString();
 }
+
+/**
+ * The URL with `sessionOptions` (`-c name=value ...`) put before any `options` it already has, so
+ * that an operator's own settings (`?options=-c synchronous_commit=off`) still apply and win.
+ * A URL the WHATWG parser refuses is returned as is, with the options to pass separately.
+ */
+export function urlWithSessionOptions(url: string, sessionOptions: string): { url: string; options?: string } {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return { url, options: sessionOptions };
+  }
+  const own = parsed.searchParams.get("options");
+  parsed.searchParams.set("options", own ? `${sessionOptions} ${own}` : sessionOptions);
+  return { url: parsed.toString() };
+}
