@@ -19,10 +19,12 @@ import { measure, type LoadSettings, type Measurement } from "./load.js";
 import { latestProfile, summarizeProfile } from "./profile.js";
 import { comparison, header, line } from "./report.js";
 import { databaseUrl, ensureDatabase, BENCH_SECRET } from "./seed.js";
-import { cliOf, freePort, runNode, settingsEnv, startProcess, type ServerProcess } from "./server-process.js";
+import { cliOf, freePort, removeSnapshot, runNode, settingsEnv, snapshotBuild, startProcess, type ServerProcess } from "./server-process.js";
 import { collectionsFor, PREPARE, WORKLOADS, type BackendName, type WorkloadName } from "./workloads.js";
 
 const THIS_BUILD = fileURLToPath(new URL("../..", import.meta.url));
+/** This build's copy the servers run from (see snapshotBuild). */
+let thisBuild = THIS_BUILD;
 const BACKENDS: readonly BackendName[] = ["memory", "postgresql", "redis"];
 
 interface Side {
@@ -175,7 +177,7 @@ function sideOf(spec: string): Side {
     const [name = "", ...rest] = pair.split("=");
     settings[name.trim()] = rest.join("=");
   }
-  return { name: spec, buildDir: THIS_BUILD, settings };
+  return { name: spec, buildDir: thisBuild, settings };
 }
 
 function backendSettings(backend: BackendName, options: Options): Record<string, string> {
@@ -254,7 +256,7 @@ async function runWorkload(workload: WorkloadName, backend: BackendName, options
 async function runCeilings(options: Options, report: (m: Measurement) => void): Promise<void> {
   for (const kind of ["http", "koa"]) {
     const port = await freePort();
-    const server = await startProcess({ args: [path.join(THIS_BUILD, "dist", "bench", "hello-servers.js"), kind, String(port)], cwd: THIS_BUILD, env: {}, readyPath: "/" }, port);
+    const server = await startProcess({ args: [path.join(thisBuild, "dist", "bench", "hello-servers.js"), kind, String(port)], cwd: thisBuild, env: {}, readyPath: "/" }, port);
     try {
       report(await measure(server, "-", { label: `${kind} hello`, connections: options.connections, requests: [{ method: "GET", path: "/" }] }, options.load));
     } finally {
@@ -269,6 +271,7 @@ async function runAll(options: Options, side: Side, report: (m: Measurement) => 
 
 async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2));
+  thisBuild = snapshotBuild(THIS_BUILD);
   if (options.backends.length === 0) options.backends = (await reachable(options.redis)) ? [...BACKENDS] : ["memory", "postgresql"];
   log(`node ${process.version}, ${options.load.warmup} s warm-up + ${options.load.duration} s measured, c=${options.connections} (W4: 1 and 8), sizes ${options.sizes.join(",")}`);
   const measurements: Measurement[] = [];
@@ -277,6 +280,15 @@ async function main(): Promise<void> {
     console.log(line(m));
   };
   console.log(header());
+  try {
+    await runMeasurements(options, print);
+  } finally {
+    removeSnapshot(thisBuild);
+  }
+  if (options.json) writeFileSync(options.json, JSON.stringify(measurements, null, 2));
+}
+
+async function runMeasurements(options: Options, print: (m: Measurement) => void): Promise<void> {
   if (options.compare) {
     const sides = options.compare.map(sideOf) as [Side, Side];
     const results: [Measurement[], Measurement[]] = [[], []];
@@ -292,9 +304,8 @@ async function main(): Promise<void> {
     console.log(comparison(results[0], results[1], [sides[0].name, sides[1].name]));
   } else {
     if (options.ceilings) await runCeilings(options, print);
-    await runAll(options, { name: "this build", buildDir: THIS_BUILD, settings: {} }, print);
+    await runAll(options, { name: "this build", buildDir: thisBuild, settings: {} }, print);
   }
-  if (options.json) writeFileSync(options.json, JSON.stringify(measurements, null, 2));
 }
 
 main().then(

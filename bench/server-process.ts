@@ -4,7 +4,8 @@
  * sampler of its resident memory (/proc/<pid>/status).
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { createServer } from "node:net";
 import path from "node:path";
 
@@ -130,4 +131,22 @@ function statusKb(pid: number, field: "VmRSS" | "VmHWM"): number {
 /** The Tessera CLI of a build directory (one holding a compiled `dist/`). */
 export function cliOf(buildDir: string): string {
   return path.join(buildDir, "dist", "src", "bootstrap", "cli.js");
+}
+
+/**
+ * A private copy of a build's `dist/` (with its package.json and a link to its node_modules), so
+ * that a rebuild in the working tree (`npm run build` starts by deleting dist/) cannot pull the
+ * files from under a run that starts servers for many minutes.
+ */
+export function snapshotBuild(buildDir: string): string {
+  const copy = mkdtempSync(path.join(tmpdir(), "tessera-bench-build-"));
+  cpSync(path.join(buildDir, "dist"), path.join(copy, "dist"), { recursive: true, filter: (source) => !source.includes(`${path.sep}dist${path.sep}test`) });
+  cpSync(path.join(buildDir, "package.json"), path.join(copy, "package.json"));
+  symlinkSync(path.join(buildDir, "node_modules"), path.join(copy, "node_modules"), "dir");
+  if (existsSync(path.join(buildDir, "sql"))) symlinkSync(path.join(buildDir, "sql"), path.join(copy, "sql"), "dir");
+  return copy;
+}
+
+export function removeSnapshot(copy: string): void {
+  rmSync(copy, { recursive: true, force: true });
 }
