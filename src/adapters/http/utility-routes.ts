@@ -1,5 +1,7 @@
 /** Root ("hello"), heartbeat, load-balancer heartbeat and version views (api-contract §10). */
 import type Router from "@koa/router";
+import type { Context } from "koa";
+import { MethodNotAllowedError } from "../../domain/errors.js";
 import type { JsonObject } from "../../domain/json.js";
 import { requesterOf } from "./record-routes.js";
 import type { HttpServices } from "./http-services.js";
@@ -10,7 +12,7 @@ export const API_VERSION = "1.0";
 export function registerUtilityRoutes(router: Router, services: HttpServices): void {
   const { options } = services;
 
-  router.get("/", async (ctx) => {
+  readOnlyRoute(router, "/", async (ctx) => {
     const url = requestUrl(ctx, options);
     const body: JsonObject = {
       project_name: options.projectName,
@@ -29,17 +31,28 @@ export function registerUtilityRoutes(router: Router, services: HttpServices): v
     ctx.body = body;
   });
 
-  router.get("/__heartbeat__", async (ctx) => {
+  readOnlyRoute(router, "/__heartbeat__", async (ctx) => {
     const results = await services.health.run();
     ctx.status = Object.values(results).every((r) => r !== false) ? 200 : 503;
     ctx.body = results;
   });
 
-  router.get("/__lbheartbeat__", (ctx) => {
+  readOnlyRoute(router, "/__lbheartbeat__", (ctx) => {
     ctx.body = {};
   });
 
-  router.get("/__version__", (ctx) => {
+  readOnlyRoute(router, "/__version__", (ctx) => {
     ctx.body = services.versionInfo;
+  });
+}
+
+/**
+ * GET/HEAD only; other methods get 405 here, or they would fall through to the collection route
+ * (`/:collection` matches `/__heartbeat__`) and answer a misleading 404.
+ */
+function readOnlyRoute(router: Router, path: string, handler: (ctx: Context) => unknown): void {
+  router.all(path, async (ctx) => {
+    if (ctx.method !== "GET" && ctx.method !== "HEAD") throw new MethodNotAllowedError(["GET", "HEAD"]);
+    await handler(ctx);
   });
 }
