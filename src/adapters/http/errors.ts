@@ -68,17 +68,22 @@ const REASONS: Record<number, string> = {
   503: "Service Unavailable",
 };
 
-const INTERNAL: ErrorResponse = { status: 500, errno: 999, message: "A programmatic error occured, developers have been informed." };
+const INTERNAL: ErrorResponse = { status: 500, errno: 999, message: "A programmatic error occurred, developers have been informed." };
 
-/** Body-parser and Koa errors carry a status; treat the client ones as ours. */
+/** errno of client errors raised by Koa or the body parser, by status; others are 107. */
+const ERRNO_BY_STATUS: Readonly<Record<number, number>> = { 401: 104, 403: 121, 404: 111, 405: 115, 409: 122, 410: 202, 412: 114, 413: 113 };
+
+/**
+ * Body-parser and Koa errors carry a status; the client ones keep it (a 404 stays a 404), only
+ * a 400 is read as an unparsable body. Their own messages are not shown: they may name internals.
+ */
 function fromHttpError(error: unknown): ErrorResponse | undefined {
-  const status = (error as { status?: unknown; expose?: unknown }).status;
+  const status = (error as { status?: unknown } | null)?.status;
+  if (typeof status !== "number" || status < 400 || status >= 500) return undefined;
+  if (status === 400) return { status: 400, errno: 107, message: "Invalid JSON body", details: [{ location: "body", name: null, description: "Invalid JSON" }] };
   if (status === 413) return { status: 413, errno: 113, message: "Request body is too large." };
   if (status === 415) return { status: 415, errno: 107, message: "Unsupported Content-Type." };
-  if (typeof status === "number" && status >= 400 && status < 500) {
-    return { status: 400, errno: 107, message: "Invalid JSON body", details: [{ location: "body", name: null, description: "Invalid JSON" }] };
-  }
-  return undefined;
+  return { status, errno: ERRNO_BY_STATUS[status] ?? 107 };
 }
 
 export function describeError(error: unknown, context: ErrorContext): ErrorResponse {
