@@ -4,7 +4,7 @@
  *   npm run bench -- [--workload W1,W3|all] [--backend memory,postgresql,redis|all]
  *                    [--connections 32] [--duration 10] [--warmup 3] [--sizes 10000,100000,1000000]
  *                    [--no-ceilings] [--profile] [--compare A B [--rounds 3]] [--set name=value]...
- *                    [--postgres URL] [--database tessera_bench] [--redis URL] [--json FILE]
+ *                    [--postgres URL] [--database tessera_bench_harness] [--redis URL] [--json FILE]
  *
  * Each (backend, workload) gets a fresh server child (`node dist/src/bootstrap/cli.js serve`).
  * `--compare A B`: A and B are build directories (holding a compiled dist/) or setting sets
@@ -63,7 +63,7 @@ function parseOptions(argv: readonly string[]): Options {
     rounds: 3,
     settings: {},
     postgres: process.env.TESSERA_BENCH_POSTGRES_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres",
-    database: "tessera_bench",
+    database: "tessera_bench_harness",
     redis: "redis://127.0.0.1:6379/3",
     json: undefined,
   };
