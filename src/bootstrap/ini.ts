@@ -19,7 +19,8 @@ export function parseIni(text: string): IniDocument {
   const errors: IniLineError[] = [];
   let section = sections.get("") as Map<string, string>;
   let lastKey: string | undefined;
-  text.split(/\r?\n/).forEach((raw, index) => {
+  // A byte-order mark (Windows editors) would otherwise glue itself to the first header.
+  text.replace(/^\uFEFF/, "").split(/\r?\n/).forEach((raw, index) => {
     const line = index + 1;
     if (/^\s*([;#].*)?$/.test(raw)) return;
     if (/^\s/.test(raw) && lastKey !== undefined) {

@@ -222,9 +222,15 @@ function interpret(raw: Record<string, JsonValue>, problems: string[], warnings:
   for (const key of Object.keys(raw)) {
     if (key.endsWith("_cache_expires_seconds") && raw[key] !== null) integerSetting(raw, key, 0, problems);
   }
+  // An unreadable date would otherwise silently mean "end of service announced, never reached";
+  // an empty `eos =` line means no end of service.
+  if (raw.eos === "") raw.eos = null;
+  if (raw.eos !== undefined && raw.eos !== null && (typeof raw.eos !== "string" || Number.isNaN(new Date(raw.eos).getTime()))) {
+    problems.push(`eos must be a date such as 2030-06-01 (got ${JSON.stringify(raw.eos)})`);
+  }
   return {
     listenHost: str("listen_host") ?? "127.0.0.1",
-    listenPort: int("listen_port", 0),
+    listenPort: integerSetting(raw, "listen_port", 0, problems, 65535),
     resources,
     storage: storage as BackendSettings<StorageBackendName>,
     permission: permission as BackendSettings<PermissionBackendName> | undefined,
@@ -294,20 +300,25 @@ function numberSetting(raw: Record<string, JsonValue>, name: string, min: number
   return value;
 }
 
-function integerSetting(raw: Record<string, JsonValue>, name: string, min: number, problems: string[]): number {
+function integerSetting(raw: Record<string, JsonValue>, name: string, min: number, problems: string[], max = Number.MAX_SAFE_INTEGER): number {
   const value = raw[name];
-  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < min) {
-    problems.push(`${name} must be an integer >= ${min} (got ${JSON.stringify(value)})`);
+  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < min || value > max) {
+    problems.push(`${name} must be an integer >= ${min}${max < Number.MAX_SAFE_INTEGER ? ` and <= ${max}` : ""} (got ${JSON.stringify(value)})`);
     return min;
   }
   return value;
 }
 
+const TRUE_WORDS = new Set(["true", "yes", "on", "1"]);
+const FALSE_WORDS = new Set(["false", "no", "off", "0"]);
+
+/** JSON booleans, and the spellings INI files written for Pyramid use (`True`, `on`, `1`...). */
 function booleanSetting(raw: Record<string, JsonValue>, name: string, problems: string[]): boolean {
   const value = raw[name];
   if (typeof value === "boolean") return value;
-  if (value === "on" || value === "yes") return true;
-  if (value === "off" || value === "no") return false;
+  const word = String(value).toLowerCase();
+  if ((typeof value === "string" || typeof value === "number") && TRUE_WORDS.has(word)) return true;
+  if ((typeof value === "string" || typeof value === "number") && FALSE_WORDS.has(word)) return false;
   problems.push(`${name} must be true or false (got ${JSON.stringify(value)})`);
   return false;
 }
