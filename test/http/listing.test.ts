@@ -214,6 +214,17 @@ describe("HTTP listing", () => {
       expect(page2.headers.get("next-page")).to.equal(null);
     });
 
+    it("builds Next-Page from http_scheme and http_host when set", async () => {
+      const proxied = await startTestServer({ http_scheme: "https", http_host: "records.example.com:8443" });
+      try {
+        for (let i = 0; i < 3; i++) await put(proxied, USER, `h${i}`, {});
+        const res = await proxied.request("GET", "/v1/notes?_limit=2", { user: USER });
+        expect(res.headers.get("next-page")).to.match(/^https:\/\/records\.example\.com:8443\/v1\/notes\?_limit=2&_token=/);
+      } finally {
+        await proxied.stop();
+      }
+    });
+
     it("gives no Next-Page when the rest fits exactly", async () => {
       const first = await server.request("GET", "/v1/notes?_sort=rank&_limit=3", { user: USER });
       const second = await server.request("GET", relative(first.headers.get("next-page") ?? ""), { user: USER });

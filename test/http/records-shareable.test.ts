@@ -216,6 +216,43 @@ describe("HTTP records of a shareable resource (articles)", () => {
     });
   });
 
+  describe("endpoint settings", () => {
+    let custom: TestServer;
+    before(async () => {
+      custom = await startTestServer({ articles_record_put_enabled: "false", articles_collection_delete_enabled: "false", articles_read_principals: "system.Everyone", articles_cache_expires_seconds: "60" });
+    });
+    after(() => custom.stop());
+
+    it("answers 405 with Allow for a disabled method", async () => {
+      const put = await custom.request("PUT", "/v1/articles/x", { user: ALICE, body: { data: {} } });
+      expect(put.status).to.equal(405);
+      expect(put.headers.get("allow")).to.not.include("PUT");
+      expect(put.headers.get("allow")).to.include("PATCH");
+      const del = await custom.request("DELETE", "/v1/articles", { user: ALICE });
+      expect(del.status).to.equal(405);
+      expect((await custom.request("POST", "/v1/articles", { user: ALICE, body: { data: {} } })).status).to.equal(201);
+    });
+
+    it("sends cache headers to anonymous collection reads only", async () => {
+      const anonymous = await custom.request("GET", "/v1/articles");
+      expect(anonymous.status).to.equal(200);
+      expect(anonymous.headers.get("cache-control")).to.equal("max-age=60");
+      expect(anonymous.headers.get("expires")).to.be.a("string");
+      const authenticated = await custom.request("GET", "/v1/articles", { user: ALICE });
+      expect(authenticated.headers.get("cache-control")).to.equal("no-cache, no-store");
+    });
+
+    it("refuses writes with 405 when readonly", async () => {
+      const ro = await startTestServer({ readonly: "true" });
+      try {
+        expect((await ro.request("POST", "/v1/articles", { user: ALICE, body: { data: {} } })).status).to.equal(405);
+        expect((await ro.request("PATCH", "/v1/articles/x", { user: ALICE, body: { data: {} } })).status).to.equal(405);
+      } finally {
+        await ro.stop();
+      }
+    });
+  });
+
   describe("validation", () => {
     it("refuses an unknown permission name with 400 at body", async () => {
       const res = await server.request("POST", "/v1/articles", { user: ALICE, body: { data: {}, permissions: { delete: ["x"] } } });

@@ -180,6 +180,22 @@ describe("HTTP records of a user resource (notes)", () => {
       expect(res.body.data.last_modified).to.equal(rec.last_modified);
     });
 
+    it("PATCH with a body id different from the URL id answers 400", async () => {
+      await create(ALICE, { id: "p1" });
+      const res = await server.request("PATCH", "/v1/notes/p1", { user: ALICE, body: { data: { id: "p2" } } });
+      expect(res.status).to.equal(400);
+      expect(res.body.details[0]).to.include({ location: "body", name: "id" });
+    });
+
+    it("honours a client last_modified greater than the stored one and ignores a smaller one", async () => {
+      const rec = await create(ALICE, { id: "lm" });
+      const future = rec.last_modified + 10000;
+      const honoured = await server.request("PATCH", "/v1/notes/lm", { user: ALICE, body: { data: { v: 1, last_modified: future } } });
+      expect(honoured.body.data.last_modified).to.equal(future);
+      const ignored = await server.request("PUT", "/v1/notes/lm", { user: ALICE, body: { data: { v: 2, last_modified: 5 } } });
+      expect(ignored.body.data.last_modified).to.be.above(future);
+    });
+
     it("PATCH of a missing record answers 404", async () => {
       const res = await server.request("PATCH", "/v1/notes/nope", { user: ALICE, body: { data: { a: 1 } } });
       expect(res.status).to.equal(404);
@@ -220,6 +236,23 @@ describe("HTTP records of a user resource (notes)", () => {
       const res = await server.request("POST", "/v1/notes/x", { user: ALICE, body: { data: {} } });
       expect(res.status).to.equal(405);
       expect(res.headers.get("allow")).to.include("PATCH");
+    });
+  });
+
+  describe("without a permission backend", () => {
+    let bare: TestServer;
+    before(async () => {
+      bare = await startTestServer({ resources: "notes:user", permission_backend: undefined, articles_create_principals: undefined });
+    });
+    after(() => bare.stop());
+
+    it("serves every endpoint of a user resource", async () => {
+      expect((await bare.request("PUT", "/v1/notes/b1", { user: ALICE, body: { data: { v: 1 } } })).status).to.equal(201);
+      expect((await bare.request("PATCH", "/v1/notes/b1", { user: ALICE, body: { data: { v: 2 } } })).status).to.equal(200);
+      expect((await bare.request("GET", "/v1/notes", { user: ALICE })).body.data).to.have.length(1);
+      expect((await bare.request("GET", "/v1/notes/b1", { user: BOB })).status).to.equal(404);
+      expect((await bare.request("DELETE", "/v1/notes/b1", { user: ALICE })).status).to.equal(200);
+      expect((await bare.request("DELETE", "/v1/notes", { user: ALICE })).status).to.equal(200);
     });
   });
 
