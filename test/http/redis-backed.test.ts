@@ -1,5 +1,6 @@
 /** The HTTP API with Redis permissions: sharing works, and a Redis outage is a 503, never a grant. */
 import { expect } from "chai";
+import { TOKENS } from "../../src/bootstrap/tokens.js";
 import { startTestServer, userId, type TestServer } from "../support/http.js";
 import { REDIS_URL, requireService } from "../support/services.js";
 import { TcpProxy } from "../support/tcp-proxy.js";
@@ -16,6 +17,9 @@ describe("HTTP with Redis permissions", function () {
     server = await startTestServer({ permission_backend: "redis", permission_url: url, permission_prefix: `tessera-http-test-${process.pid}:`, cache_backend: "redis", cache_url: url, cache_prefix: `tessera-http-cache-${process.pid}:` });
   });
   after(async () => {
+    const backends = await server?.running.container.getAsync(TOKENS.Backends);
+    await backends?.permissions?.flush();
+    await backends?.cache.flush();
     await server?.stop();
     await proxy?.close();
   });
