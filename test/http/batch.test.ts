@@ -63,6 +63,21 @@ describe("HTTP batch", () => {
       expect(res.body.responses[0].body.project_name).to.equal("tessera");
     });
 
+    it("follows one trailing-slash redirect with the same method and body, and reports the final path", async () => {
+      const res = await batch({ requests: [{ method: "PUT", path: "/notes/n9/?x=1", body: { data: { kept: true } } }, { path: "/v1" }] }, ALICE);
+      const [put, root] = res.body.responses;
+      expect(put.status).to.equal(201);
+      expect(put.path).to.equal("/v1/notes/n9");
+      expect(put.body.data.kept).to.equal(true);
+      expect(root.status).to.equal(200);
+      expect(root.path).to.equal("/v1/");
+    });
+
+    it("reports the path percent-decoded", async () => {
+      const res = await batch({ requests: [{ path: "/notes/caf%C3%A9" }] }, ALICE);
+      expect(res.body.responses[0].path).to.equal("/v1/notes/café");
+    });
+
     it("lets the outer Authorization flow into sub-requests", async () => {
       const res = await batch({ requests: [{ path: "/" }, { method: "POST", path: "/notes", body: { data: {} } }] }, ALICE);
       expect(res.body.responses[0].body.user.id).to.equal(userId(ALICE));
@@ -130,6 +145,8 @@ describe("HTTP batch", () => {
         [{ method: "GET" }, "requests.0.path"],
         [{ path: "/", headers: { "X-N": 1 } }, "requests.0.headers"],
         [{ method: "POST", path: "/notes", body: [1] }, "requests.0.body"],
+        [{ path: "/", headers: { "Bad Name": "x" } }, "requests.0.headers"],
+        [{ method: "OPTIONS", path: "/notes", headers: { Origin: "http://a", "Access-Control-Request-Method": "GET", "Access-Control-Request-Headers": "x\r\nSet-Cookie: y" } }, "requests.0.headers"],
       ];
       for (const [request, name] of cases) {
         const res = await batch({ requests: [request] });

@@ -4,7 +4,7 @@
  * work. Sub-requests share the requesters computed for the batch, so principals are looked up
  * once per distinct identity.
  */
-import { IncomingMessage, ServerResponse } from "node:http";
+import { IncomingMessage, ServerResponse, validateHeaderName, validateHeaderValue } from "node:http";
 import { Socket } from "node:net";
 import type Router from "@koa/router";
 import type Koa from "koa";
@@ -58,7 +58,7 @@ export function registerBatchRoute(router: Router, services: HttpServices, app: 
       const responses = await services.unitOfWork.run(async () => {
         const results: SubResponse[] = [];
         for (const request of requests) {
-          const response = await runSubRequest(app, run, { ...request, headers: { ...inherited, ...lowerKeys(request.headers) } }, shared);
+          const response = await runFollowingRedirect(app, run, { ...request, headers: { ...inherited, ...lowerKeys(request.headers) } }, shared);
           if (response.status >= 500 || response.status === 409) throw new BatchAborted(response);
           results.push(response);
         }
@@ -72,6 +72,14 @@ export function registerBatchRoute(router: Router, services: HttpServices, app: 
       ctx.body = error.response.body;
     }
   });
+}
+
+/** One version or trailing-slash redirect is followed with the same method, headers and body, as Kinto does. */
+async function runFollowingRedirect(app: Koa, run: (ctx: Context) => Promise<void>, request: SubRequest, shared: Map<string, Requester>): Promise<SubResponse> {
+  const response = await runSubRequest(app, run, request, shared);
+  const location = response.headers.location;
+  if (response.status !== 307 || typeof location !== "string" || !location.startsWith(`${VERSION_PREFIX}/`)) return response;
+  return runSubRequest(app, run, { ...request, path: location }, shared);
 }
 
 async function runSubRequest(app: Koa, run: (ctx: Context) => Promise<void>, request: SubRequest, shared: Map<string, Requester>): Promise<SubResponse> {
@@ -88,7 +96,7 @@ async function runSubRequest(app: Koa, run: (ctx: Context) => Promise<void>, req
   const headers: JsonObject = {};
   for (const [name, value] of Object.entries(ctx.response.headers)) if (value !== undefined) headers[name] = String(value);
   const body = ctx.body === undefined || ctx.body === null || ctx.method === "HEAD" ? null : (ctx.body as JsonValue);
-  return { status: ctx.status, path: request.path.split("?")[0] ?? request.path, headers, body };
+  return { status: ctx.status, path: decodedPath(request.path), headers, body };
 }
 
 /** A body needs a length and a JSON type, or handlers asking its media type (merge-patch) see none. */
@@ -102,6 +110,30 @@ function bodyHeaders(request: SubRequest): Record<string, string> {
 
 function withoutBodyHeaders(headers: Record<string, string>): Record<string, string> {
   return Object.fromEntries(Object.entries(headers).filter(([name]) => name !== "content-type" && name !== "content-length"));
+}
+
+/** The sub-request's path as Kinto reports it: without the query, percent-decoded when valid. */
+function decodedPath(path: string): string {
+  const bare = path.split("?")[0] ?? path;
+  try {
+    return decodeURIComponent(bare);
+  } catch {
+    return bare;
+  }
+}
+
+/** Header names and values a real request could carry; others would make a response header throw. */
+function validHeaders(headers: JsonObject): boolean {
+  return Object.entries(headers).every(([name, value]) => {
+    if (typeof value !== "string") return false;
+    try {
+      validateHeaderName(name);
+      validateHeaderValue(name, value);
+      return true;
+    } catch {
+      return false;
+    }
+  });
 }
 
 function lowerKeys(headers: Record<string, string>): Record<string, string> {
@@ -149,7 +181,7 @@ function subRequest(entry: JsonValue, name: string, bad: (name: string, descript
   if (typeof path !== "string" || !path.startsWith("/")) bad(`${name}.path`, "path is required and must start with /");
   else if (path.includes("/batch")) bad(`${name}.path`, "Recursive calls to the batch endpoint are not allowed");
   const headers = entry.headers ?? {};
-  if (!isJsonObject(headers) || !Object.values(headers).every((v) => typeof v === "string")) bad(`${name}.headers`, "headers must be an object of strings");
+  if (!isJsonObject(headers) || !validHeaders(headers)) bad(`${name}.headers`, "headers must be an object of valid header names and string values");
   const body = entry.body;
   if (body !== undefined && !isJsonObject(body)) bad(`${name}.body`, "body must be an object");
   if (typeof path !== "string" || typeof method !== "string") return undefined;
