@@ -123,7 +123,8 @@ export function loadSettings(sources: SettingsSources = { argv: process.argv.sli
   const raw: Record<string, JsonValue> = { ...DEFAULTS };
   const configFile = configPath(sources);
   if (configFile !== undefined) mergeFile(configFile, raw, problems, warnings);
-  mergeEnvironment(sources.env, raw, problems);
+  const fromEnvironment = mergeEnvironment(sources.env, raw, problems);
+  restoreCollectionCase(raw, fromEnvironment);
   for (const key of Object.keys(raw)) {
     if (!(key in DEFAULTS) && !DYNAMIC_SETTING.test(key)) warnings.push(`unknown setting "${key}" is ignored`);
   }
@@ -170,14 +171,36 @@ function mergeFile(file: string, raw: Record<string, JsonValue>, problems: strin
 }
 
 /** `TESSERA_STORAGE_URL` → `storage_url`; dotted names (`multiauth.policies`) are matched by their env form. */
-function mergeEnvironment(env: Readonly<Record<string, string | undefined>>, raw: Record<string, JsonValue>, problems: string[]): void {
+function mergeEnvironment(env: Readonly<Record<string, string | undefined>>, raw: Record<string, JsonValue>, problems: string[]): string[] {
+  const names: string[] = [];
   const dottedByEnvName = new Map(Object.keys(raw).filter((k) => /[.-]/.test(k)).map((k) => [envName(k), k]));
   const envPrefix = `${PROJECT_NAME.toUpperCase()}_`;
   for (const [variable, text] of Object.entries(env)) {
     if (!variable.startsWith(envPrefix) || variable === "TESSERA_CONFIG" || text === undefined) continue;
     const name = dottedByEnvName.get(variable) ?? variable.slice(envPrefix.length).toLowerCase();
     if (name.length === 0) problems.push(`environment variable ${variable} names no setting`);
-    else raw[name] = nativeValue(text);
+    else {
+      raw[name] = nativeValue(text);
+      names.push(name);
+    }
+  }
+  return names;
+}
+
+/**
+ * Environment names are upper case, so `TESSERA_MYNOTES_READ_PRINCIPALS` reads back as
+ * `mynotes_read_principals`; a declared collection `MyNotes` gets it under its own spelling.
+ */
+function restoreCollectionCase(raw: Record<string, JsonValue>, fromEnvironment: readonly string[]): void {
+  const collections = listValue(raw.resources).map((entry) => entry.split(":")[0] ?? "");
+  for (const collection of collections) {
+    const lower = `${collection.toLowerCase()}_`;
+    if (lower === `${collection}_`) continue;
+    for (const key of fromEnvironment) {
+      if (!key.startsWith(lower)) continue;
+      raw[`${collection}_${key.slice(lower.length)}`] = raw[key] as JsonValue;
+      delete raw[key];
+    }
   }
 }
 

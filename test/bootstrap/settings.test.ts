@@ -131,6 +131,13 @@ describe("settings", () => {
       expect(load({ TESSERA_MULTIAUTH_POLICIES: "basicauth custom" }).multiauthPolicies).to.deep.equal(["basicauth", "custom"]);
     });
 
+    it("gives per-collection settings from the environment the declared collection's own case", () => {
+      const s = load({ TESSERA_RESOURCES: "MyNotes:shareable", TESSERA_PERMISSION_BACKEND: "memory", TESSERA_MYNOTES_READ_PRINCIPALS: "system.Everyone", TESSERA_MYNOTES_CACHE_EXPIRES_SECONDS: "5" });
+      expect(s.all.MyNotes_read_principals).to.equal("system.Everyone");
+      expect(s.all.MyNotes_cache_expires_seconds).to.equal(5);
+      expect(s.warnings.join("\n")).to.not.contain("mynotes");
+    });
+
     it("ignores other variables and TESSERA_CONFIG itself as a setting", () => {
       const s = load({ PATH: "/bin", HOME: "/root" });
       expect(s.all).to.not.have.property("path");

@@ -49,6 +49,17 @@ describe("HTTP operational settings", () => {
       expect((await server.request("PUT", "/v1/notes/n1", { user: ALICE, body: { data: {} } })).status).to.equal(201);
     });
 
+    it("works for a collection whose name has capitals, set from the environment", async () => {
+      const capitals = await startTestServer({ resources: "MyNotes:user", MyNotes_record_delete_enabled: "false" });
+      try {
+        expect((await capitals.request("PUT", "/v1/MyNotes/n1", { user: ALICE, body: { data: {} } })).status).to.equal(201);
+        const res = await capitals.request("DELETE", "/v1/MyNotes/n1", { user: ALICE });
+        expect(res.status).to.equal(405);
+      } finally {
+        await capitals.stop();
+      }
+    });
+
     it("answers 405 with Allow to a method no endpoint serves", async () => {
       const res = await server.request("PUT", "/v1/notes", { user: ALICE, body: { data: {} } });
       expect(res.status).to.equal(405);
@@ -93,6 +104,17 @@ describe("HTTP operational settings", () => {
     it("puts error_info_link in the info of every error body", async () => {
       const responses = [await server.request("GET", "/v1/notes"), await server.request("GET", "/v1/notes/x", { user: ALICE }), await server.request("GET", "/v1/nope/a/b"), await server.request("GET", "/v3/")];
       for (const res of responses) expect(res.body.info, String(res.status)).to.equal("https://help.example.com/errors");
+    });
+
+    it("leaves info out when error_info_link is empty", async () => {
+      const bare = await startTestServer({ error_info_link: "" });
+      try {
+        const res = await bare.request("GET", "/v1/notes");
+        expect(res.status).to.equal(401);
+        expect(res.body).to.not.have.property("info");
+      } finally {
+        await bare.stop();
+      }
     });
 
     it("answers 413 errno 113 to a body over max_body_bytes and accepts one under it", async () => {
