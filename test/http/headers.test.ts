@@ -183,6 +183,18 @@ describe("HTTP response headers", () => {
       expect(res.headers.get("www-authenticate")).to.equal(null);
     });
 
+    it("leaves Access-Control-Max-Age out when cors_max_age_seconds is 0", async () => {
+      const noCache = await startTestServer({ cors_max_age_seconds: "0" });
+      try {
+        const res = await noCache.request("OPTIONS", "/v1/notes", { headers: { Origin: ORIGIN, "Access-Control-Request-Method": "GET" } });
+        expect(res.status).to.equal(200);
+        expect(res.headers.get("access-control-allow-methods")).to.contain("GET");
+        expect(res.headers.get("access-control-max-age")).to.equal(null);
+      } finally {
+        await noCache.stop();
+      }
+    });
+
     it("sends CORS headers on 400, 401, 403, 404, 405, 503 and unknown URLs", async () => {
       await server.request("PUT", "/v1/articles/a1", { user: ALICE, body: { data: {} } });
       const cases: [number, () => Promise<{ status: number; headers: Headers }>][] = [

@@ -174,6 +174,18 @@ describe("HTTP URLs, root and utility views", () => {
       }
     });
 
+    // Bug in src/application/health-service.ts (not owned here): `check().catch(...)` lets a check that throws synchronously escape, so the heartbeat answers 500.
+    it.skip("__heartbeat__ counts a registered check that throws synchronously as failing (503, not 500)", async () => {
+      const throwing = await startTestServer({}, [{ heartbeatChecks: { broken: (() => { throw new Error("sync failure"); }) as () => Promise<boolean> } }]);
+      try {
+        const res = await throwing.request("GET", "/v1/__heartbeat__");
+        expect(res.status).to.equal(503);
+        expect(res.body).to.include({ broken: false, storage: true });
+      } finally {
+        await throwing.stop();
+      }
+    });
+
     it("answers 405 with Allow to other methods on the utility views", async () => {
       for (const path of ["/v1/", "/v1/__heartbeat__", "/v1/__lbheartbeat__", "/v1/__version__"]) {
         const res = await server.request("POST", path, { body: {} });

@@ -29,7 +29,7 @@ export function corsMiddleware(options: { origins: readonly string[]; maxAgeSeco
       if (origin && ctx.get("access-control-request-method")) {
         ctx.set("Access-Control-Allow-Methods", ALLOWED_METHODS);
         ctx.set("Access-Control-Allow-Headers", ctx.get("access-control-request-headers") || ALLOWED_HEADERS);
-        ctx.set("Access-Control-Max-Age", String(options.maxAgeSeconds));
+        if (options.maxAgeSeconds > 0) ctx.set("Access-Control-Max-Age", String(options.maxAgeSeconds)); // 0: let browsers decide
       }
       ctx.status = 200;
       ctx.body = {};

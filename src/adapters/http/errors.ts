@@ -94,7 +94,7 @@ export function describeError(error: unknown, context: ErrorContext): ErrorRespo
 export function errorBody(response: ErrorResponse, infoLink: string): JsonObject {
   const body: JsonObject = { code: response.status, errno: response.errno, error: REASONS[response.status] ?? "Error" };
   if (response.message !== undefined) body.message = response.message;
-  body.info = infoLink;
+  if (infoLink !== "") body.info = infoLink; // `error_info_link =` switches the link off
   if (response.details !== undefined) body.details = response.details;
   return body;
 }
