@@ -84,7 +84,7 @@ const MAX_PATCH_ATTEMPTS = 5;
 export type PayloadSource<T> = T | (() => T);
 
 function payloadOf<T extends object>(source: PayloadSource<T>): T {
-  return typeof source === "function" ? (source as () => T)() : source;
+  return typeof source === "function" ? source() : source;
 }
 
 export class RecordService {
@@ -112,7 +112,7 @@ export class RecordService {
     });
     if (entries.length <= params.limit) return { entries, timestamp };
     const page = entries.slice(0, params.limit);
-    const last = page[page.length - 1] as RecordOrTombstone;
+    const last = page[page.length - 1];
     const nextToken = this.deps.tokens.encode(sort, params.filters, { cursor: { values: sort.map((k) => fieldValue(last, k.field)) }, upTo });
     return { entries: page, timestamp, nextToken };
   }

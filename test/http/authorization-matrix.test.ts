@@ -150,6 +150,16 @@ describe("HTTP authorization matrix (shareable articles)", () => {
       expect((await as("writer", "PATCH", RECORD, { data: { v: 1 } })).status).to.equal(403);
     });
 
+    it("lets a caller who may create list and plural-DELETE with an empty result when nothing is readable", async () => {
+      expect((await as("owner", "DELETE", RECORD)).status).to.equal(200);
+      const list = await as("owner", "GET", "/v1/articles");
+      expect(list.status).to.equal(200);
+      expect(list.body.data).to.deep.equal([]);
+      const del = await as("owner", "DELETE", "/v1/articles");
+      expect(del.status).to.equal(200);
+      expect(del.body.data).to.deep.equal([]);
+    });
+
     it("anonymous creation grants write to system.Everyone", async () => {
       const server2 = await startTestServer({ articles_create_principals: "system.Everyone" });
       try {

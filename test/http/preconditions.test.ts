@@ -51,6 +51,19 @@ describe("HTTP preconditions and validators (api-contract §7)", () => {
       expect((await send("GET", "/v1/articles", {})).body.data.map((r: { id: string }) => r.id)).to.not.include("never-there");
     });
 
+    it("leaves GET, PATCH and DELETE of a missing record to their 404 (as Kinto)", async () => {
+      const reader = "preconditions-reader:pw";
+      const stranger = await startTestServer({ articles_read_principals: userId(reader) });
+      try {
+        for (const method of ["GET", "PATCH", "DELETE"]) {
+          const res = await stranger.request(method, "/v1/articles/none", { user: reader, headers: { "If-Match": '"1"' }, body: method === "PATCH" ? { data: {} } : undefined });
+          expect(res.status, method).to.equal(404);
+        }
+      } finally {
+        await stranger.stop();
+      }
+    });
+
     it("If-Match: * lets writes on an existing record through", async () => {
       const rec = await article();
       expect((await send("PATCH", rec.path, { "If-Match": "*" }, { data: { v: 5 } })).status).to.equal(200);

@@ -305,6 +305,14 @@ describe("HTTP records of a user resource (notes)", () => {
       expect(res.body.details[0]).to.include({ location: "body", name: "extra" });
     });
 
+    it("refuses a body that is not an object with 400", async () => {
+      for (const rawBody of ["[]", '"text"', "3"]) {
+        const res = await server.request("POST", "/v1/notes", { user: ALICE, rawBody, headers: { "Content-Type": "application/json" } });
+        expect(res.status, rawBody).to.equal(400);
+        expect(res.body.errno).to.equal(107);
+      }
+    });
+
     it("refuses data that is not an object with 400 at body.data", async () => {
       const res = await server.request("POST", "/v1/notes", { user: ALICE, body: { data: [1, 2] } });
       expect(res.status).to.equal(400);

@@ -68,7 +68,7 @@ export function parseListQuery(params: URLSearchParams, options: ListQueryOption
       if (value === "null") continue; // Kinto accepts `_since=null` as "no bound"
       const ts = timestampValue(value, options.now);
       if (ts === undefined) bad(name, `Invalid value for ${name}`);
-      else filters.push({ field: MODIFIED_FIELD, operator: BOUND_PARAMS[name] as FilterOperator, value: ts });
+      else filters.push({ field: MODIFIED_FIELD, operator: BOUND_PARAMS[name], value: ts });
     } else if (!name.startsWith("_")) {
       const filter = parseFilter(name, value, options.now, bad);
       if (filter) filters.push(filter);

@@ -22,6 +22,11 @@ const METHODS: Record<Endpoint, readonly string[]> = {
 const READ_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 const MERGE_PATCH = "application/merge-patch+json";
 
+/** The router's path parameters (typed `any` by Koa). */
+function pathParams(ctx: Context): Record<string, string | undefined> {
+  return ctx.params as Record<string, string | undefined>;
+}
+
 export function requesterOf(ctx: Context): Requester {
   return ctx.state.requester as Requester;
 }
@@ -35,7 +40,7 @@ export function registerRecordRoutes(router: Router, services: HttpServices): vo
   const { records } = services;
 
   const resolve = (ctx: Context, endpoint: Endpoint): HttpResource => {
-    const resource = services.resources.get(String(ctx.params.collection));
+    const resource = services.resources.get(String(pathParams(ctx).collection));
     if (!resource) throw new UnknownUrlError();
     const allowed = allowedMethods(services, resource, endpoint);
     if (!allowed.includes(ctx.method)) throw new MethodNotAllowedError(allowed, `Method ${ctx.method} is not allowed on this ${endpoint} endpoint.`);
@@ -43,7 +48,7 @@ export function registerRecordRoutes(router: Router, services: HttpServices): vo
   };
 
   const recordId = (ctx: Context): string => {
-    const id = String(ctx.params.id);
+    const id = String(pathParams(ctx).id);
     if (!isValidRecordId(id)) throw ValidationError.single("path", "id", "Invalid object id");
     return id;
   };

@@ -37,13 +37,13 @@ export function project(body: JsonObject, fields: readonly string[]): JsonObject
 function copyPath(source: JsonObject, target: JsonObject, path: readonly string[]): void {
   const [head, ...rest] = path;
   if (head === undefined || !Object.hasOwn(source, head)) return;
-  const value: JsonValue = source[head] as JsonValue;
+  const value: JsonValue = source[head];
   if (rest.length === 0) {
     target[head] = value;
     return;
   }
   if (!isJsonObject(value)) return;
-  const child = isJsonObject(target[head]) ? (target[head] as JsonObject) : {};
+  const child = isJsonObject(target[head]) ? target[head] : {};
   copyPath(value, child, rest);
   if (Object.keys(child).length > 0) target[head] = child;
 }
