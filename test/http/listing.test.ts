@@ -70,6 +70,16 @@ describe("HTTP listing", () => {
       });
     }
 
+    it("treats names of Object.prototype members as plain fields (and _-prefixed ones as ignored)", async () => {
+      await put(server, USER, "proto", { constructor: 1, toString: "x" });
+      for (const [query, expected] of [["constructor=1", ["proto"]], ["__proto__=1", ["a", "b", "c", "d", "e", "proto"]], ["toString=x", ["proto"]], ["has_constructor=false", ["a", "b", "c", "d", "e"]]] as const) {
+        const res = await server.request("GET", `/v1/notes?${query}`, { user: USER });
+        expect(res.status, query).to.equal(200);
+        expect(sortedIds(res), query).to.deep.equal(expected);
+      }
+      await server.request("DELETE", "/v1/notes/proto", { user: USER });
+    });
+
     it("HEAD counts with the same filters", async () => {
       const res = await server.request("HEAD", "/v1/notes?not_n=1", { user: USER });
       expect(res.headers.get("total-records")).to.equal("4");

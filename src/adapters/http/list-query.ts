@@ -63,7 +63,7 @@ export function parseListQuery(params: URLSearchParams, options: ListQueryOption
     } else if (name === "_fields") {
       fields = value.split(",").map((f) => f.trim()).filter(Boolean);
       if (fields.some((f) => !FIELD_PATTERN.test(f))) bad(name, "Invalid _fields parameter");
-    } else if (name in BOUND_PARAMS) {
+    } else if (Object.hasOwn(BOUND_PARAMS, name)) {
       if (name === "_to") usedDeprecatedTo = true;
       if (value === "null") continue; // Kinto accepts `_since=null` as "no bound"
       const ts = timestampValue(value, options.now);
