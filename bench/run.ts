@@ -10,6 +10,7 @@
  * `--compare A B`: A and B are build directories (holding a compiled dist/) or setting sets
  * (`name=value,name=value`, on this build); rounds alternate A, B, A, B… and the medians are compared.
  */
+import { execFileSync } from "node:child_process";
 import { mkdtempSync, statSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
@@ -217,6 +218,17 @@ async function migrate(backend: BackendName, options: Options, side: Side): Prom
   migrated.add(side.buildDir);
 }
 
+/** `abc1234` or `abc1234+dirty`: what the figures were measured on. */
+function revision(): string {
+  try {
+    const head = execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: THIS_BUILD, encoding: "utf8" }).trim();
+    const dirty = execFileSync("git", ["status", "--porcelain", "--untracked-files=no", "--", "src"], { cwd: THIS_BUILD, encoding: "utf8" }).trim();
+    return dirty ? `${head}+uncommitted src changes` : head;
+  } catch {
+    return "unknown revision";
+  }
+}
+
 function log(text: string): void {
   process.stderr.write(`# ${text}\n`);
 }
@@ -273,7 +285,7 @@ async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2));
   thisBuild = snapshotBuild(THIS_BUILD);
   if (options.backends.length === 0) options.backends = (await reachable(options.redis)) ? [...BACKENDS] : ["memory", "postgresql"];
-  log(`node ${process.version}, ${options.load.warmup} s warm-up + ${options.load.duration} s measured, c=${options.connections} (W4: 1 and 8), sizes ${options.sizes.join(",")}`);
+  log(`${revision()}, node ${process.version}, ${options.load.warmup} s warm-up + ${options.load.duration} s measured, c=${options.connections} (W4: 1 and 8), sizes ${options.sizes.join(",")}`);
   const measurements: Measurement[] = [];
   const print = (m: Measurement) => {
     measurements.push(m);
