@@ -216,6 +216,24 @@ describe("HTTP records of a shareable resource (articles)", () => {
     });
   });
 
+  describe("concurrent requests", () => {
+    it("parallel POSTs of one id create it once; the others answer 200 with that record", async () => {
+      const results = await Promise.all(Array.from({ length: 8 }, (_, i) => server.request("POST", "/v1/articles", { user: ALICE, body: { data: { id: "race", i } } })));
+      const statuses = results.map((r) => r.status).sort();
+      expect(statuses).to.deep.equal([200, 200, 200, 200, 200, 200, 200, 201]);
+      const created = results.find((r) => r.status === 201)?.body.data;
+      for (const r of results) expect(r.body.data).to.deep.equal(created);
+    });
+
+    it("parallel PATCHes of different keys lose none", async () => {
+      await create({ id: "merge" });
+      const results = await Promise.all(Array.from({ length: 8 }, (_, i) => server.request("PATCH", "/v1/articles/merge", { user: ALICE, body: { data: { [`k${i}`]: i } } })));
+      expect(results.map((r) => r.status)).to.deep.equal(Array(8).fill(200));
+      const final = await server.request("GET", "/v1/articles/merge", { user: ALICE });
+      for (let i = 0; i < 8; i++) expect(final.body.data[`k${i}`]).to.equal(i);
+    });
+  });
+
   describe("endpoint settings", () => {
     let custom: TestServer;
     before(async () => {
