@@ -96,6 +96,22 @@ describe("HTTP errors", () => {
       }
     });
 
+    it("checks an unparsable body after the route and authorization (404, 401, 403 first)", async () => {
+      await server.request("PUT", "/v1/articles/a1", { user: ALICE, body: { data: {} } });
+      const broken = { rawBody: "{", headers: { "Content-Type": "application/json" } };
+      expect((await server.request("POST", "/v1/nowhere", { user: ALICE, ...broken })).status).to.equal(404);
+      expect((await server.request("POST", "/v1/notes", broken)).status).to.equal(401);
+      expect((await server.request("PATCH", "/v1/articles/a1", { user: "bob:pw", ...broken })).status).to.equal(403);
+      expect((await server.request("PATCH", "/v1/articles/a1", { user: ALICE, ...broken })).status).to.equal(400);
+      expect((await server.request("POST", "/v1/batch", broken)).status).to.equal(400);
+      await server.request("DELETE", "/v1/articles", { user: ALICE });
+    });
+
+    it("checks media types before authentication (406 and 415 before 401)", async () => {
+      expect((await server.request("GET", "/v1/notes", { headers: { Accept: "text/html" } })).status).to.equal(406);
+      expect((await server.request("POST", "/v1/notes", { rawBody: "x", headers: { "Content-Type": "text/plain" } })).status).to.equal(415);
+    });
+
     it("answers 406 errno 107 when Accept excludes JSON, and accepts wildcards", async () => {
       const res = await server.request("GET", "/v1/notes", { user: ALICE, headers: { Accept: "text/html" } });
       expect(res.status).to.equal(406);

@@ -32,7 +32,7 @@ export function createApp(services: HttpServices, extraRoutes: readonly ExtraRou
   app.use(urlMiddleware(options));
   app.use(endOfService(services));
   app.use(negotiationMiddleware(options));
-  app.use(bodyParser({ enableTypes: ["json"], extendTypes: { json: [JSON_TYPE, MERGE_PATCH_TYPE] }, jsonLimit: options.maxBodyBytes, jsonStrict: false }));
+  app.use(bodyParser({ enableTypes: ["json"], extendTypes: { json: [JSON_TYPE, MERGE_PATCH_TYPE] }, jsonLimit: options.maxBodyBytes, jsonStrict: false, onError: deferParseError }));
   app.use(authentication(services));
 
   const router = new Router({ prefix: VERSION_PREFIX });
@@ -46,6 +46,20 @@ export function createApp(services: HttpServices, extraRoutes: readonly ExtraRou
     throw new UnknownUrlError();
   });
   return app;
+}
+
+/**
+ * An unparsable body is a body-validation error, which must not outrank 404, 401 or 403
+ * (api-contract §8): it is thrown when a handler reads the body. 413 and 415 stay eager.
+ */
+function deferParseError(error: Error, ctx: Context): void {
+  if ((error as { status?: unknown }).status !== 400) throw error;
+  Object.defineProperty(ctx.request, "body", {
+    configurable: true,
+    get() {
+      throw error;
+    },
+  });
 }
 
 /** The request's Requester; inside a batch, shared by sub-requests with the same credentials. */
