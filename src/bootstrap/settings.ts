@@ -198,7 +198,7 @@ function restoreCollectionCase(raw: Record<string, JsonValue>, fromEnvironment: 
     if (lower === `${collection}_`) continue;
     for (const key of fromEnvironment) {
       if (!key.startsWith(lower)) continue;
-      raw[`${collection}_${key.slice(lower.length)}`] = raw[key] as JsonValue;
+      raw[`${collection}_${key.slice(lower.length)}`] = raw[key];
       delete raw[key];
     }
   }
@@ -217,18 +217,23 @@ export function nativeValue(text: string): JsonValue {
   }
 }
 
+/** A setting as text: strings as written, other JSON values in JSON form (`5`, `true`). */
+function text(value: JsonValue): string {
+  return typeof value === "string" ? value : JSON.stringify(value);
+}
+
 /** Whitespace-separated list (principals may contain commas). */
 export function listValue(value: JsonValue | undefined): string[] {
   if (value === null || value === undefined) return [];
-  if (Array.isArray(value)) return value.map(String);
-  return String(value).split(/\s+/).filter(Boolean);
+  if (Array.isArray(value)) return value.map(text);
+  return text(value).split(/\s+/).filter(Boolean);
 }
 
 function interpret(raw: Record<string, JsonValue>, problems: string[], warnings: string[]): Settings {
   const int = (name: string, min: number) => integerSetting(raw, name, min, problems);
   const optionalInt = (name: string, min: number) => (raw[name] === null ? undefined : int(name, min));
   const bool = (name: string) => booleanSetting(raw, name, problems);
-  const str = (name: string) => (raw[name] === null || raw[name] === undefined || raw[name] === "" ? undefined : String(raw[name]));
+  const str = (name: string) => (raw[name] === null || raw[name] === undefined || raw[name] === "" ? undefined : text(raw[name]));
   const resources = parseResources(listValue(raw.resources), problems);
   const storage = backendSettings(raw, "storage", ["memory", "postgresql"] as const, problems, 10);
   const permissionName = str("permission_backend");
@@ -255,9 +260,9 @@ function interpret(raw: Record<string, JsonValue>, problems: string[], warnings:
     listenHost: str("listen_host") ?? "127.0.0.1",
     listenPort: integerSetting(raw, "listen_port", 0, problems, 65535),
     resources,
-    storage: storage as BackendSettings<StorageBackendName>,
-    permission: permission as BackendSettings<PermissionBackendName> | undefined,
-    cache: cache as BackendSettings<CacheBackendName>,
+    storage: storage,
+    permission: permission,
+    cache: cache,
     userIdHmacSecret: secret ?? "",
     multiauthPolicies: policies,
     paginateBy: optionalInt("paginate_by", 1),
@@ -295,12 +300,14 @@ function parseResources(entries: string[], problems: string[]): ResourceDeclarat
 }
 
 function backendSettings<Name extends string>(raw: Record<string, JsonValue>, kind: string, names: readonly Name[], problems: string[], defaultPool: number): BackendSettings<Name> {
-  const backend = String(raw[`${kind}_backend`]) as Name;
+  const backend = text(raw[`${kind}_backend`] ?? null) as Name;
   if (!names.includes(backend)) problems.push(`${kind}_backend "${backend}" is unknown (expected one of: ${names.join(", ")})`);
-  const url = raw[`${kind}_url`] === null ? undefined : String(raw[`${kind}_url`]);
+  const rawUrl = raw[`${kind}_url`];
+  const url = rawUrl === null || rawUrl === undefined ? undefined : text(rawUrl);
   if (backend !== "memory" && names.includes(backend) && url === undefined) problems.push(`${kind}_url is required for the ${backend} ${kind} backend`);
   const poolSize = raw[`${kind}_pool_size`] === null ? defaultPool : integerSetting(raw, `${kind}_pool_size`, 1, problems);
   const prefix = raw[`${kind}_prefix`];
+  const passwordFile = raw[`${kind}_password_file`];
   return {
     backend,
     url,
@@ -309,8 +316,8 @@ function backendSettings<Name extends string>(raw: Record<string, JsonValue>, ki
     maxBacklog: integerSetting(raw, `${kind}_max_backlog`, -1, problems),
     poolRecycleSeconds: integerSetting(raw, `${kind}_pool_recycle`, -1, problems),
     poolTimeoutSeconds: numberSetting(raw, `${kind}_pool_timeout`, 0, problems),
-    passwordFile: raw[`${kind}_password_file`] === null ? undefined : String(raw[`${kind}_password_file`]),
-    prefix: prefix === null || prefix === undefined ? `${PROJECT_NAME}:${kind}:` : String(prefix),
+    passwordFile: passwordFile === null || passwordFile === undefined ? undefined : text(passwordFile),
+    prefix: prefix === null || prefix === undefined ? `${PROJECT_NAME}:${kind}:` : text(prefix),
   };
 }
 
@@ -339,9 +346,9 @@ const FALSE_WORDS = new Set(["false", "no", "off", "0"]);
 function booleanSetting(raw: Record<string, JsonValue>, name: string, problems: string[]): boolean {
   const value = raw[name];
   if (typeof value === "boolean") return value;
-  const word = String(value).toLowerCase();
-  if ((typeof value === "string" || typeof value === "number") && TRUE_WORDS.has(word)) return true;
-  if ((typeof value === "string" || typeof value === "number") && FALSE_WORDS.has(word)) return false;
+  const word = typeof value === "string" || typeof value === "number" ? String(value).toLowerCase() : "";
+  if (TRUE_WORDS.has(word)) return true;
+  if (FALSE_WORDS.has(word)) return false;
   problems.push(`${name} must be true or false (got ${JSON.stringify(value)})`);
   return false;
 }

@@ -89,7 +89,7 @@ describe("HTTP errors", () => {
 
     it("answers 400 errno 107 to invalid JSON, with a body detail", async () => {
       for (const [method, path, type] of [["POST", "/v1/notes", "application/json"], ["PUT", "/v1/notes/n1", "application/json"], ["PATCH", "/v1/notes/n1", "application/merge-patch+json"]]) {
-        const res = await server.request(method as string, path as string, { user: ALICE, rawBody: '{"data": ', headers: { "Content-Type": type as string } });
+        const res = await server.request(method, path, { user: ALICE, rawBody: '{"data": ', headers: { "Content-Type": type } });
         expect(res.status, method).to.equal(400);
         expect(res.body).to.include({ code: 400, errno: 107, error: "Invalid parameters" });
         expect(res.body.details[0].location).to.equal("body");
@@ -139,7 +139,7 @@ describe("HTTP errors", () => {
 
     it("answers 500 errno 999 to an unexpected exception, without internals", async () => {
       const records = server.running.container.get(TOKENS.Backends).records;
-      const get = records.get;
+      const get = records.get.bind(records);
       records.get = () => Promise.reject(new TypeError("Cannot read properties of undefined (reading 'secret_column')"));
       try {
         const res = await server.request("GET", "/v1/notes/n1", { user: ALICE });

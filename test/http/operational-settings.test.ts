@@ -217,7 +217,7 @@ describe("HTTP operational settings", () => {
     it("names the failing backend and leaks no internals", async () => {
       const permissions = server.running.container.get(TOKENS.Backends).permissions;
       if (!permissions) throw new Error("the test server has a permission backend");
-      const original = permissions.userPrincipals;
+      const original = permissions.userPrincipals.bind(permissions);
       permissions.userPrincipals = () => Promise.reject(new BackendError("permission", new Error("ECONNREFUSED 10.0.0.7:6379 password=hunter2")));
       try {
         const res = await server.request("GET", "/v1/articles", { user: ALICE });

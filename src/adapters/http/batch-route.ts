@@ -68,7 +68,7 @@ export function registerBatchRoute(router: Router, services: HttpServices, app: 
     } catch (error) {
       if (!(error instanceof BatchAborted)) throw error;
       ctx.status = error.response.status;
-      for (const [name, value] of Object.entries(error.response.headers)) if (name !== "content-length") ctx.set(name, String(value));
+      for (const [name, value] of Object.entries(error.response.headers)) if (name !== "content-length" && typeof value === "string") ctx.set(name, value);
       ctx.body = error.response.body;
     }
   });
