@@ -32,7 +32,7 @@ describe("HTTP URLs, root and utility views", () => {
     });
 
     it("answers 404 errno 116 to another version", async () => {
-      for (const path of ["/v2", "/v2/", "/v0/notes", "/v10/__heartbeat__"]) {
+      for (const path of ["/v2", "/v2/", "/v0/notes", "/v10/__heartbeat__", "/v2notes", "/v11"]) {
         const res = await server.request("GET", path);
         expect(res.status, path).to.equal(404);
         expect(res.body, path).to.include({ code: 404, errno: 116, error: "Not Found" });
@@ -40,10 +40,12 @@ describe("HTTP URLs, root and utility views", () => {
       }
     });
 
-    it("answers 404 errno 111 to an unknown URL under /v1", async () => {
-      const res = await server.request("GET", "/v1/notes/n1/extra");
-      expect(res.status).to.equal(404);
-      expect(res.body).to.include({ errno: 111 });
+    it("answers 404 errno 111 to an unknown URL under /v1, and to /v1 glued to more text", async () => {
+      for (const path of ["/v1/notes/n1/extra", "/v1notes", "/v1.json"]) {
+        const res = await server.request("GET", path);
+        expect(res.status, path).to.equal(404);
+        expect(res.body, path).to.include({ errno: 111 });
+      }
     });
 
     it("with version_prefix_redirect_enabled=false, unprefixed paths are a JSON 404", async () => {
