@@ -27,7 +27,8 @@ export function parseIni(text: string): IniDocument {
       section.set(lastKey, `${section.get(lastKey) ?? ""}\n${raw.trim()}`.trim());
       return;
     }
-    const header = /^\[([^\]]+)\]\s*$/.exec(raw);
+    // Text after the closing bracket (a comment) is ignored, as Python's ConfigParser does.
+    const header = /^\[([^\]]+)\]/.exec(raw);
     if (header?.[1]) {
       const name = header[1].trim();
       section = sections.get(name) ?? new Map<string, string>();

@@ -152,7 +152,10 @@ function mergeFile(file: string, raw: Record<string, JsonValue>, problems: strin
   }
   const doc = parseIni(text);
   problems.push(...doc.errors.map((e) => `${file}: ${e.message}`));
-  const section = doc.sections.get("app:main") ?? doc.sections.get("");
+  const used = doc.sections.has("app:main") ? "app:main" : "";
+  const section = doc.sections.get(used);
+  const ignored = [...doc.sections].filter(([name, keys]) => name !== used && keys.size > 0).map(([name]) => (name === "" ? "(no section)" : `[${name}]`));
+  if (ignored.length > 0) warnings.push(`${file}: settings in ${ignored.join(", ")} are ignored; only ${used === "" ? "keys outside sections are" : "[app:main] is"} read`);
   if (!section) return;
   const seen = new Map<string, { key: string; value: JsonValue }>();
   for (const [key, text] of section) {
@@ -164,9 +167,6 @@ function mergeFile(file: string, raw: Record<string, JsonValue>, problems: strin
     }
     seen.set(name, { key, value });
     raw[name] = value;
-  }
-  if (doc.sections.size > 2 || (doc.sections.has("app:main") && (doc.sections.get("")?.size ?? 0) > 0)) {
-    warnings.push(`${file}: only the [app:main] section is read`);
   }
 }
 

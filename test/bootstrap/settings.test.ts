@@ -77,6 +77,19 @@ describe("settings", () => {
       expect(s.readonly).to.equal(true);
     });
 
+    it("accepts a comment after a section header", () => {
+      const s = fromFile("retry_after_seconds = 9\n[app:main] ; the application\npaginate_by = 4\n");
+      expect(s.paginateBy).to.equal(4);
+      expect(s.retryAfterSeconds).to.equal(30);
+    });
+
+    it("warns about settings in sections it does not read, not about empty ones", () => {
+      const s = fromFile("[tessera]\npaginate_by = 4\n[server:main]\n");
+      expect(s.paginateBy).to.equal(undefined);
+      expect(s.warnings.join("\n")).to.contain("[tessera]").and.not.contain("server:main");
+      expect(fromFile("[app:main]\npaginate_by = 4\n[server:main]\n").warnings).to.deep.equal([]);
+    });
+
     it("reads a file with no section", () => {
       const s = fromFile("; a comment\n# another\nbatch_max_requests = 5\ntessera.http_host: example.com\n");
       expect(s.batchMaxRequests).to.equal(5);
