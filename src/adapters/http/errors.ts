@@ -33,7 +33,7 @@ export interface ErrorContext {
 
 type Rule = [new (...args: never[]) => Error, (error: never, context: ErrorContext) => ErrorResponse];
 
-const rule = <E extends Error>(type: new (...args: never[]) => E, map: (error: E, context: ErrorContext) => ErrorResponse): Rule => [type, map as Rule[1]];
+const rule = <E extends Error>(type: new (...args: never[]) => E, map: (error: E, context: ErrorContext) => ErrorResponse): Rule => [type, map];
 
 export const ERROR_TABLE: readonly Rule[] = [
   rule(ValidationError, (e) => ({ status: 400, errno: 107, message: e.message, details: e.details.map((d) => ({ ...d })) })),
