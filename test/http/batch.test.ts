@@ -221,6 +221,14 @@ describe("HTTP batch", () => {
       expect(listed.body.data).to.have.length(2);
     });
 
+    it("carries CORS headers on sub-request errors when the outer request has an Origin", async () => {
+      const res = await server.request("POST", "/v1/batch", { user: ALICE, headers: { Origin: "https://app.example.com" }, body: { requests: [{ path: "/notes/missing" }] } });
+      const [missing] = res.body.responses;
+      expect(missing.status).to.equal(404);
+      expect(missing.headers["access-control-allow-origin"]).to.be.oneOf(["https://app.example.com", "*"]);
+      expect(res.headers.get("access-control-allow-origin")).to.be.oneOf(["https://app.example.com", "*"]);
+    });
+
     it("gives each sub-response its own headers (JSON content type)", async () => {
       const res = await batch({ requests: [{ path: "/notes" }] }, ALICE);
       expect(res.body.responses[0].headers["content-type"]).to.contain("application/json");
@@ -245,6 +253,23 @@ describe("HTTP batch", () => {
       expect(res.body).to.not.have.property("responses");
       const notes = await server.request("GET", "/v1/notes", { user: ALICE });
       expect(notes.body.data.map((n: { id: string }) => n.id)).to.deep.equal(["n1"]);
+    });
+  });
+
+  describe("unexpected failures", () => {
+    it("answers 500 errno 999 for the whole batch when a sub-request hits a bug", async () => {
+      const records = server.running.container.get(TOKENS.Backends).records;
+      const list = records.list.bind(records);
+      records.list = () => Promise.reject(new TypeError("undefined is not a function (internal detail)"));
+      let res;
+      try {
+        res = await batch({ requests: [{ path: "/__lbheartbeat__" }, { path: "/notes" }] }, ALICE);
+      } finally {
+        records.list = list;
+      }
+      expect(res.status).to.equal(500);
+      expect(res.body).to.include({ code: 500, errno: 999 });
+      expect(JSON.stringify(res.body)).to.not.contain("internal detail");
     });
   });
 
