@@ -3,6 +3,7 @@
  * (a collection-level grant from configuration), then the permission backend through the
  * resource's bound permissions, all behind the resource's own policy when it has one.
  */
+import type { Acl } from "../domain/acl.js";
 import { ForbiddenError, UnauthenticatedError } from "../domain/errors.js";
 import { collectionObjectId, READ, WRITE } from "../domain/permissions.js";
 import type { Caller } from "../domain/principals.js";
@@ -12,15 +13,19 @@ import { boundPermissionsOf, type ResourceDefinition, type ViewName } from "./re
 export class Authorizer {
   constructor(private readonly permissions: PermissionStore | undefined) {}
 
-  async allowed(caller: Caller, resource: ResourceDefinition, view: ViewName, objectId: string, permission: string): Promise<boolean> {
-    const decide = () => this.defaultDecision(caller, resource, objectId, permission);
+  /**
+   * `knownAcl`, the object's own ACL when the caller already fetched it, lets a grant on the
+   * object itself be decided without another backend round trip.
+   */
+  async allowed(caller: Caller, resource: ResourceDefinition, view: ViewName, objectId: string, permission: string, knownAcl?: Acl): Promise<boolean> {
+    const decide = () => this.defaultDecision(caller, resource, objectId, permission, knownAcl);
     if (!resource.authorization) return decide();
     return resource.authorization.permits({ caller, resource, view, objectId, permission }, decide);
   }
 
   /** Throws 401 (anonymous) or 403 (authenticated) unless allowed. */
-  async require(caller: Caller, resource: ResourceDefinition, view: ViewName, objectId: string, permission: string): Promise<void> {
-    if (!(await this.allowed(caller, resource, view, objectId, permission))) throw denial(caller);
+  async require(caller: Caller, resource: ResourceDefinition, view: ViewName, objectId: string, permission: string, knownAcl?: Acl): Promise<void> {
+    if (!(await this.allowed(caller, resource, view, objectId, permission, knownAcl))) throw denial(caller);
   }
 
   /** Whether the caller may read or write every record of the collection. */
@@ -28,13 +33,13 @@ export class Authorizer {
     return this.allowed(caller, resource, view, collectionObjectId(resource.name), permission);
   }
 
-  private async defaultDecision(caller: Caller, resource: ResourceDefinition, objectId: string, permission: string): Promise<boolean> {
+  private async defaultDecision(caller: Caller, resource: ResourceDefinition, objectId: string, permission: string, knownAcl: Acl | undefined): Promise<boolean> {
     const bound = boundPermissionsOf(resource);
     const collection = collectionObjectId(resource.name);
+    const holds = (principals: readonly string[] | undefined) => principals !== undefined && principals.some((p) => caller.principals.includes(p));
     for (const grant of bound(objectId, permission)) {
-      if (grant.objectId !== collection) continue;
-      const granted = resource.settingsPrincipals[grant.permission];
-      if (granted && granted.some((p) => caller.principals.includes(p))) return true;
+      if (grant.objectId === collection && holds(resource.settingsPrincipals[grant.permission])) return true;
+      if (knownAcl && grant.objectId === objectId && holds(knownAcl[grant.permission])) return true;
     }
     if (!this.permissions) return false;
     return this.permissions.checkPermission(objectId, permission, caller.principals, bound);

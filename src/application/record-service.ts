@@ -95,7 +95,7 @@ export class RecordService {
   }
 
   async list(requester: Requester, resource: ResourceDefinition, params: ListParams, preconditions: Preconditions = {}): Promise<ListResult> {
-    const { scope, access } = await this.readableScope(requester, resource, "list", READ);
+    const { scope, access, refuseIfEmpty } = await this.readableScope(requester, resource, "list", READ);
     const timestamp = await this.deps.records.collectionTimestamp(scope);
     checkPreconditions(preconditions, { timestamp, existing: null }, true);
     const sort = withTieBreaker(params.sort);
@@ -110,19 +110,22 @@ export class RecordService {
       includeDeleted: params.includeDeleted,
       access,
     });
+    if (entries.length === 0) await refuseIfEmpty();
     if (entries.length <= params.limit) return { entries, timestamp };
     const page = entries.slice(0, params.limit);
-    const last = page[page.length - 1];
+    const last = page[page.length - 1] as RecordOrTombstone;
     const nextToken = this.deps.tokens.encode(sort, params.filters, { cursor: { values: sort.map((k) => fieldValue(last, k.field)) }, upTo });
     return { entries: page, timestamp, nextToken };
   }
 
   /** HEAD of a collection: how many records match (tombstones never count), and its timestamp. */
   async count(requester: Requester, resource: ResourceDefinition, filters: readonly Filter[], preconditions: Preconditions = {}): Promise<{ count: number; timestamp: number }> {
-    const { scope, access } = await this.readableScope(requester, resource, "list", READ);
+    const { scope, access, refuseIfEmpty } = await this.readableScope(requester, resource, "list", READ);
     const timestamp = await this.deps.records.collectionTimestamp(scope);
     checkPreconditions(preconditions, { timestamp, existing: null }, true);
-    return { count: await this.deps.records.count(scope, { filters, access }), timestamp };
+    const count = await this.deps.records.count(scope, { filters, access });
+    if (count === 0) await refuseIfEmpty();
+    return { count, timestamp };
   }
 
   async collectionTimestamp(requester: Requester, resource: ResourceDefinition): Promise<number> {
@@ -147,12 +150,13 @@ export class RecordService {
     checkPreconditions({ ifMatch: preconditions.ifMatch }, { timestamp, existing: null }, false);
     await this.validate(resource, fields);
     const id = requestedId ?? this.deps.ids.generate();
+    const acl = this.finalAcl(resource, caller, replaceAcl({}, payload.permissions ?? {}));
     try {
-      return await this.deps.unitOfWork.run(async () => {
-        const record = await this.deps.records.create(scope, id, fields, { lastModified });
-        const acl = await this.writeAcl(resource, caller, id, replaceAcl({}, payload.permissions ?? {}));
-        return { record, permissions: this.visibleAcl(resource, caller, acl), created: true };
-      });
+      const record = await this.writeWithAcl(
+        () => this.deps.records.create(scope, id, fields, { lastModified }),
+        acl && (() => this.storeAcl(resource, id, acl)),
+      );
+      return { record, permissions: this.visibleAcl(resource, caller, acl ?? {}), created: true };
     } catch (error) {
       // Created meanwhile by another request: answer as a POST of an existing id does.
       if (error instanceof ConflictError && requestedId !== undefined) {
@@ -166,18 +170,18 @@ export class RecordService {
   async get(requester: Requester, resource: ResourceDefinition, id: string, preconditions: Preconditions = {}): Promise<RecordResult> {
     const scope = this.scopeOf(requester, resource);
     const caller = await this.callerFor(requester, resource);
-    await this.requireRecord(caller, resource, "read", id);
-    const record = await this.deps.records.get(scope, id);
+    const { record, acl } = await this.target(resource, scope, id);
+    await this.requireRecord(caller, resource, "read", id, acl);
     if (!record) throw new RecordNotFoundError(resource.name, id);
     checkPreconditions(preconditions, { timestamp: record.lastModified, existing: recordBody(record) }, true);
-    return { record, permissions: await this.aclFor(resource, caller, id), created: false };
+    return { record, permissions: acl && this.visibleAcl(resource, caller, acl), created: false };
   }
 
   async replace(requester: Requester, resource: ResourceDefinition, id: string, source: PayloadSource<RecordPayload>, preconditions: Preconditions = {}): Promise<RecordResult> {
     const scope = this.scopeOf(requester, resource);
     const caller = await this.callerFor(requester, resource);
-    const existing = await this.deps.records.get(scope, id);
-    if (existing) await this.requireRecord(caller, resource, "replace", id);
+    const { record: existing, acl: currentAcl } = await this.target(resource, scope, id);
+    if (existing) await this.requireRecord(caller, resource, "replace", id, currentAcl);
     else await this.requireCollection(caller, resource, "create", this.permissionFor(resource, "create"));
     const payload = payloadOf(source);
     checkPreconditions(preconditions, { timestamp: existing?.lastModified, existing: existing ? recordBody(existing) : null }, false);
@@ -185,20 +189,19 @@ export class RecordService {
     rejectOtherId(data, id);
     const { fields, lastModified } = splitManagedFields(data);
     await this.validate(resource, fields);
-    return this.deps.unitOfWork.run(async () => {
-      const record = existing
-        ? await this.deps.records.update(scope, id, fields, { lastModified, ifMatch: numeric(preconditions.ifMatch) })
-        : await this.deps.records.create(scope, id, fields, { lastModified });
-      const current = existing && !payload.permissions ? await this.currentAcl(resource, id) : {};
-      const acl = await this.writeAcl(resource, caller, id, payload.permissions ? replaceAcl(current, payload.permissions) : current);
-      return { record, permissions: this.visibleAcl(resource, caller, acl), created: !existing };
-    });
+    const kept = existing ? (currentAcl ?? {}) : {};
+    const acl = this.finalAcl(resource, caller, payload.permissions ? replaceAcl(kept, payload.permissions) : kept);
+    const record = await this.writeWithAcl(
+      () => (existing ? this.deps.records.update(scope, id, fields, { lastModified, ifMatch: numeric(preconditions.ifMatch) }) : this.deps.records.create(scope, id, fields, { lastModified })),
+      acl && (!existing || !aclEqual(acl, kept)) ? () => this.storeAcl(resource, id, acl) : undefined,
+    );
+    return { record, permissions: acl && this.visibleAcl(resource, caller, acl), created: !existing };
   }
 
   async update(requester: Requester, resource: ResourceDefinition, id: string, source: PayloadSource<PatchPayload>, preconditions: Preconditions = {}): Promise<RecordResult> {
     const scope = this.scopeOf(requester, resource);
     const caller = await this.callerFor(requester, resource);
-    await this.authorizeWrite(caller, resource, scope, "update", id);
+    let target = await this.writableTarget(caller, resource, scope, "update", id);
     const patch = payloadOf(source);
     const changes = patch.data ?? {};
     rejectOtherId(changes, id);
@@ -206,25 +209,25 @@ export class RecordService {
     // Read-modify-write, conditional on what was read; a concurrent write makes us re-read
     // rather than lose it (unless the client itself asked for If-Match).
     for (let attempt = 1; ; attempt++) {
-      const existing = await this.writableRecord(caller, resource, scope, "update", id);
+      const { record: existing, acl: currentAcl = {} } = target;
+      if (!existing) throw new RecordNotFoundError(resource.name, id);
       checkPreconditions(preconditions, { timestamp: existing.lastModified, existing: recordBody(existing) }, false);
       const data = patch.merge ? (mergePatch(existing.data, changedFields) as JsonObject) : shallowPatch(existing.data, changedFields);
       await this.validate(resource, data);
-      const currentAcl = resource.kind === "shareable" ? await this.currentAcl(resource, id) : {};
-      const acl = resource.kind === "shareable" ? withWriter(patch.permissions ? patchAcl(currentAcl, patch.permissions) : currentAcl, writerPrincipal(caller)) : {};
+      const acl = this.finalAcl(resource, caller, patch.permissions ? patchAcl(currentAcl, patch.permissions) : currentAcl);
+      const aclChanged = acl !== undefined && !aclEqual(acl, currentAcl);
       const dataChanged = !jsonEqual(data, existing.data) || (lastModified !== undefined && lastModified > existing.lastModified);
-      if (!dataChanged && aclEqual(acl, currentAcl)) {
-        return { record: existing, permissions: this.visibleAcl(resource, caller, acl), created: false };
-      }
+      if (!dataChanged && !aclChanged) return { record: existing, permissions: acl && this.visibleAcl(resource, caller, acl), created: false };
       try {
-        return await this.deps.unitOfWork.run(async () => {
-          const record = await this.deps.records.update(scope, id, data, { lastModified, ifMatch: existing.lastModified });
-          if (resource.kind === "shareable") await this.storeAcl(resource, id, acl);
-          return { record, permissions: this.visibleAcl(resource, caller, acl), created: false };
-        });
+        const record = await this.writeWithAcl(
+          () => this.deps.records.update(scope, id, data, { lastModified, ifMatch: existing.lastModified }),
+          acl && aclChanged ? () => this.storeAcl(resource, id, acl) : undefined,
+        );
+        return { record, permissions: acl && this.visibleAcl(resource, caller, acl), created: false };
       } catch (error) {
         const retry = error instanceof PreconditionFailedError && preconditions.ifMatch === undefined && attempt < MAX_PATCH_ATTEMPTS;
         if (!retry) throw error;
+        target = await this.writableTarget(caller, resource, scope, "update", id);
       }
     }
   }
@@ -232,17 +235,17 @@ export class RecordService {
   async delete(requester: Requester, resource: ResourceDefinition, id: string, preconditions: Preconditions = {}, lastModified?: number): Promise<Tombstone> {
     const scope = this.scopeOf(requester, resource);
     const caller = await this.callerFor(requester, resource);
-    const existing = await this.writableRecord(caller, resource, scope, "delete", id);
+    const { record: existing } = await this.writableTarget(caller, resource, scope, "delete", id);
+    if (!existing) throw new RecordNotFoundError(resource.name, id);
     checkPreconditions(preconditions, { timestamp: existing.lastModified, existing: recordBody(existing) }, false);
-    return this.deps.unitOfWork.run(async () => {
-      const tombstone = await this.deps.records.delete(scope, id, { lastModified, ifMatch: numeric(preconditions.ifMatch) });
-      if (resource.kind === "shareable") await this.deps.permissions?.deleteObjectPermissions(recordObjectId(resource.name, id));
-      return tombstone;
-    });
+    return this.writeWithAcl(
+      () => this.deps.records.delete(scope, id, { lastModified, ifMatch: numeric(preconditions.ifMatch) }),
+      resource.kind === "shareable" && this.deps.permissions ? () => this.deps.permissions?.deleteObjectPermissions(recordObjectId(resource.name, id)) ?? Promise.resolve() : undefined,
+    );
   }
 
   async deleteAll(requester: Requester, resource: ResourceDefinition, filters: readonly Filter[], preconditions: Preconditions = {}): Promise<DeleteAllResult> {
-    const { scope, access } = await this.readableScope(requester, resource, "deleteAll", WRITE);
+    const { scope, access, refuseIfEmpty } = await this.readableScope(requester, resource, "deleteAll", WRITE);
     const before = await this.deps.records.collectionTimestamp(scope);
     checkPreconditions(preconditions, { timestamp: before, existing: null }, false);
     const query: CountQuery = { filters, access };
@@ -253,8 +256,36 @@ export class RecordService {
       }
       return deleted;
     });
+    if (tombstones.length === 0) await refuseIfEmpty();
     const timestamp = tombstones.length > 0 ? Math.max(...tombstones.map((t) => t.lastModified)) : before;
     return { tombstones, timestamp };
+  }
+
+  /**
+   * Writes a record and its ACL together. Inside one transaction the ACL goes first: the record
+   * write takes the collection's timestamp lock, held until commit, so it should come last.
+   * Without a transaction the record goes first, so that a refused record write (conflict,
+   * precondition) leaves the ACL untouched. A lone record write needs no unit of work.
+   */
+  private writeWithAcl<R>(writeRecord: () => Promise<R>, writeAcl: (() => Promise<void>) | undefined): Promise<R> {
+    if (!writeAcl) return writeRecord();
+    const { unitOfWork } = this.deps;
+    return unitOfWork.run(async () => {
+      if (unitOfWork.atomic) {
+        await writeAcl();
+        return writeRecord();
+      }
+      const result = await writeRecord();
+      await writeAcl();
+      return result;
+    });
+  }
+
+  /** The record (undefined when missing) and, for shareable resources, its ACL, fetched together. */
+  private async target(resource: ResourceDefinition, scope: Scope, id: string): Promise<{ record: StoredRecord | undefined; acl: Acl | undefined }> {
+    if (resource.kind === "user") return { record: await this.deps.records.get(scope, id), acl: undefined };
+    const [record, acl] = await Promise.all([this.deps.records.get(scope, id), this.currentAcl(resource, id)]);
+    return { record, acl };
   }
 
   /** Records of a user resource live under the caller's id; shareable ones under "". */
@@ -280,27 +311,36 @@ export class RecordService {
     await this.authorizer.require(caller, resource, view, collectionObjectId(resource.name), permission);
   }
 
-  private async requireRecord(caller: Caller, resource: ResourceDefinition, view: ViewName, id: string): Promise<void> {
+  private async requireRecord(caller: Caller, resource: ResourceDefinition, view: ViewName, id: string, knownAcl: Acl | undefined): Promise<void> {
     if (resource.kind === "user") return;
-    await this.authorizer.require(caller, resource, view, recordObjectId(resource.name, id), this.permissionFor(resource, view));
+    await this.authorizer.require(caller, resource, view, recordObjectId(resource.name, id), this.permissionFor(resource, view), knownAcl);
   }
 
   /**
    * The scope, and the access restriction for callers without collection-level `permission`:
    * only the records on which they hold it (through their ACLs), resolved as the strategy says.
    * As in Kinto, such callers are refused (401/403) unless they hold it on at least one record
-   * or may create records (then they get an empty list).
+   * or may create records (then they get an empty list); that is checked only when the answer
+   * came out empty, so the usual request pays nothing for it.
    */
-  private async readableScope(requester: Requester, resource: ResourceDefinition, view: ViewName, permission: typeof READ | typeof WRITE): Promise<{ scope: Scope; access?: RecordAccess }> {
+  private async readableScope(
+    requester: Requester,
+    resource: ResourceDefinition,
+    view: ViewName,
+    permission: typeof READ | typeof WRITE,
+  ): Promise<{ scope: Scope; access?: RecordAccess; refuseIfEmpty: () => Promise<void> }> {
     const scope = this.scopeOf(requester, resource);
-    if (resource.kind === "user") return { scope };
+    const nothingToRefuse = () => Promise.resolve();
+    if (resource.kind === "user") return { scope, refuseIfEmpty: nothingToRefuse };
     const caller = await requester.caller();
     const required = this.permissionFor(resource, view);
-    if (await this.authorizer.allowed(caller, resource, view, collectionObjectId(resource.name), required)) return { scope };
+    if (await this.authorizer.allowed(caller, resource, view, collectionObjectId(resource.name), required)) return { scope, refuseIfEmpty: nothingToRefuse };
     const access = await this.accessOf(caller, resource, permission);
-    const mayCreate = () => this.authorizer.allowed(caller, resource, "create", collectionObjectId(resource.name), this.permissionFor(resource, "create"));
-    if (!(await mayCreate()) && (await this.deps.records.count(scope, { filters: [], access })) === 0) throw denial(caller);
-    return { scope, access };
+    const refuseIfEmpty = async () => {
+      if (await this.authorizer.allowed(caller, resource, "create", collectionObjectId(resource.name), this.permissionFor(resource, "create"))) return;
+      if ((await this.deps.records.count(scope, { filters: [], access })) === 0) throw denial(caller);
+    };
+    return { scope, access, refuseIfEmpty };
   }
 
   private async accessOf(caller: Caller, resource: ResourceDefinition, permission: typeof READ | typeof WRITE): Promise<RecordAccess> {
@@ -330,31 +370,25 @@ export class RecordService {
 
   /** POST of an id that exists: the stored record, unchanged, for callers who may read it. */
   private async existingForPost(caller: Caller, resource: ResourceDefinition, scope: Scope, id: string, preconditions: Preconditions): Promise<RecordResult | undefined> {
-    const existing = await this.deps.records.get(scope, id);
+    const { record: existing, acl } = await this.target(resource, scope, id);
     if (!existing) return undefined;
-    await this.requireRecord(caller, resource, "read", id);
+    await this.requireRecord(caller, resource, "read", id, acl);
     checkPreconditions(preconditions, { timestamp: existing.lastModified, existing: recordBody(existing) }, false);
-    return { record: existing, permissions: await this.aclFor(resource, caller, id), created: false };
+    return { record: existing, permissions: acl && this.visibleAcl(resource, caller, acl), created: false };
   }
 
   /**
    * PATCH/DELETE target: 403 without write; a missing record is a 404 for callers who may read
    * the collection and a 403 (401 anonymous) for the others, so existence never leaks.
    */
-  private async writableRecord(caller: Caller, resource: ResourceDefinition, scope: Scope, view: ViewName, id: string): Promise<StoredRecord> {
-    await this.authorizeWrite(caller, resource, scope, view, id);
-    const existing = await this.deps.records.get(scope, id);
-    if (!existing) throw new RecordNotFoundError(resource.name, id);
-    return existing;
-  }
-
-  private async authorizeWrite(caller: Caller, resource: ResourceDefinition, scope: Scope, view: ViewName, id: string): Promise<void> {
+  private async writableTarget(caller: Caller, resource: ResourceDefinition, scope: Scope, view: ViewName, id: string): Promise<{ record: StoredRecord | undefined; acl: Acl | undefined }> {
+    const { record, acl } = await this.target(resource, scope, id);
     const permission = this.permissionFor(resource, view);
-    if (resource.kind === "shareable" && !(await this.authorizer.allowed(caller, resource, view, recordObjectId(resource.name, id), permission))) {
-      const missing = !(await this.deps.records.get(scope, id));
-      if (missing && (await this.authorizer.collectionAllowed(caller, resource, "list", READ))) throw new RecordNotFoundError(resource.name, id);
+    if (resource.kind === "shareable" && !(await this.authorizer.allowed(caller, resource, view, recordObjectId(resource.name, id), permission, acl))) {
+      if (!record && (await this.authorizer.collectionAllowed(caller, resource, "list", READ))) throw new RecordNotFoundError(resource.name, id);
       throw denial(caller);
     }
+    return { record, acl };
   }
 
   private async validate(resource: ResourceDefinition, data: JsonObject): Promise<void> {
@@ -369,24 +403,15 @@ export class RecordService {
     return normalizeAcl(Object.fromEntries(Object.entries(stored).map(([perm, principals]) => [perm, [...principals]])));
   }
 
-  /** The ACL the response shows: all of it to writers, `{}` to others, nothing on user resources. */
-  private async aclFor(resource: ResourceDefinition, caller: Caller, id: string): Promise<Acl | undefined> {
-    if (resource.kind === "user") return undefined;
-    return this.visibleAcl(resource, caller, await this.currentAcl(resource, id));
-  }
-
   private visibleAcl(resource: ResourceDefinition, caller: Caller, acl: Acl): Acl | undefined {
     if (resource.kind === "user") return undefined;
     const writers = acl[WRITE] ?? [];
     return caller.principals.some((p) => writers.includes(p)) ? acl : {};
   }
 
-  /** Adds the caller to `write` and stores the ACL (shareable resources only). */
-  private async writeAcl(resource: ResourceDefinition, caller: Caller, id: string, acl: Acl): Promise<Acl> {
-    if (resource.kind === "user") return {};
-    const final = withWriter(acl, writerPrincipal(caller));
-    await this.storeAcl(resource, id, final);
-    return final;
+  /** The ACL to store: the caller always ends up in `write`. Undefined for user resources. */
+  private finalAcl(resource: ResourceDefinition, caller: Caller, acl: Acl): Acl | undefined {
+    return resource.kind === "user" ? undefined : withWriter(acl, writerPrincipal(caller));
   }
 
   /** Replaces every known permission of the record, emptying those the ACL does not name. */

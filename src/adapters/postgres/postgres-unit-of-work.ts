@@ -3,6 +3,8 @@ import type { UnitOfWork } from "../../application/ports/unit-of-work.js";
 import type { PostgresDatabase } from "./postgres-database.js";
 
 export class PostgresUnitOfWork implements UnitOfWork {
+  readonly atomic = true;
+
   constructor(private readonly database: PostgresDatabase) {}
 
   /** Every store call inside `work` (same database) uses one transaction; a nested run joins it. */

@@ -4,5 +4,7 @@
  * Backends that cannot share a transaction run the function as is.
  */
 export interface UnitOfWork {
+  /** True when the writes inside `run` really commit or roll back together. */
+  readonly atomic: boolean;
   run<T>(work: () => Promise<T>): Promise<T>;
 }
