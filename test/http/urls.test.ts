@@ -1,3 +1,4 @@
+import { connect } from "node:net";
 import { expect } from "chai";
 import { TOKENS } from "../../src/bootstrap/tokens.js";
 import { startTestServer, userId, type TestServer } from "../support/http.js";
@@ -10,6 +11,18 @@ function target(res: { headers: Headers }, base: string): string {
   expect(location, "Location header").to.be.a("string");
   const url = new URL(location as string, base);
   return `${url.pathname}${url.search}`;
+}
+
+/** A raw HTTP/1.1 exchange, for requests fetch refuses to send (a malformed Host); answers the status line and body. */
+function rawRequest(base: string, text: string): Promise<{ status: string; body: string }> {
+  const { hostname, port } = new URL(base);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname, () => socket.write(text));
+    let out = "";
+    socket.on("data", (chunk: Buffer) => (out += chunk.toString("latin1")));
+    socket.on("end", () => resolve({ status: out.split("\r\n")[0] ?? "", body: out.slice(out.indexOf("\r\n\r\n") + 4) }));
+    socket.on("error", reject);
+  });
 }
 
 describe("HTTP URLs, root and utility views", () => {
@@ -110,6 +123,14 @@ describe("HTTP URLs, root and utility views", () => {
       const res = await server.request("GET", "/v1/", { user: ALICE });
       expect(res.body.user.id).to.equal(userId(ALICE));
       expect(res.body.user.principals).to.include.members([userId(ALICE), "system.Everyone", "system.Authenticated"]);
+    });
+
+    it("answers 400, not 500, to a Host header no URL can be built from", async () => {
+      for (const host of ["a b", "x:99999", "[::1"]) {
+        const res = await rawRequest(server.url, `GET /v1/ HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`);
+        expect(res.status, host).to.contain(" 400 ");
+        expect(JSON.parse(res.body), host).to.include({ errno: 107 });
+      }
     });
 
     it("shows no user for credentials it cannot read", async () => {
