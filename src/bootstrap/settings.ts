@@ -250,6 +250,10 @@ function interpret(raw: Record<string, JsonValue>, problems: string[], warnings:
   for (const key of Object.keys(raw)) {
     if (key.endsWith("_cache_expires_seconds") && raw[key] !== null) integerSetting(raw, key, 0, problems);
   }
+  const scheme = str("http_scheme");
+  if (scheme !== undefined && !/^https?$/.test(scheme)) problems.push(`http_scheme must be http or https (got ${JSON.stringify(scheme)})`);
+  const host = str("http_host");
+  if (host !== undefined && !URL.canParse(`http://${host}/`)) problems.push(`http_host must be a host name with an optional port (got ${JSON.stringify(host)})`);
   // An unreadable date would otherwise silently mean "end of service announced, never reached";
   // an empty `eos =` line means no end of service.
   if (raw.eos === "") raw.eos = null;
@@ -275,8 +279,8 @@ function interpret(raw: Record<string, JsonValue>, problems: string[], warnings:
     errorInfoLink: str("error_info_link") ?? "",
     versionPrefixRedirectEnabled: bool("version_prefix_redirect_enabled"),
     trailingSlashRedirectEnabled: bool("trailing_slash_redirect_enabled"),
-    httpScheme: str("http_scheme"),
-    httpHost: str("http_host"),
+    httpScheme: scheme,
+    httpHost: host,
     publicSettings: listValue(raw.public_settings),
     readonly: bool("readonly"),
     maxBodyBytes: int("max_body_bytes", 1),

@@ -198,6 +198,12 @@ describe("settings", () => {
       for (const name of ["paginate_by", "listen_port", "readonly", "retry_after_seconds", "articles_cache_expires_seconds"]) expect(problems.join("\n")).to.contain(name);
     });
 
+    it("refuses an http_scheme or http_host no URL can be built from", () => {
+      const text = problemsOf(() => load({ TESSERA_HTTP_SCHEME: "ftp", TESSERA_HTTP_HOST: "a b:99" })).join("\n");
+      expect(text).to.contain("http_scheme").and.contain("http_host");
+      expect(load({ TESSERA_HTTP_SCHEME: "https", TESSERA_HTTP_HOST: "[::1]:8443" }).httpHost).to.equal("[::1]:8443");
+    });
+
     it("refuses a listen port above 65535", () => {
       expect(problemsOf(() => load({ TESSERA_LISTEN_PORT: "70000" })).join("\n")).to.contain("listen_port");
     });
