@@ -50,7 +50,7 @@ export function registerUtilityRoutes(router: Router, services: HttpServices): v
  * GET/HEAD only; other methods get 405 here, or they would fall through to the collection route
  * (`/:collection` matches `/__heartbeat__`) and answer a misleading 404.
  */
-function readOnlyRoute(router: Router, path: string, handler: (ctx: Context) => unknown): void {
+export function readOnlyRoute(router: Router, path: string, handler: (ctx: Context) => unknown): void {
   router.all(path, async (ctx) => {
     if (ctx.method !== "GET" && ctx.method !== "HEAD") throw new MethodNotAllowedError(["GET", "HEAD"]);
     await handler(ctx);
