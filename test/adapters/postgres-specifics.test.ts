@@ -19,41 +19,13 @@ import { PostgresRecordStore } from "../../src/adapters/postgres/postgres-record
 import { urlWithPassword } from "../../src/adapters/postgres/postgres-url.js";
 import { BackendError, ValidationError } from "../../src/domain/errors.js";
 import type { Tombstone } from "../../src/domain/records.js";
+import { databaseUrl, ensureDatabase, lockSuite, unlockSuite, withAdmin } from "../support/postgres.js";
 import { POSTGRES_URL, requireService } from "../support/services.js";
 
 const MAIN = "tessera_test";
 const MIGRATED = "tessera_test_migrated";
 const FROM_FILE = "tessera_test_sqlfile";
 const SCHEMA_FILE = join(import.meta.dirname, "../../sql/schema.sql");
-
-function databaseUrl(name: string, port?: number): string {
-  const url = new URL(POSTGRES_URL);
-  url.pathname = `/${name}`;
-  if (port !== undefined) url.port = String(port);
-  return url.toString();
-}
-
-async function withAdmin<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await work(client);
-  } finally {
-    await client.end();
-  }
-}
-
-/** Creates the database if missing, or afresh; tolerates a parallel run creating it too. */
-function ensureDatabase(name: string, fresh = false): Promise<void> {
-  return withAdmin(POSTGRES_URL, async (admin) => {
-    if (fresh) await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-    const found = await admin.query("SELECT 1 FROM pg_database WHERE datname = $1", [name]);
-    if (found.rowCount !== 0) return;
-    await admin.query(`CREATE DATABASE "${name}"`).catch((err: { code?: string }) => {
-      if (err.code !== "42P04" && err.code !== "23505") throw err;
-    });
-  });
-}
 
 /** Everything that defines a schema, in a stable order, for comparing two databases. */
 function schemaDump(url: string): Promise<unknown> {
@@ -121,23 +93,6 @@ class TcpProxy {
 const articles = { collection: "articles", parentId: "" };
 const newestFirst: ListQuery = { filters: [], sort: [{ field: "last_modified", descending: true }], limit: 100, includeDeleted: false };
 
-
-/**
- * Test runs of several developers share one server: each run of the PostgreSQL suites holds this
- * advisory lock (on its own connection) so that they take turns instead of flushing each other's data.
- */
-const SUITE_LOCK_KEY = 7_364_211_094;
-
-async function lockSuite(): Promise<pg.Client> {
-  const client = new pg.Client({ connectionString: POSTGRES_URL });
-  await client.connect();
-  await client.query("SELECT pg_advisory_lock($1)", [SUITE_LOCK_KEY]);
-  return client;
-}
-
-async function unlockSuite(client: pg.Client | undefined): Promise<void> {
-  await client?.end(); // ending the session releases its advisory lock
-}
 
 describe("PostgreSQL specifics", function () {
   requireService("postgresql");
