@@ -16,6 +16,11 @@ export interface BoundPermission {
 /** Which bound permissions grant a given one: `get_bound_permissions` of the spec. */
 export type BoundPermissionsFn = (objectId: string, permission: string) => BoundPermission[];
 
+/** The pairs a permission backend looks up: the bound ones, or just the pair itself. */
+export function boundPairs(objectId: string, permission: string, getBoundPermissions?: BoundPermissionsFn): BoundPermission[] {
+  return getBoundPermissions ? getBoundPermissions(objectId, permission) : [{ objectId, permission }];
+}
+
 export function collectionObjectId(collection: string): string {
   return `/${collection}`;
 }

@@ -1,7 +1,7 @@
 /** In-process PermissionStore: the reference fake the application tests trust (same contract as the others). */
 /* eslint-disable @typescript-eslint/require-await -- the port is async; memory answers at once */
 import type { ObjectPermissions, PermissionStore } from "../../application/ports/permission-store.js";
-import type { BoundPermission, BoundPermissionsFn } from "../../domain/permissions.js";
+import { boundPairs, type BoundPermissionsFn } from "../../domain/permissions.js";
 import { AUTHENTICATED } from "../../domain/principals.js";
 
 /** `*` matches any run of characters (`/` included); everything else is literal. */
@@ -77,7 +77,7 @@ export class MemoryPermissionStore implements PermissionStore {
     const result = new Set<string>();
     if (principals.length === 0) return result;
     const wanted = new Set(principals);
-    const pairs = this.boundPairs(objectIdMatch ?? "*", permission, getBoundPermissions).map((pair) => ({
+    const pairs = boundPairs(objectIdMatch ?? "*", permission, getBoundPermissions).map((pair) => ({
       permission: pair.permission,
       regexp: patternRegExp(pair.objectId),
     }));
@@ -95,7 +95,7 @@ export class MemoryPermissionStore implements PermissionStore {
 
   async objectPermissionAuthorizedPrincipals(objectId: string, permission: string, getBoundPermissions?: BoundPermissionsFn): Promise<Set<string>> {
     const result = new Set<string>();
-    for (const pair of this.boundPairs(objectId, permission, getBoundPermissions)) {
+    for (const pair of boundPairs(objectId, permission, getBoundPermissions)) {
       for (const principal of this.aces.get(pair.objectId)?.get(pair.permission) ?? []) result.add(principal);
     }
     return result;
@@ -148,7 +148,4 @@ export class MemoryPermissionStore implements PermissionStore {
 
   async close(): Promise<void> {}
 
-  private boundPairs(objectId: string, permission: string, getBoundPermissions?: BoundPermissionsFn): BoundPermission[] {
-    return getBoundPermissions ? getBoundPermissions(objectId, permission) : [{ objectId, permission }];
-  }
 }

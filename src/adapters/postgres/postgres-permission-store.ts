@@ -4,7 +4,7 @@
  * a scan of every ACE (what makes Kinto slow).
  */
 import type { ObjectPermissions, PermissionStore } from "../../application/ports/permission-store.js";
-import type { BoundPermission, BoundPermissionsFn } from "../../domain/permissions.js";
+import { boundPairs, type BoundPermissionsFn } from "../../domain/permissions.js";
 import { AUTHENTICATED } from "../../domain/principals.js";
 import { prefixRange, wildcardToLike } from "./like-pattern.js";
 import type { PostgresDatabase } from "./postgres-database.js";
@@ -144,13 +144,13 @@ export class PostgresPermissionStore implements PermissionStore {
   }
 
   async objectPermissionAuthorizedPrincipals(objectId: string, permission: string, getBoundPermissions?: BoundPermissionsFn): Promise<Set<string>> {
-    const pairs = this.boundPairs(objectId, permission, getBoundPermissions);
+    const pairs = boundPairs(objectId, permission, getBoundPermissions);
     if (pairs.length === 0) return new Set();
     return this.principalSet(AUTHORIZED_PRINCIPALS, [pairs.map((p) => p.objectId), pairs.map((p) => p.permission)]);
   }
 
   async checkPermission(objectId: string, permission: string, principals: readonly string[], getBoundPermissions?: BoundPermissionsFn): Promise<boolean> {
-    const pairs = this.boundPairs(objectId, permission, getBoundPermissions);
+    const pairs = boundPairs(objectId, permission, getBoundPermissions);
     if (pairs.length === 0 || principals.length === 0) return false;
     const rows = await this.run<{ allowed: boolean }>(CHECK, [pairs.map((p) => p.objectId), pairs.map((p) => p.permission), [...principals]]);
     return rows[0]?.allowed === true;
@@ -213,9 +213,6 @@ export class PostgresPermissionStore implements PermissionStore {
     if (this.ownsDatabase) await this.database.close();
   }
 
-  private boundPairs(objectId: string, permission: string, getBoundPermissions?: BoundPermissionsFn): BoundPermission[] {
-    return getBoundPermissions ? getBoundPermissions(objectId, permission) : [{ objectId, permission }];
-  }
 
   private async principalSet(statement: { name: string; text: string }, values: unknown[]): Promise<Set<string>> {
     const rows = await this.run<{ principal: string }>(statement, values);

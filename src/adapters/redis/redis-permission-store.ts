@@ -4,7 +4,7 @@
  * so checks are one pipeline of SMISMEMBER and listings one pipeline of SUNION per bound pair.
  */
 import type { ObjectPermissions, PermissionStore } from "../../application/ports/permission-store.js";
-import type { BoundPermission, BoundPermissionsFn } from "../../domain/permissions.js";
+import { boundPairs, type BoundPermission, type BoundPermissionsFn } from "../../domain/permissions.js";
 import { AUTHENTICATED } from "../../domain/principals.js";
 import { RedisPool, repliesOf, runScript, type RedisConnectionOptions, unlinkByPrefix } from "./redis-connection.js";
 import {
@@ -100,7 +100,7 @@ export class RedisPermissionStore implements PermissionStore {
     getBoundPermissions?: BoundPermissionsFn,
   ): Promise<Set<string>> {
     const result = new Set<string>();
-    const pairs = uniquePairs(this.boundPairs(objectIdMatch ?? "*", permission, getBoundPermissions));
+    const pairs = uniquePairs(boundPairs(objectIdMatch ?? "*", permission, getBoundPermissions));
     if (principals.length === 0 || pairs.length === 0) return result;
     // One round trip: an exact pair is a membership test on its ACE; a wildcard pair reads the
     // per-principal index of its directory, then the pattern filters it here.
@@ -129,13 +129,13 @@ export class RedisPermissionStore implements PermissionStore {
   }
 
   async objectPermissionAuthorizedPrincipals(objectId: string, permission: string, getBoundPermissions?: BoundPermissionsFn): Promise<Set<string>> {
-    const pairs = uniquePairs(this.boundPairs(objectId, permission, getBoundPermissions));
+    const pairs = uniquePairs(boundPairs(objectId, permission, getBoundPermissions));
     if (pairs.length === 0) return new Set();
     return this.pool.run(async (client) => new Set(await client.sunion(...pairs.map((pair) => this.key("a", pair.objectId, pair.permission)))));
   }
 
   async checkPermission(objectId: string, permission: string, principals: readonly string[], getBoundPermissions?: BoundPermissionsFn): Promise<boolean> {
-    const pairs = uniquePairs(this.boundPairs(objectId, permission, getBoundPermissions));
+    const pairs = uniquePairs(boundPairs(objectId, permission, getBoundPermissions));
     if (principals.length === 0 || pairs.length === 0) return false;
     const replies = await this.pool.run(async (client) => {
       const pipeline = client.pipeline();
@@ -209,7 +209,4 @@ export class RedisPermissionStore implements PermissionStore {
     return permissionKey(this.prefix, kind, ...parts);
   }
 
-  private boundPairs(objectId: string, permission: string, getBoundPermissions?: BoundPermissionsFn): BoundPermission[] {
-    return getBoundPermissions ? getBoundPermissions(objectId, permission) : [{ objectId, permission }];
-  }
 }
