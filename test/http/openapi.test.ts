@@ -63,6 +63,12 @@ describe("OpenAPI document (GET /v1/__api__)", () => {
     expect(response.body.openapi).to.equal("3.1.0");
   });
 
+  it("answers 405 to other methods than GET and HEAD", async () => {
+    const response = await server.request("POST", "/v1/__api__", { body: {} });
+    expect(response.status).to.equal(405);
+    expect((await server.request("HEAD", "/v1/__api__")).status).to.equal(200);
+  });
+
   it("is valid against the official OpenAPI 3.1 schema", () => {
     const ajv = new Ajv2020({ strict: false, validateFormats: false });
     const validate = ajv.compile(OPENAPI_31_SCHEMA);

@@ -72,17 +72,17 @@ export function utilityPaths(basicAuth: boolean): JsonObject {
         operationId: "root",
         summary: "Server information; the user's id and principals when authenticated",
         security: basicAuth ? [{}, { basicAuth: [] }] : NO_AUTH,
-        responses: { "200": json("Server information.", ROOT), ...errorResponses([503]) },
+        responses: { "200": json("Server information.", ROOT), ...errorResponses([405, 503]) },
       },
     },
     "/__heartbeat__": {
-      get: { tags, operationId: "heartbeat", summary: "Health of the backends and of the registered checks", security: NO_AUTH, responses: { "200": json("Every check passed.", HEALTH), "503": json("A check failed.", HEALTH) } },
+      get: { tags, operationId: "heartbeat", summary: "Health of the backends and of the registered checks", security: NO_AUTH, responses: { "200": json("Every check passed.", HEALTH), "503": json("A check failed.", HEALTH), ...errorResponses([405]) } },
     },
     "/__lbheartbeat__": {
-      get: { tags, operationId: "lbheartbeat", summary: "Load-balancer liveness", security: NO_AUTH, responses: { "200": json("Alive.", { type: "object", maxProperties: 0 }) } },
+      get: { tags, operationId: "lbheartbeat", summary: "Load-balancer liveness", security: NO_AUTH, responses: { "200": json("Alive.", { type: "object", maxProperties: 0 }), ...errorResponses([405]) } },
     },
     "/__version__": {
-      get: { tags, operationId: "version", summary: "Name, version, source and commit", security: NO_AUTH, responses: { "200": json("Version information.", VERSION) } },
+      get: { tags, operationId: "version", summary: "Name, version, source and commit", security: NO_AUTH, responses: { "200": json("Version information.", VERSION), ...errorResponses([405]) } },
     },
     "/batch": {
       post: {
@@ -95,7 +95,7 @@ export function utilityPaths(basicAuth: boolean): JsonObject {
       },
     },
     "/__api__": {
-      get: { tags, operationId: "openapi", summary: "This OpenAPI document", security: NO_AUTH, responses: { "200": json("The OpenAPI 3.1 document of this server.", { type: "object" }) } },
+      get: { tags, operationId: "openapi", summary: "This OpenAPI document", security: NO_AUTH, responses: { "200": json("The OpenAPI 3.1 document of this server.", { type: "object" }), ...errorResponses([405]) } },
     },
   };
 }

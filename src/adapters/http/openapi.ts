@@ -9,6 +9,7 @@ import { sharedComponents } from "./openapi-components.js";
 import { resourceDocument } from "./openapi-resource-paths.js";
 import { utilityPaths } from "./openapi-utility-paths.js";
 import { VERSION_PREFIX } from "./routing-middleware.js";
+import { readOnlyRoute } from "./utility-routes.js";
 import { requestUrl } from "./urls.js";
 
 /** The document; `serverUrl` (the absolute `/v1` URL) defaults to the relative `/v1`. */
@@ -42,7 +43,7 @@ export function openApiDocument(services: HttpServices, serverUrl: string = VERS
 }
 
 export function registerOpenApiRoute(router: Router, services: HttpServices): void {
-  router.get("/__api__", (ctx) => {
+  readOnlyRoute(router, "/__api__", (ctx) => {
     ctx.body = openApiDocument(services, `${requestUrl(ctx, services.options).origin}${VERSION_PREFIX}`);
   });
 }
