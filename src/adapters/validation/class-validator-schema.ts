@@ -9,6 +9,8 @@ import type { ValidationDetail } from "../../domain/errors.js";
 import type { JsonObject, JsonValue } from "../../domain/json.js";
 import type { RecordValidator } from "../../application/resources.js";
 
+type ValidationMetadata = ReturnType<ReturnType<typeof getMetadataStorage>["getTargetValidationMetadatas"]>[number];
+
 /** A class whose instances class-validator checks; it must construct without arguments. */
 export type RecordClass = new () => object;
 
@@ -56,8 +58,6 @@ function detailsOf(error: ClassValidationError, parent: string): ValidationDetai
   const own = Object.values(error.constraints ?? {}).map((description): ValidationDetail => ({ location: "body", name, description }));
   return [...own, ...(error.children ?? []).flatMap((child) => detailsOf(child, name))];
 }
-
-type ValidationMetadata = ReturnType<ReturnType<typeof getMetadataStorage>["getTargetValidationMetadatas"]>[number];
 
 type SchemaRule = (schema: JsonObject, constraints: readonly unknown[]) => void;
 
