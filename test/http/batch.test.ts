@@ -132,10 +132,17 @@ describe("HTTP batch", () => {
     });
 
     it("refuses unknown keys at the top level, in requests and in defaults", async () => {
-      for (const body of [{ requests: [], extra: 1 }, { requests: [{ path: "/", verb: "GET" }] }, { defaults: { colour: "red" }, requests: [{ path: "/" }] }]) {
+      const cases: [object, string][] = [
+        [{ requests: [], extra: 1 }, "extra"],
+        [{ requests: [{ path: "/", verb: "GET" }] }, "requests.0.verb"],
+        [{ defaults: { colour: "red" }, requests: [{ path: "/" }] }, "defaults.colour"],
+        [{ defaults: { colour: "red" }, requests: [] }, "defaults.colour"],
+      ];
+      for (const [body, name] of cases) {
         const res = await batch(body);
         expect(res.status, JSON.stringify(body)).to.equal(400);
         expect(res.body.errno).to.equal(107);
+        expect(res.body.details.map((d: { name: string }) => d.name)).to.deep.equal([name]);
       }
     });
 

@@ -148,10 +148,14 @@ export function parseBatch(body: unknown, maxRequests: number | null): SubReques
   for (const key of Object.keys(body)) if (key !== "defaults" && key !== "requests") bad(key, `Unrecognized key "${key}"`);
   const defaults = body.defaults === undefined ? {} : body.defaults;
   if (!isJsonObject(defaults)) bad("defaults", "defaults must be an object");
+  else for (const key of Object.keys(defaults)) if (!REQUEST_KEYS.has(key)) bad(`defaults.${key}`, `Unrecognized key "${key}"`);
   if (!Array.isArray(body.requests)) bad("requests", "requests must be a list");
   if (problems.length > 0) throw new ValidationError(problems);
   const raw = body.requests as JsonValue[];
   if (maxRequests !== null && raw.length > maxRequests) throw ValidationError.single("body", "requests", `Number of requests is limited to ${maxRequests}`);
+  raw.forEach((entry, i) => {
+    if (isJsonObject(entry)) for (const key of Object.keys(entry)) if (!REQUEST_KEYS.has(key)) bad(`requests.${i}.${key}`, `Unrecognized key "${key}"`);
+  });
   const requests = raw.map((entry, i) => subRequest(merge(defaults as JsonObject, entry), `requests.${i}`, bad));
   if (problems.length > 0) throw new ValidationError(problems);
   return requests as SubRequest[];
@@ -174,7 +178,6 @@ function subRequest(entry: JsonValue, name: string, bad: (name: string, descript
     bad(name, "each request must be an object");
     return undefined;
   }
-  for (const key of Object.keys(entry)) if (!REQUEST_KEYS.has(key)) bad(`${name}.${key}`, `Unrecognized key "${key}"`);
   const method = entry.method ?? "GET";
   if (typeof method !== "string" || !METHODS.has(method)) bad(`${name}.method`, `method must be one of ${[...METHODS].join(", ")} (uppercase)`);
   const path = entry.path;
