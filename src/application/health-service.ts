@@ -25,7 +25,7 @@ export class HealthService {
     const timeout = new Promise<boolean>((resolve) => {
       timer = setTimeout(() => resolve(false), this.timeoutMs);
     });
-    const attempt = check().catch(() => false);
+    const attempt = Promise.resolve().then(check).catch(() => false); // a check may even throw synchronously
     return Promise.race([attempt, timeout]).finally(() => clearTimeout(timer));
   }
 }

@@ -38,7 +38,8 @@ export function buildResources(specs: readonly ResourceSpec[], settings: Readonl
       }
     }
     const expires = settings[`${spec.name}_cache_expires_seconds`];
-    resources.set(spec.name, { definition, disabled, cacheExpiresSeconds: typeof expires === "number" ? expires : undefined });
+    // 0 means "not cacheable", as in Kinto.
+    resources.set(spec.name, { definition, disabled, cacheExpiresSeconds: typeof expires === "number" && expires > 0 ? expires : undefined });
   }
   return resources;
 }

@@ -65,13 +65,13 @@ function deferParseError(error: Error, ctx: Context): void {
 /** The request's Requester; inside a batch, shared by sub-requests with the same credentials. */
 function authentication({ authenticator }: HttpServices) {
   return async (ctx: Context, next: Next): Promise<void> => {
+    // Every request is identified (any policy may look at any header); inside a batch the
+    // requester of an identity already seen is reused, with its principals computed once.
+    const identified = await authenticator.identify({ header: (name) => ctx.get(name) || undefined });
     const shared = ctx.state[BATCH_REQUESTERS] as Map<string, Requester> | undefined;
-    const key = ctx.get("authorization");
-    let requester = shared?.get(key);
-    if (!requester) {
-      requester = await authenticator.identify({ header: (name) => ctx.get(name) || undefined });
-      shared?.set(key, requester);
-    }
+    const key = identified.userId ?? "";
+    const requester = shared?.get(key) ?? identified;
+    shared?.set(key, requester);
     ctx.state.requester = requester;
     await next();
   };

@@ -42,7 +42,7 @@ class BatchAborted extends Error {
   }
 }
 
-/** Requesters of a batch, by Authorization value: computed once, shared by sub-requests. */
+/** Requesters of a batch, by user id ("" anonymous): principals computed once per identity. */
 export const BATCH_REQUESTERS = "tessera.batchRequesters";
 
 export function registerBatchRoute(router: Router, services: HttpServices, app: Koa): void {
@@ -52,7 +52,8 @@ export function registerBatchRoute(router: Router, services: HttpServices, app: 
     const requests = parseBatch(ctx.request.body, services.options.batchMaxRequests);
     pipeline ??= compose(app.middleware) as unknown as (ctx: Context) => Promise<void>;
     const run = pipeline;
-    const shared = new Map<string, Requester>([[ctx.get("authorization"), ctx.state.requester as Requester]]);
+    const outer = ctx.state.requester as Requester;
+    const shared = new Map<string, Requester>([[outer.userId ?? "", outer]]);
     const inherited = Object.fromEntries(Object.entries(ctx.headers).filter(([name, v]) => !NOT_INHERITED.has(name) && typeof v === "string")) as Record<string, string>;
     try {
       const responses = await services.unitOfWork.run(async () => {
