@@ -15,6 +15,7 @@ import type { AuthenticationPolicy } from "../application/ports/authentication-p
 import type { Clock } from "../application/ports/clock.js";
 import { RecordService } from "../application/record-service.js";
 import { noGroups, type GroupFinder } from "../application/requester.js";
+import { COLLECTION_NAME_PATTERN } from "../application/resources.js";
 import { BasicAuthPolicy } from "../adapters/auth/basic-auth-policy.js";
 import { createApp } from "../adapters/http/app.js";
 import type { HttpOptions, HttpServices } from "../adapters/http/http-services.js";
@@ -23,7 +24,7 @@ import { UuidIdGenerator } from "../adapters/system/uuid-id-generator.js";
 import { openBackends } from "./backends.js";
 import { projectRoot } from "./project-root.js";
 import { buildResources } from "./resources.js";
-import { PROJECT_NAME, type Settings } from "./settings.js";
+import { PROJECT_NAME, SettingsError, type Settings } from "./settings.js";
 import { TOKENS } from "./tokens.js";
 
 export interface CompositionOptions {
@@ -38,6 +39,8 @@ const PROJECT_DOCS = "https://github.com/tessera-records/tessera#readme";
 
 export function buildContainer(settings: Settings, options: CompositionOptions = {}): Container {
   const extensions = options.extensions ?? [];
+  const specs = resourceSpecs(settings, extensions);
+  checkComposition(settings, extensions, specs);
   const container = new Container({ defaultScope: "Singleton" });
   container.bind(TOKENS.Settings).toConstantValue(settings);
   container.bind(TOKENS.Logger).toConstantValue(options.logger ?? pino({ level: settings.logLevel, base: { name: PROJECT_NAME } }));
@@ -80,7 +83,7 @@ export function buildContainer(settings: Settings, options: CompositionOptions =
       records,
       authenticator,
       unitOfWork: backends.unitOfWork,
-      resources: buildResources(resourceSpecs(settings, extensions), settings.all),
+      resources: buildResources(specs, settings.all),
       health,
       clock,
       logger,
@@ -100,14 +103,21 @@ function resourceSpecs(settings: Settings, extensions: readonly TesseraExtension
   return [...byName.values()];
 }
 
+/** What settings alone cannot check: resources and policies that code adds. */
+function checkComposition(settings: Settings, extensions: readonly TesseraExtension[], specs: readonly ResourceSpec[]): void {
+  const problems: string[] = [];
+  const shareable = specs.filter((spec) => spec.kind === "shareable").map((spec) => spec.name);
+  if (!settings.permission && shareable.length > 0) problems.push(`permission_backend is required: shareable resources are declared (${shareable.join(", ")})`);
+  for (const spec of specs) if (!COLLECTION_NAME_PATTERN.test(spec.name)) problems.push(`resource "${spec.name}" has an invalid name (letters, digits, _; starting with a letter)`);
+  const known = new Set(["basicauth", ...extensions.flatMap((e) => Object.keys(e.authenticationPolicies ?? {}))]);
+  for (const name of settings.multiauthPolicies) if (!known.has(name)) problems.push(`multiauth.policies names "${name}", which no code registers`);
+  if (problems.length > 0) throw new SettingsError([...new Set(problems)]);
+}
+
 function authenticationPolicies(settings: Settings, extensions: readonly TesseraExtension[], context: ExtensionContext): AuthenticationPolicy[] {
   const factories: Record<string, (context: ExtensionContext) => AuthenticationPolicy> = { basicauth: () => new BasicAuthPolicy(settings.userIdHmacSecret) };
   for (const extension of extensions) Object.assign(factories, extension.authenticationPolicies ?? {});
-  return settings.multiauthPolicies.map((name) => {
-    const factory = factories[name];
-    if (!factory) throw new Error(`multiauth.policies names "${name}", which no code registers`);
-    return factory(context);
-  });
+  return settings.multiauthPolicies.flatMap((name) => factories[name]?.(context) ?? []);
 }
 
 /** The last extension's group finder, else the permission backend's user principals. */

@@ -242,6 +242,9 @@ function interpret(raw: Record<string, JsonValue>, problems: string[], warnings:
   if (!permission && resources.some((r) => r.kind === "shareable")) {
     problems.push(`permission_backend is required: shareable resources are declared (${resources.filter((r) => r.kind === "shareable").map((r) => r.name).join(", ")})`);
   }
+  if (permission?.backend === "redis" && cache.backend === "redis" && permission.url === cache.url && permission.prefix === cache.prefix) {
+    problems.push("permission_prefix and cache_prefix must differ when both use one Redis database (flushing the cache would delete permissions)");
+  }
   const policies = listValue(raw["multiauth.policies"]);
   const secret = str("userid_hmac_secret");
   if (policies.includes("basicauth") && secret === undefined) problems.push("userid_hmac_secret is required while the basicauth policy is on");

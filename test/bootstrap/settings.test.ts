@@ -235,6 +235,12 @@ describe("settings", () => {
       expect(problems.join("\n")).to.contain("storage_url").and.contain("permission_url");
     });
 
+    it("refuses Redis permissions and cache sharing one database and one prefix", () => {
+      const redis = { TESSERA_PERMISSION_BACKEND: "redis", TESSERA_PERMISSION_URL: "redis://h/1", TESSERA_CACHE_BACKEND: "redis", TESSERA_CACHE_URL: "redis://h/1" };
+      expect(problemsOf(() => load({ ...redis, TESSERA_PERMISSION_PREFIX: "p:", TESSERA_CACHE_PREFIX: "p:" })).join("\n")).to.contain("cache_prefix");
+      expect(load(redis).cache.prefix).to.not.equal(load(redis).permission?.prefix);
+    });
+
     it("requires userid_hmac_secret while basicauth is on, and not otherwise", () => {
       const run = (env: Record<string, string>) => loadSettings({ argv: [], env, defaultFile: false });
       expect(problemsOf(() => run({})).join("\n")).to.contain("userid_hmac_secret");
