@@ -113,7 +113,7 @@ export class RecordService {
     if (entries.length === 0) await refuseIfEmpty();
     if (entries.length <= params.limit) return { entries, timestamp };
     const page = entries.slice(0, params.limit);
-    const last = page[page.length - 1] as RecordOrTombstone;
+    const last = page[page.length - 1];
     const nextToken = this.deps.tokens.encode(sort, params.filters, { cursor: { values: sort.map((k) => fieldValue(last, k.field)) }, upTo });
     return { entries: page, timestamp, nextToken };
   }

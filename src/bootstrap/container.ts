@@ -24,7 +24,7 @@ import { UuidIdGenerator } from "../adapters/system/uuid-id-generator.js";
 import { openBackends } from "./backends.js";
 import { projectRoot } from "./project-root.js";
 import { buildResources } from "./resources.js";
-import { PROJECT_NAME, SettingsError, type Settings } from "./settings.js";
+import { PROJECT_NAME, SettingsError, text, type Settings } from "./settings.js";
 import { TOKENS } from "./tokens.js";
 
 export interface CompositionOptions {
@@ -87,7 +87,7 @@ export function buildContainer(settings: Settings, options: CompositionOptions =
       health,
       clock,
       logger,
-      versionInfo: { name: PROJECT_NAME, version: PROJECT_VERSION, source: "https://github.com/tessera-records/tessera", commit: String(settings.all.commit ?? "unknown") },
+      versionInfo: { name: PROJECT_NAME, version: PROJECT_VERSION, source: "https://github.com/tessera-records/tessera", commit: text(settings.all.commit ?? "unknown") },
     }),
     [TOKENS.RecordService, TOKENS.Authenticator, TOKENS.HealthService, TOKENS.Clock, TOKENS.Logger, TOKENS.Backends],
   );
@@ -151,7 +151,7 @@ function httpOptions(settings: Settings): HttpOptions {
     batchMaxRequests: settings.batchMaxRequests,
     endOfService:
       eosDate !== undefined || all.eos_message !== undefined
-        ? { hardEol: eosDate && !Number.isNaN(eosDate.getTime()) ? eosDate : undefined, message: String(all.eos_message ?? "The service will soon be decommissioned."), url: String(all.eos_url ?? PROJECT_DOCS) }
+        ? { hardEol: eosDate && !Number.isNaN(eosDate.getTime()) ? eosDate : undefined, message: text(all.eos_message ?? "The service will soon be decommissioned."), url: text(all.eos_url ?? PROJECT_DOCS) }
         : undefined,
     publicSettings: publicSettings(settings),
     capabilities: settings.multiauthPolicies.includes("basicauth") ? { basicauth: { description: "Very basic authentication sessions. Not for production use.", url: PROJECT_DOCS } } : {},

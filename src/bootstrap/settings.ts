@@ -218,7 +218,7 @@ export function nativeValue(text: string): JsonValue {
 }
 
 /** A setting as text: strings as written, other JSON values in JSON form (`5`, `true`). */
-function text(value: JsonValue): string {
+export function text(value: JsonValue): string {
   return typeof value === "string" ? value : JSON.stringify(value);
 }
 

@@ -59,7 +59,7 @@ describe("two server processes on one database", function () {
     expect(records).to.have.length(2 * WRITES_PER_PROCESS);
     expect(new Set(records.map((r) => r.n)).size).to.equal(2 * WRITES_PER_PROCESS);
     const stamps = records.map((r) => r.last_modified);
-    stamps.slice(1).forEach((stamp, i) => expect(stamp).to.be.greaterThan(stamps[i] as number));
+    stamps.slice(1).forEach((stamp, i) => expect(stamp).to.be.greaterThan(stamps[i]));
     expect(listing.headers.get("etag")).to.equal(`"${stamps[stamps.length - 1]}"`);
   });
 });
