@@ -17,6 +17,7 @@ import { PostgresDatabase, type PostgresDatabaseOptions } from "../../src/adapte
 import { PostgresPermissionStore } from "../../src/adapters/postgres/postgres-permission-store.js";
 import { PostgresRecordStore } from "../../src/adapters/postgres/postgres-record-store.js";
 import { urlWithPassword } from "../../src/adapters/postgres/postgres-url.js";
+import { projectRoot } from "../../src/bootstrap/project-root.js";
 import { BackendError, ValidationError } from "../../src/domain/errors.js";
 import type { Tombstone } from "../../src/domain/records.js";
 import { databaseUrl, ensureDatabase, lockSuite, unlockSuite, withAdmin } from "../support/postgres.js";
@@ -25,7 +26,7 @@ import { POSTGRES_URL, requireService } from "../support/services.js";
 const MAIN = "tessera_test";
 const MIGRATED = "tessera_test_migrated";
 const FROM_FILE = "tessera_test_sqlfile";
-const SCHEMA_FILE = join(import.meta.dirname, "../../sql/schema.sql");
+const SCHEMA_FILE = join(projectRoot(), "sql/schema.sql");
 
 /** Everything that defines a schema, in a stable order, for comparing two databases. */
 function schemaDump(url: string): Promise<unknown> {
