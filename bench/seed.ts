@@ -133,8 +133,9 @@ export async function seedListSql(url: string, n: number, aces: boolean): Promis
         [collection, sharedNumbers(n).map(recordId), reader],
       );
     }
-    await client.query("ANALYZE records");
-    if (aces) await client.query("ANALYZE access_control_entries");
+    // What autovacuum does after a bulk insert: statistics, and a visibility map for index-only scans.
+    await client.query("VACUUM ANALYZE records");
+    if (aces) await client.query("VACUUM ANALYZE access_control_entries");
     return true;
   });
   return seeded ? (Date.now() - started) / 1000 : 0;
