@@ -1,0 +1,60 @@
+/** The `tessera` command: configuration errors, migrate and purge, each in its own process. */
+import { expect } from "chai";
+import { PostgresDatabase } from "../../src/adapters/postgres/postgres-database.js";
+import { PostgresRecordStore } from "../../src/adapters/postgres/postgres-record-store.js";
+import { runCli } from "../support/cli-process.js";
+import { databaseUrl, ensureDatabase } from "../support/postgres.js";
+import { requireService } from "../support/services.js";
+
+const DATABASE = "tessera_cli_test";
+
+describe("tessera command line", function () {
+  this.timeout(30_000);
+
+  it("reports every configuration problem at once and exits with status 2 before listening", async () => {
+    const emptyConfig = ["--config", "/dev/null"]; // not the shipped development config
+    const result = await runCli(["serve", ...emptyConfig], { resources: "articles:shareable", storage_backend: "mongodb", paginate_by: "many" });
+    expect(result.code).to.equal(2);
+    for (const problem of ["storage_backend", "paginate_by", "permission_backend", "userid_hmac_secret"]) expect(result.stderr).to.contain(problem);
+    expect(result.stdout).to.not.contain("listening");
+  });
+
+  it("refuses an unknown command", async () => {
+    const result = await runCli(["serv"], { userid_hmac_secret: "s" });
+    expect(result.code).to.equal(2);
+    expect(result.stderr).to.contain("unknown command");
+  });
+
+  describe("on PostgreSQL", () => {
+    requireService("postgresql");
+    const settings = { storage_backend: "postgresql", storage_url: databaseUrl(DATABASE), permission_backend: "postgresql", permission_url: databaseUrl(DATABASE), userid_hmac_secret: "s", resources: "articles:shareable" };
+
+    before(() => ensureDatabase(DATABASE, true));
+
+    it("migrates a fresh database, and again with nothing to do", async () => {
+      expect((await runCli(["migrate"], settings)).code).to.equal(0);
+      const again = await runCli(["migrate"], settings);
+      expect(again.code).to.equal(0);
+      expect(again.stdout).to.contain("up to date");
+    });
+
+    it("purges only the tombstones older than --before", async () => {
+      const database = new PostgresDatabase({ url: databaseUrl(DATABASE) });
+      const records = new PostgresRecordStore(database);
+      try {
+        const scope = { collection: "articles", parentId: "" };
+        await records.create(scope, "old", {});
+        const old = await records.delete(scope, "old");
+        await records.create(scope, "recent", {});
+        const recent = await records.delete(scope, "recent", { lastModified: old.lastModified + 60_000 });
+        const result = await runCli(["purge", "--before", String(recent.lastModified)], settings);
+        expect(result.code).to.equal(0);
+        expect(result.stdout).to.contain("purged 1 tombstone");
+        const left = await records.list(scope, { filters: [], sort: [{ field: "last_modified", descending: true }], limit: 10, includeDeleted: true });
+        expect(left.map((entry) => entry.id)).to.deep.equal(["recent"]);
+      } finally {
+        await database.close();
+      }
+    });
+  });
+});
