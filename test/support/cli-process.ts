@@ -1,9 +1,6 @@
 /** Runs `tessera <command>` in its own process, as an operator would. */
 import { spawn } from "node:child_process";
-import path from "node:path";
-
-const fromSources = import.meta.url.endsWith(".ts");
-const root = path.resolve(import.meta.dirname, "..", "..", fromSources ? "" : "..");
+import { PROJECT_ROOT, settingsEnv, tesseraArgs } from "./tessera-process.js";
 
 export interface CliResult {
   readonly code: number | null;
@@ -11,12 +8,8 @@ export interface CliResult {
   readonly stderr: string;
 }
 
-/** Settings are given as TESSERA_* variables; nothing else of this process's environment leaks in. */
 export function runCli(args: readonly string[], settings: Record<string, string> = {}): Promise<CliResult> {
-  const env: Record<string, string> = { PATH: process.env.PATH ?? "" };
-  for (const [name, value] of Object.entries(settings)) env[`TESSERA_${name.toUpperCase().replace(/[.-]/g, "_")}`] = value;
-  const entry = fromSources ? ["--import", "tsx", path.join(root, "src/bootstrap/cli.ts")] : [path.join(root, "dist/src/bootstrap/cli.js")];
-  const child = spawn(process.execPath, [...entry, ...args], { env, cwd: root });
+  const child = spawn(process.execPath, tesseraArgs(args), { env: settingsEnv(settings), cwd: PROJECT_ROOT });
   let stdout = "";
   let stderr = "";
   child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
