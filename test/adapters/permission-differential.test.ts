@@ -7,10 +7,13 @@
 import { expect } from "chai";
 import fc from "fast-check";
 import { MemoryPermissionStore } from "../../src/adapters/memory/memory-permission-store.js";
+import { PostgresDatabase } from "../../src/adapters/postgres/postgres-database.js";
+import { PostgresPermissionStore } from "../../src/adapters/postgres/postgres-permission-store.js";
 import { RedisPermissionStore } from "../../src/adapters/redis/redis-permission-store.js";
 import type { PermissionStore } from "../../src/application/ports/permission-store.js";
 import { defaultBoundPermissions, type BoundPermissionsFn } from "../../src/domain/permissions.js";
 import type { Harness } from "../support/harness.js";
+import { databaseUrl, ensureDatabase } from "../support/postgres.js";
 import { REDIS_URL, requireService } from "../support/services.js";
 
 interface Backend {
@@ -26,9 +29,20 @@ function harnessOf(port: PermissionStore): Harness<PermissionStore> {
   return { port, reset: () => port.flush(), close: () => port.close() };
 }
 
+const DIFFERENTIAL_DATABASE = "tessera_differential_test";
+
+async function openPostgres(): Promise<Harness<PermissionStore>> {
+  await ensureDatabase(DIFFERENTIAL_DATABASE);
+  const database = new PostgresDatabase({ url: databaseUrl(DIFFERENTIAL_DATABASE), poolSize: 4 });
+  await database.migrate();
+  const port = new PostgresPermissionStore(database);
+  return { port, reset: () => port.flush(), close: () => database.close() };
+}
+
 const BACKENDS: Backend[] = [
   { name: "memory", open: () => Promise.resolve(harnessOf(new MemoryPermissionStore())) },
   { name: "redis", service: "redis", open: () => Promise.resolve(harnessOf(new RedisPermissionStore({ url: REDIS_URL, prefix: RUN, poolSize: 4 }))) },
+  { name: "postgresql", service: "postgresql", open: openPostgres },
 ];
 
 const CI = process.env.CI === "true";
