@@ -39,6 +39,30 @@ function figureKey(m: Measurement): string {
   return `${m.label} ${m.backend} c=${m.connections}`;
 }
 
+/** One line per figure: the median of each number over the rounds (statuses summed, RSS the highest). */
+export function medians(all: readonly Measurement[]): Measurement[] {
+  const keys = [...new Set(all.map(figureKey))];
+  return keys.map((k) => {
+    const same = all.filter((m) => figureKey(m) === k);
+    const first = same[0];
+    const statuses: Record<string, number> = {};
+    for (const m of same) for (const [code, count] of Object.entries(m.statuses)) statuses[code] = (statuses[code] ?? 0) + count;
+    const sum = (pick: (m: Measurement) => number) => same.reduce((total, m) => total + pick(m), 0);
+    return {
+      ...first,
+      requestsPerSecond: median(same.map((m) => m.requestsPerSecond)),
+      p50: median(same.map((m) => m.p50)),
+      p99: median(same.map((m) => m.p99)),
+      errors: sum((m) => m.errors),
+      non2xx: sum((m) => m.non2xx),
+      rejectedInside: sum((m) => m.rejectedInside),
+      total: sum((m) => m.total),
+      statuses,
+      rssMb: Math.max(...same.map((m) => m.rssMb)),
+    };
+  });
+}
+
 /** Medians of A and B per figure and the ratio B/A (req/s: > 1 is better; latency: < 1 is better). */
 export function comparison(a: readonly Measurement[], b: readonly Measurement[], names: [string, string]): string {
   const keys = [...new Set([...a, ...b].map(figureKey))];

@@ -3,12 +3,13 @@
  *
  *   npm run bench -- [--workload W1,W3|all] [--backend memory,postgresql,redis|all]
  *                    [--connections 32] [--duration 10] [--warmup 3] [--sizes 10000,100000,1000000]
- *                    [--no-ceilings] [--profile] [--compare A B [--rounds 3]] [--set name=value]...
+ *                    [--no-ceilings] [--profile] [--compare A B] [--rounds N] [--set name=value]...
  *                    [--postgres URL] [--database tessera_bench_harness] [--redis URL] [--json FILE]
  *
  * Each (backend, workload) gets a fresh server child (`node dist/src/bootstrap/cli.js serve`).
  * `--compare A B`: A and B are build directories (holding a compiled dist/) or setting sets
  * (`name=value,name=value`, on this build); rounds alternate A, B, A, B… and the medians are compared.
+ * Without --compare, `--rounds N` repeats the whole run and ends with the medians of every figure.
  */
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, statSync, writeFileSync } from "node:fs";
@@ -18,7 +19,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { measure, type LoadSettings, type Measurement } from "./load.js";
 import { latestProfile, summarizeProfile } from "./profile.js";
-import { comparison, header, line } from "./report.js";
+import { comparison, header, line, medians } from "./report.js";
 import { databaseUrl, ensureDatabase, BENCH_SECRET } from "./seed.js";
 import { cliOf, freePort, removeSnapshot, runNode, settingsEnv, snapshotBuild, startProcess, type ServerProcess } from "./server-process.js";
 import { collectionsFor, PREPARE, WORKLOADS, type BackendName, type WorkloadName } from "./workloads.js";
@@ -43,7 +44,8 @@ interface Options {
   ceilings: boolean;
   profile: boolean;
   compare: [string, string] | undefined;
-  rounds: number;
+  /** Default: 3 with --compare, else 1. */
+  rounds: number | undefined;
   settings: Record<string, string>;
   postgres: string;
   database: string;
@@ -61,7 +63,7 @@ function parseOptions(argv: readonly string[]): Options {
     ceilings: true,
     profile: false,
     compare: undefined,
-    rounds: 3,
+    rounds: undefined,
     settings: {},
     postgres: process.env.TESSERA_BENCH_POSTGRES_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres",
     database: "tessera_bench_harness",
@@ -304,9 +306,10 @@ async function runMeasurements(options: Options, print: (m: Measurement) => void
   if (options.compare) {
     const sides = options.compare.map(sideOf) as [Side, Side];
     const results: [Measurement[], Measurement[]] = [[], []];
-    for (let round = 1; round <= options.rounds; round++) {
+    const rounds = options.rounds ?? 3;
+    for (let round = 1; round <= rounds; round++) {
       for (const [i, side] of sides.entries()) {
-        log(`round ${round}/${options.rounds}: ${i === 0 ? "A" : "B"} = ${side.name}`);
+        log(`round ${round}/${rounds}: ${i === 0 ? "A" : "B"} = ${side.name}`);
         await runAll(options, side, (m) => {
           results[i]?.push(m);
           print({ ...m, label: `${i === 0 ? "A" : "B"} ${m.label}` });
@@ -315,8 +318,18 @@ async function runMeasurements(options: Options, print: (m: Measurement) => void
     }
     console.log(comparison(results[0], results[1], [sides[0].name, sides[1].name]));
   } else {
-    if (options.ceilings) await runCeilings(options, print);
-    await runAll(options, { name: "this build", buildDir: thisBuild, settings: {} }, print);
+    const rounds = options.rounds ?? 1;
+    const results: Measurement[] = [];
+    const keep = (m: Measurement) => {
+      results.push(m);
+      print(m);
+    };
+    for (let round = 1; round <= rounds; round++) {
+      if (rounds > 1) log(`round ${round}/${rounds}`);
+      if (options.ceilings) await runCeilings(options, keep);
+      await runAll(options, { name: "this build", buildDir: thisBuild, settings: {} }, keep);
+    }
+    if (rounds > 1) console.log(`medians over ${rounds} rounds:\n${header()}\n${medians(results).map(line).join("\n")}`);
   }
 }
 
