@@ -2,6 +2,7 @@
 import { expect } from "chai";
 import { compareJson } from "../../src/adapters/memory/json-ordering.js";
 import { MemoryRecordStore } from "../../src/adapters/memory/memory-record-store.js";
+import type { PageCursor } from "../../src/application/listing.js";
 import type { JsonValue } from "../../src/domain/json.js";
 import { recordStoreContract } from "../contract/record-store.contract.js";
 
@@ -50,6 +51,75 @@ describe("MemoryRecordStore", () => {
     } catch (error) {
       expect((error as Error).message).to.match(/principals/);
     }
+  });
+
+  describe("access by ids", () => {
+    const byTitle = { filters: [], sort: [{ field: "title", descending: false }, { field: "last_modified", descending: false }], limit: 100, includeDeleted: false };
+    const ids = (entries: readonly { id: string }[]) => entries.map((e) => e.id);
+
+    async function seeded(): Promise<MemoryRecordStore> {
+      let now = 1000;
+      const store = new MemoryRecordStore({ now: () => (now += 1) });
+      for (let i = 0; i < 40; i += 1) await store.create(scope, `r${i}`, { title: `t${(i * 7) % 40}`, n: i });
+      await store.delete(scope, "r3");
+      await store.delete(scope, "r4");
+      return store;
+    }
+
+    it("lists only the given ids, once each, in query order; unknown ids are ignored", async () => {
+      const store = await seeded();
+      const access = { kind: "ids", ids: ["r10", "r2", "r10", "missing", "r3"] } as const;
+      expect(ids(await store.list(scope, { ...byTitle, access }))).to.deep.equal(["r2", "r10"]);
+      expect(await store.count(scope, { filters: [], access })).to.equal(2);
+    });
+
+    it("includes tombstones of the given ids when asked", async () => {
+      const store = await seeded();
+      const access = { kind: "ids", ids: ["r3", "r5"] } as const;
+      const listed = await store.list(scope, { ...listAll, access });
+      expect(listed.map((e) => [e.id, e.deleted === true])).to.deep.equal([
+        ["r5", false],
+        ["r3", true],
+      ]);
+    });
+
+    it("gives the same pages as a scan, whether ids are few or outnumber the scope", async () => {
+      const store = await seeded();
+      const all = Array.from({ length: 40 }, (_, i) => `r${i}`);
+      const few = { kind: "ids", ids: all.filter((_, i) => i % 2 === 0) } as const;
+      const many = { kind: "ids", ids: [...all, ...Array.from({ length: 50 }, (_, i) => `x${i}`)] } as const;
+      const filters = [{ field: "n", operator: "min", value: 5 }] as const;
+      for (const access of [few, many]) {
+        const allowed = new Set(access.ids);
+        const scanned = (await store.list(scope, { ...byTitle, filters: [...filters], includeDeleted: true })).filter((e) => allowed.has(e.id));
+        // Small pages walked with cursors.
+        const walked: string[] = [];
+        let after: PageCursor | undefined;
+        for (;;) {
+          const page = await store.list(scope, { ...byTitle, filters: [...filters], includeDeleted: true, limit: 2, access, after });
+          if (page.length === 0) break;
+          walked.push(...ids(page));
+          const last = page[page.length - 1];
+          after = { values: [last.deleted ? undefined : last.data.title, last.lastModified] };
+        }
+        expect(walked).to.deep.equal(ids(scanned));
+        expect(await store.count(scope, { filters: [...filters], access })).to.equal(scanned.filter((e) => !e.deleted).length);
+      }
+    });
+
+    it("deletes only the given ids with deleteMany", async () => {
+      const store = await seeded();
+      const tombstones = await store.deleteMany(scope, { filters: [], access: { kind: "ids", ids: ["r7", "r3", "r8"] } });
+      expect(ids(tombstones)).to.deep.equal(["r7", "r8"]);
+      expect(await store.count(scope, { filters: [] })).to.equal(36);
+    });
+
+    it("returns copies of the listed page", async () => {
+      const store = await seeded();
+      const [first] = await store.list(scope, { ...byTitle, limit: 1, access: { kind: "ids", ids: ["r1"] } });
+      if (first && !first.deleted) (first.data as { title: string }).title = "mutated";
+      expect((await store.get(scope, "r1"))?.data.title).to.equal("t7");
+    });
   });
 
   it("uses its injected clock for new timestamps and for empty scopes", async () => {

@@ -16,6 +16,11 @@ function patternRegExp(pattern: string): RegExp {
 export class MemoryPermissionStore implements PermissionStore {
   /** object id → permission → principals. Empty sets are never kept. */
   private readonly aces = new Map<string, Map<string, Set<string>>>();
+  /**
+   * principal → permission → object ids: the reverse of `aces`, so listing reads only the
+   * caller's grants instead of every ACE of the process. Empty sets are never kept.
+   */
+  private readonly grants = new Map<string, Map<string, Set<string>>>();
   /** user id → extra principals. */
   private readonly users = new Map<string, Set<string>>();
 
@@ -23,6 +28,7 @@ export class MemoryPermissionStore implements PermissionStore {
 
   async flush(): Promise<void> {
     this.aces.clear();
+    this.grants.clear();
     this.users.clear();
   }
 
@@ -53,6 +59,7 @@ export class MemoryPermissionStore implements PermissionStore {
     let principals = acl.get(permission);
     if (!principals) acl.set(permission, (principals = new Set()));
     principals.add(principal);
+    this.grant(principal, permission, objectId);
   }
 
   async removePrincipalFromAce(objectId: string, permission: string, principal: string): Promise<void> {
@@ -60,6 +67,7 @@ export class MemoryPermissionStore implements PermissionStore {
     const principals = acl?.get(permission);
     if (!acl || !principals) return;
     principals.delete(principal);
+    this.revoke(principal, permission, objectId);
     if (principals.size === 0) acl.delete(permission);
     if (acl.size === 0) this.aces.delete(objectId);
   }
@@ -76,18 +84,23 @@ export class MemoryPermissionStore implements PermissionStore {
   ): Promise<Set<string>> {
     const result = new Set<string>();
     if (principals.length === 0) return result;
-    const wanted = new Set(principals);
     const pairs = boundPairs(objectIdMatch ?? "*", permission, getBoundPermissions).map((pair) => ({
-      permission: pair.permission,
-      regexp: patternRegExp(pair.objectId),
+      ...pair,
+      regexp: pair.objectId.includes("*") ? patternRegExp(pair.objectId) : undefined,
     }));
-    for (const [objectId, acl] of this.aces) {
-      for (const pair of pairs) {
-        const holders = acl.get(pair.permission);
-        if (holders && pair.regexp.test(objectId) && [...holders].some((p) => wanted.has(p))) {
-          result.add(objectId);
-          break;
+    // Only the callers' grants are read: the cost follows them, not the ACEs of the process.
+    for (const principal of new Set(principals)) {
+      const byPermission = this.grants.get(principal);
+      if (!byPermission) continue;
+      for (const { objectId: match, permission: perm, regexp } of pairs) {
+        const objectIds = byPermission.get(perm);
+        if (!objectIds) continue;
+        if (regexp === undefined) {
+          // A literal id matches only itself: one lookup.
+          if (objectIds.has(match)) result.add(match);
+          continue;
         }
+        for (const objectId of objectIds) if (!result.has(objectId) && regexp.test(objectId)) result.add(objectId);
       }
     }
     return result;
@@ -121,6 +134,8 @@ export class MemoryPermissionStore implements PermissionStore {
     for (const [perm, principals] of Object.entries(permissions)) {
       const next = new Set(principals);
       let acl = this.aces.get(objectId);
+      for (const principal of acl?.get(perm) ?? []) if (!next.has(principal)) this.revoke(principal, perm, objectId);
+      for (const principal of next) this.grant(principal, perm, objectId);
       if (next.size > 0) {
         if (!acl) this.aces.set(objectId, (acl = new Map<string, Set<string>>()));
         acl.set(perm, next);
@@ -134,12 +149,37 @@ export class MemoryPermissionStore implements PermissionStore {
   async deleteObjectPermissions(...objectIds: string[]): Promise<void> {
     for (const id of objectIds) {
       if (!id.includes("*")) {
-        this.aces.delete(id);
+        this.deleteAcl(id);
         continue;
       }
       const regexp = patternRegExp(id);
-      for (const objectId of [...this.aces.keys()]) if (regexp.test(objectId)) this.aces.delete(objectId);
+      for (const objectId of [...this.aces.keys()]) if (regexp.test(objectId)) this.deleteAcl(objectId);
     }
+  }
+
+  /** Drops one object's ACL and its entries in the reverse index. */
+  private deleteAcl(objectId: string): void {
+    const acl = this.aces.get(objectId);
+    if (!acl) return;
+    for (const [perm, principals] of acl) for (const principal of principals) this.revoke(principal, perm, objectId);
+    this.aces.delete(objectId);
+  }
+
+  private grant(principal: string, permission: string, objectId: string): void {
+    let byPermission = this.grants.get(principal);
+    if (!byPermission) this.grants.set(principal, (byPermission = new Map<string, Set<string>>()));
+    let objectIds = byPermission.get(permission);
+    if (!objectIds) byPermission.set(permission, (objectIds = new Set()));
+    objectIds.add(objectId);
+  }
+
+  private revoke(principal: string, permission: string, objectId: string): void {
+    const byPermission = this.grants.get(principal);
+    const objectIds = byPermission?.get(permission);
+    if (!byPermission || !objectIds) return;
+    objectIds.delete(objectId);
+    if (objectIds.size === 0) byPermission.delete(permission);
+    if (byPermission.size === 0) this.grants.delete(principal);
   }
 
   async heartbeat(): Promise<boolean> {

@@ -1,13 +1,13 @@
 /**
  * RecordStore kept in process memory: for tests, development and single-process use. It passes
- * the same contract suite as PostgreSQL, so the layers above can trust it. Listing scans the
- * scope (no indexes): fine for the sizes memory is meant for.
+ * the same contract suite as PostgreSQL, so the layers above can trust it. Access by ids looks
+ * those ids up; other listings scan the scope (no indexes on fields).
  */
 /* eslint-disable @typescript-eslint/require-await -- the port is async; memory has nothing to await, and async keeps errors as rejections */
 import type { JsonObject } from "../../domain/json.js";
 import { ConflictError, PreconditionFailedError, RecordNotFoundError } from "../../domain/errors.js";
 import { nextTimestamp, recordBody, splitManagedFields, type RecordOrTombstone, type StoredRecord, type Tombstone } from "../../domain/records.js";
-import type { CountQuery, ListQuery } from "../../application/listing.js";
+import type { CountQuery, ListQuery, RecordAccess } from "../../application/listing.js";
 import type { Clock } from "../../application/ports/clock.js";
 import type { ConditionalWriteOptions, RecordStore, Scope, WriteOptions } from "../../application/ports/record-store.js";
 import { compileAccess, compileAfter, compileFilters, compileSort } from "./record-matching.js";
@@ -39,6 +39,21 @@ function copyEntry(entry: RecordOrTombstone): RecordOrTombstone {
 /** Stored data never holds the managed fields, and never shares objects with the caller. */
 function ownData(data: JsonObject): JsonObject {
   return splitManagedFields(structuredClone(data)).fields;
+}
+
+/**
+ * The entries of `map` a query may reach. Access by ids reads just those ids (a listing costs what
+ * the caller may see, not the scope's size), unless they outnumber the map, where a scan is
+ * cheaper. Callers still apply the access predicate, so both paths keep the same entries.
+ */
+function reachable<T>(map: ReadonlyMap<string, T>, access: RecordAccess | undefined): Iterable<T> {
+  if (access?.kind !== "ids" || access.ids.length >= map.size) return map.values();
+  const found: T[] = [];
+  for (const id of new Set(access.ids)) {
+    const entry = map.get(id);
+    if (entry !== undefined) found.push(entry);
+  }
+  return found;
 }
 
 function requestedTimestamp(options: WriteOptions | undefined): number | undefined {
@@ -97,13 +112,12 @@ export class MemoryRecordStore implements RecordStore {
     const matches = compileFilters(query.filters);
     const isAfter = compileAfter(query.sort, query.after);
     const upTo = query.upTo ?? Number.POSITIVE_INFINITY;
-    const candidates: RecordOrTombstone[] = [...state.records.values()];
-    if (query.includeDeleted) candidates.push(...state.tombstones.values());
-    return candidates
-      .filter((entry) => entry.lastModified <= upTo && allowed(entry) && matches(entry) && isAfter(entry))
-      .sort(compileSort(query.sort))
-      .slice(0, query.limit)
-      .map(copyEntry);
+    const keep = (entry: RecordOrTombstone) => entry.lastModified <= upTo && allowed(entry) && matches(entry) && isAfter(entry);
+    const kept: RecordOrTombstone[] = [];
+    for (const record of reachable(state.records, query.access)) if (keep(record)) kept.push(record);
+    if (query.includeDeleted) for (const tombstone of reachable(state.tombstones, query.access)) if (keep(tombstone)) kept.push(tombstone);
+    // Only the returned page is copied: stored entries never leave, the others are not touched.
+    return kept.sort(compileSort(query.sort)).slice(0, query.limit).map(copyEntry);
   }
 
   async count(scope: Scope, query: CountQuery): Promise<number> {
@@ -112,7 +126,7 @@ export class MemoryRecordStore implements RecordStore {
     if (!state) return 0;
     const matches = compileFilters(query.filters);
     let total = 0;
-    for (const record of state.records.values()) if (allowed(record) && matches(record)) total += 1;
+    for (const record of reachable(state.records, query.access)) if (allowed(record) && matches(record)) total += 1;
     return total;
   }
 
@@ -182,7 +196,9 @@ export class MemoryRecordStore implements RecordStore {
   private liveMatching(state: ScopeState, query: CountQuery): StoredRecord[] {
     const allowed = compileAccess(query.access);
     const matches = compileFilters(query.filters);
-    return [...state.records.values()].filter((record) => allowed(record) && matches(record));
+    const found: StoredRecord[] = [];
+    for (const record of reachable(state.records, query.access)) if (allowed(record) && matches(record)) found.push(record);
+    return found;
   }
 
   /** Next timestamp of the scope: strictly above its current one, honouring a newer request. */
