@@ -208,14 +208,27 @@ export function idsAccessSql(params: SqlParams, ids: readonly string[]): string 
  * Ids of the records whose ACEs grant one of `permissions` to one of `principals` (RecordAccess
  * kind `principals`), read from the (principal, permission, object_id) index within the scope's
  * object id prefix. Undefined when nothing can match.
+ *
+ * One index probe per (principal, permission) pair, with equality on the index's two leading
+ * columns. With `principal = ANY(…) AND permission = ANY(…)` the planner trusted the object_id
+ * histogram (dominated by the biggest collection), estimated one row for a small collection's
+ * range and filtered the whole range through the primary key instead. OFFSET 0 keeps the LATERAL
+ * from being flattened into a join, so it runs once per pair with the pair as index keys. Arrays
+ * rather than one UNION ALL branch per pair: the text stays the same whatever the number of
+ * principals, so the prepared statement is shared and soon runs a cached generic plan (planning
+ * six branches on every call cost more than the branches themselves).
  */
 export function grantedIdsSql(params: SqlParams, access: Extract<RecordAccess, { kind: "principals" }>): string | undefined {
-  if (access.principals.length === 0 || access.permissions.length === 0) return undefined;
+  const principals = [...new Set(access.principals)];
+  const permissions = [...new Set(access.permissions)];
+  if (principals.length === 0 || permissions.length === 0) return undefined;
   const { lower, upper } = prefixRange(access.objectIdPrefix);
-  const range = upper === undefined ? "" : ` AND a.object_id < ${params.add(upper, "text")}`;
-  return `SELECT DISTINCT substr(a.object_id, ${params.add(access.objectIdPrefix.length + 1, "int")}) AS id FROM access_control_entries a
-    WHERE a.principal = ANY(${params.add([...access.principals], "text[]")}) AND a.permission = ANY(${params.add([...access.permissions], "text[]")})
-      AND a.object_id >= ${params.add(lower, "text")}${range}`;
+  const start = params.add(access.objectIdPrefix.length + 1, "int");
+  const range = `a.object_id >= ${params.add(lower, "text")}${upper === undefined ? "" : ` AND a.object_id < ${params.add(upper, "text")}`}`;
+  return `SELECT DISTINCT substr(a.object_id, ${start}) AS id
+    FROM unnest(${params.add(principals, "text[]")}) AS p(principal) CROSS JOIN unnest(${params.add(permissions, "text[]")}) AS q(permission)
+    CROSS JOIN LATERAL (SELECT a.object_id FROM access_control_entries a
+      WHERE a.principal = p.principal AND a.permission = q.permission AND ${range} OFFSET 0) AS a`;
 }
 
 /** ORDER BY terms: a managed column as is, a data field as (rank, string, number, other JSON). */
