@@ -1,6 +1,6 @@
 /** `If-Match` / `If-None-Match` evaluated against a record or a collection (api-contract §7). */
 import { NotModifiedError, PreconditionFailedError } from "../domain/errors.js";
-import type { JsonObject } from "../domain/json.js";
+import { recordBody, type StoredRecord } from "../domain/records.js";
 
 /** A timestamp, `*` (any), or absent. */
 export type ETagCondition = number | "*" | undefined;
@@ -13,8 +13,8 @@ export interface Preconditions {
 export interface PreconditionTarget {
   /** The current timestamp, undefined when the target does not exist. */
   readonly timestamp: number | undefined;
-  /** What a 412 shows as `details.existing`. */
-  readonly existing: JsonObject | null;
+  /** The current record, whose body a 412 shows as `details.existing` (built only then). */
+  readonly record?: StoredRecord;
 }
 
 /**
@@ -23,9 +23,11 @@ export interface PreconditionTarget {
  */
 export function checkPreconditions(preconditions: Preconditions, target: PreconditionTarget, isRead: boolean): void {
   const { ifMatch, ifNoneMatch } = preconditions;
+  if (ifMatch === undefined && ifNoneMatch === undefined) return;
   const exists = target.timestamp !== undefined;
-  if (ifNoneMatch === "*" && exists) throw new PreconditionFailedError(target.existing);
+  const failed = () => new PreconditionFailedError(target.record ? recordBody(target.record) : null);
+  if (ifNoneMatch === "*" && exists) throw failed();
   if (typeof ifNoneMatch === "number" && isRead && target.timestamp === ifNoneMatch) throw new NotModifiedError(ifNoneMatch);
-  if (ifMatch === "*" && !exists) throw new PreconditionFailedError(target.existing);
-  if (typeof ifMatch === "number" && target.timestamp !== ifMatch) throw new PreconditionFailedError(target.existing);
+  if (ifMatch === "*" && !exists) throw failed();
+  if (typeof ifMatch === "number" && target.timestamp !== ifMatch) throw failed();
 }

@@ -7,7 +7,7 @@ import { ConflictError, PreconditionFailedError, RecordNotFoundError, Unauthenti
 import { jsonEqual, type JsonObject } from "../domain/json.js";
 import { collectionObjectId, READ, recordIdOf, recordObjectId, recordsPattern, WRITE } from "../domain/permissions.js";
 import { writerPrincipal, type Caller } from "../domain/principals.js";
-import { isValidRecordId, mergePatch, recordBody, shallowPatch, splitManagedFields, type RecordOrTombstone, type StoredRecord, type Tombstone } from "../domain/records.js";
+import { isValidRecordId, mergePatch, shallowPatch, splitManagedFields, type RecordOrTombstone, type StoredRecord, type Tombstone } from "../domain/records.js";
 import { Authorizer, denial } from "./authorizer.js";
 import { MODIFIED_FIELD, type CountQuery, type Filter, type RecordAccess, type SortKey } from "./listing.js";
 import { PaginationTokens } from "./pagination-token.js";
@@ -97,7 +97,7 @@ export class RecordService {
   async list(requester: Requester, resource: ResourceDefinition, params: ListParams, preconditions: Preconditions = {}): Promise<ListResult> {
     const { scope, access, refuseIfEmpty } = await this.readableScope(requester, resource, "list", READ);
     const timestamp = await this.deps.records.collectionTimestamp(scope);
-    checkPreconditions(preconditions, { timestamp, existing: null }, true);
+    checkPreconditions(preconditions, { timestamp }, true);
     const sort = withTieBreaker(params.sort);
     const position = params.token ? this.deps.tokens.decode(params.token, sort, params.filters) : undefined;
     const upTo = position?.upTo ?? timestamp;
@@ -122,7 +122,7 @@ export class RecordService {
   async count(requester: Requester, resource: ResourceDefinition, filters: readonly Filter[], preconditions: Preconditions = {}): Promise<{ count: number; timestamp: number }> {
     const { scope, access, refuseIfEmpty } = await this.readableScope(requester, resource, "list", READ);
     const timestamp = await this.deps.records.collectionTimestamp(scope);
-    checkPreconditions(preconditions, { timestamp, existing: null }, true);
+    checkPreconditions(preconditions, { timestamp }, true);
     const count = await this.deps.records.count(scope, { filters, access });
     if (count === 0) await refuseIfEmpty();
     return { count, timestamp };
@@ -146,8 +146,8 @@ export class RecordService {
     await this.requireCollection(caller, resource, "create", this.permissionFor(resource, "create"));
     // If-Match compares with the collection without an id, else with the (missing) record;
     // If-None-Match: * is about the new record, which does not exist.
-    const timestamp = requestedId === undefined ? await this.deps.records.collectionTimestamp(scope) : undefined;
-    checkPreconditions({ ifMatch: preconditions.ifMatch }, { timestamp, existing: null }, false);
+    const timestamp = requestedId === undefined && preconditions.ifMatch !== undefined ? await this.deps.records.collectionTimestamp(scope) : undefined;
+    checkPreconditions({ ifMatch: preconditions.ifMatch }, { timestamp }, false);
     await this.validate(resource, fields);
     const id = requestedId ?? this.deps.ids.generate();
     const acl = this.finalAcl(resource, caller, replaceAcl({}, payload.permissions ?? {}));
@@ -173,7 +173,7 @@ export class RecordService {
     const { record, acl } = await this.target(resource, scope, id);
     await this.requireRecord(caller, resource, "read", id, acl);
     if (!record) throw new RecordNotFoundError(resource.name, id);
-    checkPreconditions(preconditions, { timestamp: record.lastModified, existing: recordBody(record) }, true);
+    checkPreconditions(preconditions, { timestamp: record.lastModified, record }, true);
     return { record, permissions: acl && this.visibleAcl(resource, caller, acl), created: false };
   }
 
@@ -184,7 +184,7 @@ export class RecordService {
     if (existing) await this.requireRecord(caller, resource, "replace", id, currentAcl);
     else await this.requireCollection(caller, resource, "create", this.permissionFor(resource, "create"));
     const payload = payloadOf(source);
-    checkPreconditions(preconditions, { timestamp: existing?.lastModified, existing: existing ? recordBody(existing) : null }, false);
+    checkPreconditions(preconditions, { timestamp: existing?.lastModified, record: existing }, false);
     const data = payload.data ?? (existing ? { ...existing.data } : {});
     rejectOtherId(data, id);
     const { fields, lastModified } = splitManagedFields(data);
@@ -211,7 +211,7 @@ export class RecordService {
     for (let attempt = 1; ; attempt++) {
       const { record: existing, acl: currentAcl = {} } = target;
       if (!existing) throw new RecordNotFoundError(resource.name, id);
-      checkPreconditions(preconditions, { timestamp: existing.lastModified, existing: recordBody(existing) }, false);
+      checkPreconditions(preconditions, { timestamp: existing.lastModified, record: existing }, false);
       const data = patch.merge ? (mergePatch(existing.data, changedFields) as JsonObject) : shallowPatch(existing.data, changedFields);
       await this.validate(resource, data);
       const acl = this.finalAcl(resource, caller, patch.permissions ? patchAcl(currentAcl, patch.permissions) : currentAcl);
@@ -237,7 +237,7 @@ export class RecordService {
     const caller = await this.callerFor(requester, resource);
     const { record: existing } = await this.writableTarget(caller, resource, scope, "delete", id);
     if (!existing) throw new RecordNotFoundError(resource.name, id);
-    checkPreconditions(preconditions, { timestamp: existing.lastModified, existing: recordBody(existing) }, false);
+    checkPreconditions(preconditions, { timestamp: existing.lastModified, record: existing }, false);
     return this.writeWithAcl(
       () => this.deps.records.delete(scope, id, { lastModified, ifMatch: numeric(preconditions.ifMatch) }),
       resource.kind === "shareable" && this.deps.permissions ? () => this.deps.permissions?.deleteObjectPermissions(recordObjectId(resource.name, id)) ?? Promise.resolve() : undefined,
@@ -247,7 +247,7 @@ export class RecordService {
   async deleteAll(requester: Requester, resource: ResourceDefinition, filters: readonly Filter[], preconditions: Preconditions = {}): Promise<DeleteAllResult> {
     const { scope, access, refuseIfEmpty } = await this.readableScope(requester, resource, "deleteAll", WRITE);
     const before = await this.deps.records.collectionTimestamp(scope);
-    checkPreconditions(preconditions, { timestamp: before, existing: null }, false);
+    checkPreconditions(preconditions, { timestamp: before }, false);
     const query: CountQuery = { filters, access };
     const tombstones = await this.deps.unitOfWork.run(async () => {
       const deleted = await this.deps.records.deleteMany(scope, query);
@@ -373,7 +373,7 @@ export class RecordService {
     const { record: existing, acl } = await this.target(resource, scope, id);
     if (!existing) return undefined;
     await this.requireRecord(caller, resource, "read", id, acl);
-    checkPreconditions(preconditions, { timestamp: existing.lastModified, existing: recordBody(existing) }, false);
+    checkPreconditions(preconditions, { timestamp: existing.lastModified, record: existing }, false);
     return { record: existing, permissions: acl && this.visibleAcl(resource, caller, acl), created: false };
   }
 

@@ -5,15 +5,28 @@
 import { createHmac } from "node:crypto";
 import type { AuthenticationPolicy, RequestCredentials } from "../../application/ports/authentication-policy.js";
 
+/** Distinct Authorization values whose user id is remembered (oldest forgotten first). */
+const REMEMBERED = 1000;
+
 export class BasicAuthPolicy implements AuthenticationPolicy {
   readonly name = "basicauth";
   readonly challenge = 'Basic realm="Realm"';
+  // The HMAC is a pure function of the header: computing it once per client, not per request.
+  private readonly remembered = new Map<string, string | undefined>();
 
   constructor(private readonly secret: string) {}
 
   authenticate(request: RequestCredentials): string | undefined {
     const header = request.header("authorization");
     if (!header) return undefined;
+    if (this.remembered.has(header)) return this.remembered.get(header);
+    const id = this.identify(header);
+    if (this.remembered.size >= REMEMBERED) this.remembered.delete(this.remembered.keys().next().value as string);
+    this.remembered.set(header, id);
+    return id;
+  }
+
+  private identify(header: string): string | undefined {
     const match = /^basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header);
     if (!match?.[1]) return undefined;
     const decoded = Buffer.from(match[1], "base64").toString("utf8");

@@ -25,12 +25,11 @@ export function createApp(services: HttpServices, extraRoutes: readonly ExtraRou
   const app = new Koa({ proxy: false });
   app.silent = true; // the error middleware logs what deserves it
 
-  app.use(requestLog(services));
+  app.use(responseBasics(services));
   app.use(errorMiddleware({ retryAfterSeconds: options.retryAfterSeconds, challenge: services.authenticator.challenge, infoLink: options.errorInfoLink, logger }));
-  app.use(commonHeaders(services));
   app.use(corsMiddleware({ origins: options.corsOrigins, maxAgeSeconds: options.corsMaxAgeSeconds }));
   app.use(urlMiddleware(options));
-  app.use(endOfService(services));
+  if (options.endOfService) app.use(endOfService(services));
   app.use(negotiationMiddleware(options));
   app.use(bodyParser({ enableTypes: ["json"], extendTypes: { json: [JSON_TYPE, MERGE_PATCH_TYPE] }, jsonLimit: options.maxBodyBytes, jsonStrict: false, onError: deferParseError }));
   app.use(authentication(services));
@@ -77,28 +76,27 @@ function authentication({ authenticator }: HttpServices) {
   };
 }
 
-/** One structured line per request: method, path, status, duration, user id. */
-function requestLog({ logger, options }: HttpServices) {
+/**
+ * Outermost: the headers every response carries (errors and 304 included), `Retry-After` on
+ * every 503, and one structured log line per request (method, path, status, duration, user id).
+ */
+function responseBasics({ logger, options }: HttpServices) {
+  const logging = logger.isLevelEnabled("info");
   return async (ctx: Context, next: Next): Promise<void> => {
-    const started = performance.now();
-    try {
-      await next();
-    } finally {
-      if (ctx.status === 503) ctx.set("Retry-After", String(options.retryAfterSeconds));
-      const requester = ctx.state.requester as { userId?: string } | undefined;
-      logger.info({ method: ctx.method, path: ctx.path, status: ctx.status, duration_ms: Math.round((performance.now() - started) * 100) / 100, user: requester?.userId ?? null }, "request");
-    }
-  };
-}
-
-/** Headers every response carries, errors and 304 included. */
-function commonHeaders({ options }: HttpServices) {
-  return async (ctx: Context, next: Next): Promise<void> => {
+    const started = logging ? performance.now() : 0;
     ctx.set("X-Content-Type-Options", "nosniff");
     ctx.set("Cache-Control", "no-cache, no-store");
     ctx.type = JSON_TYPE;
     if (options.backoff !== undefined) ctx.set("Backoff", options.backoff);
-    await next();
+    try {
+      await next();
+    } finally {
+      if (ctx.status === 503) ctx.set("Retry-After", String(options.retryAfterSeconds));
+      if (logging) {
+        const requester = ctx.state.requester as { userId?: string } | undefined;
+        logger.info({ method: ctx.method, path: ctx.path, status: ctx.status, duration_ms: Math.round((performance.now() - started) * 100) / 100, user: requester?.userId ?? null }, "request");
+      }
+    }
   };
 }
 

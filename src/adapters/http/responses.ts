@@ -4,10 +4,14 @@ import { isJsonObject, type JsonObject, type JsonValue } from "../../domain/json
 import { bodyOf, recordBody, type RecordOrTombstone } from "../../domain/records.js";
 import type { RecordResult } from "../../application/record-service.js";
 
+// The last timestamp formatted: reads of an unchanged record or collection reuse it.
+let lastFormatted = { timestamp: NaN, date: "" };
+
 /** `ETag: "<ts>"` and `Last-Modified` as an HTTP date. */
 export function setTimestampHeaders(ctx: Context, timestamp: number): void {
+  if (lastFormatted.timestamp !== timestamp) lastFormatted = { timestamp, date: new Date(timestamp).toUTCString() };
   ctx.set("ETag", `"${timestamp}"`);
-  ctx.set("Last-Modified", new Date(timestamp).toUTCString());
+  ctx.set("Last-Modified", lastFormatted.date);
 }
 
 export function respondWithRecord(ctx: Context, status: number, result: RecordResult, fields?: readonly string[]): void {
