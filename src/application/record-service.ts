@@ -128,10 +128,6 @@ export class RecordService {
     return { count, timestamp };
   }
 
-  async collectionTimestamp(requester: Requester, resource: ResourceDefinition): Promise<number> {
-    return this.deps.records.collectionTimestamp(this.scopeOf(requester, resource));
-  }
-
   async create(requester: Requester, resource: ResourceDefinition, source: PayloadSource<RecordPayload>, preconditions: Preconditions = {}): Promise<RecordResult> {
     const scope = this.scopeOf(requester, resource);
     const caller = await this.callerFor(requester, resource);

@@ -5,7 +5,7 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
-import type { JsonValue } from "../domain/json.js";
+import { jsonOrText, type JsonValue } from "../domain/json.js";
 import { COLLECTION_NAME_PATTERN, type ResourceKind } from "../application/resources.js";
 import { parseIni } from "./ini.js";
 import { projectRoot } from "./project-root.js";
@@ -160,7 +160,7 @@ function mergeFile(file: string, raw: Record<string, JsonValue>, problems: strin
   const seen = new Map<string, { key: string; value: JsonValue }>();
   for (const [key, text] of section) {
     const name = key.startsWith(PREFIX) ? key.slice(PREFIX.length) : key;
-    const value = nativeValue(text);
+    const value = jsonOrText(text);
     const earlier = seen.get(name);
     if (earlier && JSON.stringify(earlier.value) !== JSON.stringify(value)) {
       problems.push(`setting "${name}" is given both as "${earlier.key}" and "${key}" with different values`);
@@ -180,7 +180,7 @@ function mergeEnvironment(env: Readonly<Record<string, string | undefined>>, raw
     const name = dottedByEnvName.get(variable) ?? variable.slice(envPrefix.length).toLowerCase();
     if (name.length === 0) problems.push(`environment variable ${variable} names no setting`);
     else {
-      raw[name] = nativeValue(text);
+      raw[name] = jsonOrText(text);
       names.push(name);
     }
   }
@@ -206,15 +206,6 @@ function restoreCollectionCase(raw: Record<string, JsonValue>, fromEnvironment: 
 
 function envName(setting: string): string {
   return `${PROJECT_NAME.toUpperCase()}_${setting.toUpperCase().replace(/[.-]/g, "_")}`;
-}
-
-/** JSON when it parses (numbers, booleans, null, quoted strings), else the raw string. */
-export function nativeValue(text: string): JsonValue {
-  try {
-    return JSON.parse(text) as JsonValue;
-  } catch {
-    return text;
-  }
 }
 
 /** A setting as text: strings as written, other JSON values in JSON form (`5`, `true`). */

@@ -23,3 +23,12 @@ export function jsonEqual(a: JsonValue | undefined, b: JsonValue | undefined): b
   }
   return false;
 }
+
+/** Text read as JSON when it parses (`1`, `true`, `null`, `"a"`, `[1]`), else kept as the string. */
+export function jsonOrText(text: string): JsonValue {
+  try {
+    return JSON.parse(text) as JsonValue;
+  } catch {
+    return text;
+  }
+}

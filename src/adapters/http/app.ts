@@ -18,9 +18,7 @@ import { registerRecordRoutes } from "./record-routes.js";
 import { urlMiddleware, VERSION_PREFIX } from "./routing-middleware.js";
 import { registerUtilityRoutes } from "./utility-routes.js";
 
-export type ExtraRoutes = (router: Router, services: HttpServices) => void;
-
-export function createApp(services: HttpServices, extraRoutes: readonly ExtraRoutes[] = []): Koa {
+export function createApp(services: HttpServices): Koa {
   const { options, logger } = services;
   const app = new Koa({ proxy: false });
   app.silent = true; // the error middleware logs what deserves it
@@ -38,7 +36,6 @@ export function createApp(services: HttpServices, extraRoutes: readonly ExtraRou
   registerUtilityRoutes(router, services);
   registerOpenApiRoute(router, services);
   registerBatchRoute(router, services, app);
-  for (const register of extraRoutes) register(router, services);
   registerRecordRoutes(router, services);
   app.use(router.routes());
   app.use(() => {

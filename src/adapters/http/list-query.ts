@@ -3,7 +3,7 @@
  * Every problem found becomes one `details` entry of a single 400.
  */
 import { ValidationError, type ValidationDetail } from "../../domain/errors.js";
-import type { JsonValue } from "../../domain/json.js";
+import { jsonOrText, type JsonValue } from "../../domain/json.js";
 import { FILTER_OPERATORS, ID_FIELD, MODIFIED_FIELD, type Filter, type FilterOperator, type SortKey } from "../../application/listing.js";
 
 export interface ListQueryOptions {
@@ -28,14 +28,6 @@ const FIELD_PATTERN = /^[A-Za-z0-9_$@-]+(?:\.[A-Za-z0-9_$@-]+)*$/;
 const DAY_MS = 24 * 3600 * 1000;
 const BOUND_PARAMS: Record<string, FilterOperator> = { _since: "gt", since: "gt", _before: "lt", _to: "lt" };
 
-/** Values are JSON when they parse, else plain strings (`?n=1` is a number, `?n="1"` a string). */
-export function nativeValue(text: string): JsonValue {
-  try {
-    return JSON.parse(text) as JsonValue;
-  } catch {
-    return text;
-  }
-}
 
 export function parseListQuery(params: URLSearchParams, options: ListQueryOptions): ParsedListQuery {
   const problems: ValidationDetail[] = [];
@@ -131,7 +123,7 @@ function parseFilter(name: string, text: string, now: number, bad: (name: string
   const scalar = (piece: string): JsonValue | undefined => {
     if (field === ID_FIELD) return piece;
     if (field === MODIFIED_FIELD) return timestampValue(piece, now);
-    return nativeValue(piece);
+    return jsonOrText(piece);
   };
   switch (operator) {
     case "in":
@@ -141,13 +133,13 @@ function parseFilter(name: string, text: string, now: number, bad: (name: string
       return { field, operator, value: values as JsonValue[] };
     }
     case "like": {
-      const value = field === MODIFIED_FIELD ? undefined : field === ID_FIELD ? text : nativeValue(text);
+      const value = field === MODIFIED_FIELD ? undefined : field === ID_FIELD ? text : jsonOrText(text);
       if (typeof value !== "string" || value.length === 0) return invalid();
       // Stores anchor patterns; without any `*` the client means "contains" (Kinto's `*v*`).
       return { field, operator, value: value.includes("*") ? value : `*${value}*` };
     }
     case "has": {
-      const value = nativeValue(text);
+      const value = jsonOrText(text);
       if (value === true || value === 1) return { field, operator, value: true };
       if (value === false || value === 0) return { field, operator, value: false };
       return invalid();
@@ -158,7 +150,7 @@ function parseFilter(name: string, text: string, now: number, bad: (name: string
         bad(name, `Field '${field}' is not an array`);
         return undefined;
       }
-      const value = nativeValue(text);
+      const value = jsonOrText(text);
       return { field, operator, value: Array.isArray(value) ? value : [value] };
     }
     default: {
