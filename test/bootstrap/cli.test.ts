@@ -3,6 +3,7 @@ import { expect } from "chai";
 import { PostgresDatabase } from "../../src/adapters/postgres/postgres-database.js";
 import { PostgresRecordStore } from "../../src/adapters/postgres/postgres-record-store.js";
 import { runCli } from "../support/cli-process.js";
+import { startServerProcess } from "../support/server-process.js";
 import { databaseUrl, ensureDatabase } from "../support/postgres.js";
 import { requireService } from "../support/services.js";
 
@@ -17,6 +18,17 @@ describe("tessera command line", function () {
     expect(result.code).to.equal(2);
     for (const problem of ["storage_backend", "paginate_by", "permission_backend", "userid_hmac_secret"]) expect(result.stderr).to.contain(problem);
     expect(result.stdout).to.not.contain("listening");
+  });
+
+  it("serves until SIGTERM, then closes the server and exits 0", async () => {
+    const server = await startServerProcess({ userid_hmac_secret: "s", resources: "notes:user" });
+    expect((await fetch(`${server.url}/v1/__lbheartbeat__`)).status).to.equal(200);
+    expect(await server.stop()).to.equal(0);
+    const refused = await fetch(`${server.url}/v1/__lbheartbeat__`).then(
+      () => false,
+      () => true,
+    );
+    expect(refused).to.equal(true);
   });
 
   it("refuses an unknown command", async () => {

@@ -5,10 +5,11 @@ import { PROJECT_ROOT, settingsEnv, tesseraArgs } from "./tessera-process.js";
 
 export interface ServerProcess {
   readonly url: string;
-  stop(): Promise<void>;
+  /** SIGTERM, then the exit code once the process is gone. */
+  stop(): Promise<number | null>;
 }
 
-/** Starts `serve` with the given settings as TESSERA_* variables; resolves once it listens. */
+/** Starts `serve` with the given settings as TESSERA_* variables; resolves once it logs that it listens (log_level info). */
 export function startServerProcess(settings: Record<string, string>): Promise<ServerProcess> {
   const env = settingsEnv({ listen_port: "0", log_level: "info", ...settings });
   const child = spawn(process.execPath, tesseraArgs(["serve"]), { env, stdio: ["ignore", "pipe", "inherit"], cwd: PROJECT_ROOT });
@@ -30,10 +31,10 @@ export function startServerProcess(settings: Record<string, string>): Promise<Se
   });
 }
 
-function stop(child: ChildProcess): Promise<void> {
+function stop(child: ChildProcess): Promise<number | null> {
   return new Promise((resolve) => {
-    if (child.exitCode !== null) return resolve();
-    child.once("exit", () => resolve());
+    if (child.exitCode !== null) return resolve(child.exitCode);
+    child.once("exit", (code) => resolve(code));
     child.kill("SIGTERM");
   });
 }
