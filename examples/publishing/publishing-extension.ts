@@ -9,7 +9,7 @@ import { classValidatorSchema } from "../../src/adapters/validation/class-valida
 import { ApiKeyPolicy, API_KEYS_SETTING } from "./api-key-policy.js";
 import { PostRecord } from "./post-record.js";
 import { POST_VIEW_PERMISSIONS, postBoundPermissions, PUBLISH, publishingPolicy } from "./publishing-policy.js";
-import { staffGroupFinder } from "./staff-group-finder.js";
+import { STAFF_SETTING, staffGroupFinder } from "./staff-group-finder.js";
 
 export interface PublishingOptions {
   /** Whether the feed renderer that publishes posts is reachable; reported as `publishing_feed`. */
@@ -18,6 +18,7 @@ export interface PublishingOptions {
 
 export function publishingExtension(options: PublishingOptions = {}): TesseraExtension {
   return {
+    settings: [API_KEYS_SETTING, STAFF_SETTING],
     resources: [
       {
         name: "posts",

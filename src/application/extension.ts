@@ -30,6 +30,8 @@ export interface ExtensionContext {
 }
 
 export interface TesseraExtension {
+  /** Names (unprefixed) of the settings this extension reads, so startup does not call them unknown. */
+  readonly settings?: readonly string[];
   readonly resources?: readonly ResourceSpec[];
   /** Policies by the name `multiauth.policies` uses for them. */
   readonly authenticationPolicies?: Readonly<Record<string, (context: ExtensionContext) => AuthenticationPolicy>>;

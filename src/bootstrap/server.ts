@@ -20,6 +20,8 @@ export async function startServer(settings: Settings, options: CompositionOption
     const app = await container.getAsync(TOKENS.App);
     const logger = container.get(TOKENS.Logger);
     for (const warning of settings.warnings) logger.warn(warning);
+    const declared = new Set((options.extensions ?? []).flatMap((extension) => extension.settings ?? []));
+    for (const name of settings.unknown) if (!declared.has(name)) logger.warn(`unknown setting "${name}" is ignored`);
     const server = await new Promise<Server>((resolve, reject) => {
       const listening = app.listen(settings.listenPort, settings.listenHost, () => resolve(listening));
       listening.once("error", reject);

@@ -64,8 +64,10 @@ export interface Settings {
   readonly logLevel: string;
   /** Every setting, unprefixed, for per-collection lookups (`articles_read_principals`...). */
   readonly all: Readonly<Record<string, JsonValue>>;
-  /** Problems that do not stop the service (unknown settings, development secret). */
+  /** Problems that do not stop the service (development secret, unread sections). */
   readonly warnings: readonly string[];
+  /** Setting names Tessera does not know; extensions may read them, the others are ignored. */
+  readonly unknown: readonly string[];
 }
 
 export class SettingsError extends Error {
@@ -125,10 +127,8 @@ export function loadSettings(sources: SettingsSources = { argv: process.argv.sli
   if (configFile !== undefined) mergeFile(configFile, raw, problems, warnings);
   const fromEnvironment = mergeEnvironment(sources.env, raw, problems);
   restoreCollectionCase(raw, fromEnvironment);
-  for (const key of Object.keys(raw)) {
-    if (!(key in DEFAULTS) && !DYNAMIC_SETTING.test(key)) warnings.push(`unknown setting "${key}" is ignored`);
-  }
-  const settings = interpret(raw, problems, warnings);
+  const unknown = Object.keys(raw).filter((key) => !(key in DEFAULTS) && !DYNAMIC_SETTING.test(key));
+  const settings = { ...interpret(raw, problems, warnings), unknown };
   if (problems.length > 0) throw new SettingsError(problems);
   return settings;
 }
@@ -220,7 +220,7 @@ export function listValue(value: JsonValue | undefined): string[] {
   return text(value).split(/\s+/).filter(Boolean);
 }
 
-function interpret(raw: Record<string, JsonValue>, problems: string[], warnings: string[]): Settings {
+function interpret(raw: Record<string, JsonValue>, problems: string[], warnings: string[]): Omit<Settings, "unknown"> {
   const int = (name: string, min: number) => integerSetting(raw, name, min, problems);
   const optionalInt = (name: string, min: number) => (raw[name] === null ? undefined : int(name, min));
   const bool = (name: string) => booleanSetting(raw, name, problems);

@@ -1,5 +1,7 @@
 /** What only the composition root can check: resources and policies added by code. */
 import { expect } from "chai";
+import { pino } from "pino";
+import { startServer } from "../../src/bootstrap/server.js";
 import { buildContainer } from "../../src/bootstrap/container.js";
 import { SettingsError } from "../../src/bootstrap/settings.js";
 import { settingsFrom } from "../support/http.js";
@@ -30,5 +32,16 @@ describe("composition root", () => {
   it("accepts a policy registered by code", () => {
     const settings = settingsFrom({ "multiauth.policies": "basicauth sso" });
     expect(() => buildContainer(settings, { extensions: [{ authenticationPolicies: { sso: () => ({ name: "sso", authenticate: () => undefined }) } }] })).to.not.throw();
+  });
+});
+
+describe("startup warnings", () => {
+  it("calls a setting unknown unless an extension declares that it reads it", async () => {
+    const lines: string[] = [];
+    const logger = pino({ level: "warn" }, { write: (line: string) => lines.push(line) });
+    const running = await startServer(settingsFrom({ colour: "blue", shop_currency: "EUR" }), { logger, extensions: [{ settings: ["shop_currency"] }] });
+    await running.stop();
+    const warnings = lines.join("");
+    expect(warnings).to.contain('unknown setting \\"colour\\"').and.not.contain("shop_currency");
   });
 });
