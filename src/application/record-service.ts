@@ -77,6 +77,11 @@ export interface RecordServiceDeps {
 
 const MAX_PATCH_ATTEMPTS = 5;
 
+interface Target {
+  readonly record: StoredRecord | undefined;
+  readonly acl: Acl | undefined;
+}
+
 /**
  * A payload, or how to parse it: parsing runs after authorization, so that a caller who may not
  * write gets 401/403 rather than a 400 about a body they may not send (api-contract §8 order).
@@ -165,8 +170,7 @@ export class RecordService {
 
   async get(requester: Requester, resource: ResourceDefinition, id: string, preconditions: Preconditions = {}): Promise<RecordResult> {
     const scope = this.scopeOf(requester, resource);
-    const caller = await this.callerFor(requester, resource);
-    const { record, acl } = await this.target(resource, scope, id);
+    const [caller, { record, acl }] = await Promise.all([this.callerFor(requester, resource), this.target(resource, scope, id)]);
     await this.requireRecord(caller, resource, "read", id, acl);
     if (!record) throw new RecordNotFoundError(resource.name, id);
     checkPreconditions(preconditions, { timestamp: record.lastModified, record }, true);
@@ -196,8 +200,8 @@ export class RecordService {
 
   async update(requester: Requester, resource: ResourceDefinition, id: string, source: PayloadSource<PatchPayload>, preconditions: Preconditions = {}): Promise<RecordResult> {
     const scope = this.scopeOf(requester, resource);
-    const caller = await this.callerFor(requester, resource);
-    let target = await this.writableTarget(caller, resource, scope, "update", id);
+    const [caller, found] = await Promise.all([this.callerFor(requester, resource), this.target(resource, scope, id)]);
+    let target = await this.authorizeWrite(caller, resource, "update", id, found);
     const patch = payloadOf(source);
     const changes = patch.data ?? {};
     rejectOtherId(changes, id);
@@ -223,15 +227,15 @@ export class RecordService {
       } catch (error) {
         const retry = error instanceof PreconditionFailedError && preconditions.ifMatch === undefined && attempt < MAX_PATCH_ATTEMPTS;
         if (!retry) throw error;
-        target = await this.writableTarget(caller, resource, scope, "update", id);
+        target = await this.authorizeWrite(caller, resource, "update", id, await this.target(resource, scope, id));
       }
     }
   }
 
   async delete(requester: Requester, resource: ResourceDefinition, id: string, preconditions: Preconditions = {}, lastModified?: number): Promise<Tombstone> {
     const scope = this.scopeOf(requester, resource);
-    const caller = await this.callerFor(requester, resource);
-    const { record: existing } = await this.writableTarget(caller, resource, scope, "delete", id);
+    const [caller, found] = await Promise.all([this.callerFor(requester, resource), this.target(resource, scope, id)]);
+    const { record: existing } = await this.authorizeWrite(caller, resource, "delete", id, found);
     if (!existing) throw new RecordNotFoundError(resource.name, id);
     checkPreconditions(preconditions, { timestamp: existing.lastModified, record: existing }, false);
     return this.writeWithAcl(
@@ -277,8 +281,13 @@ export class RecordService {
     });
   }
 
-  /** The record (undefined when missing) and, for shareable resources, its ACL, fetched together. */
-  private async target(resource: ResourceDefinition, scope: Scope, id: string): Promise<{ record: StoredRecord | undefined; acl: Acl | undefined }> {
+  /**
+   * The record (undefined when missing) and, for shareable resources, its ACL, fetched together
+   * (and alongside the caller's principals): authorization then needs no other round trip when
+   * the record's own ACL grants the permission. Fetching before deciding leaks nothing: a
+   * refused caller gets 401/403 whether or not the record exists.
+   */
+  private async target(resource: ResourceDefinition, scope: Scope, id: string): Promise<Target> {
     if (resource.kind === "user") return { record: await this.deps.records.get(scope, id), acl: undefined };
     const [record, acl] = await Promise.all([this.deps.records.get(scope, id), this.currentAcl(resource, id)]);
     return { record, acl };
@@ -377,8 +386,8 @@ export class RecordService {
    * PATCH/DELETE target: 403 without write; a missing record is a 404 for callers who may read
    * the collection and a 403 (401 anonymous) for the others, so existence never leaks.
    */
-  private async writableTarget(caller: Caller, resource: ResourceDefinition, scope: Scope, view: ViewName, id: string): Promise<{ record: StoredRecord | undefined; acl: Acl | undefined }> {
-    const { record, acl } = await this.target(resource, scope, id);
+  private async authorizeWrite(caller: Caller, resource: ResourceDefinition, view: ViewName, id: string, target: Target): Promise<Target> {
+    const { record, acl } = target;
     const permission = this.permissionFor(resource, view);
     if (resource.kind === "shareable" && !(await this.authorizer.allowed(caller, resource, view, recordObjectId(resource.name, id), permission, acl))) {
       if (!record && (await this.authorizer.collectionAllowed(caller, resource, "list", READ))) throw new RecordNotFoundError(resource.name, id);
