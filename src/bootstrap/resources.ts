@@ -3,13 +3,9 @@ import type { JsonValue } from "../domain/json.js";
 import { CREATE } from "../domain/permissions.js";
 import type { ResourceSpec } from "../application/extension.js";
 import { DEFAULT_PERMISSIONS, type ResourceDefinition } from "../application/resources.js";
-import type { Endpoint, HttpResource } from "../adapters/http/http-services.js";
+import type { HttpResource } from "../adapters/http/http-services.js";
+import { ENDPOINT_METHODS } from "../adapters/http/record-routes.js";
 import { listValue } from "./settings.js";
-
-const ENDPOINT_METHODS: Record<Endpoint, readonly string[]> = {
-  collection: ["GET", "HEAD", "POST", "DELETE"],
-  record: ["GET", "HEAD", "PUT", "PATCH", "DELETE"],
-};
 
 export function buildResources(specs: readonly ResourceSpec[], settings: Readonly<Record<string, JsonValue>>): Map<string, HttpResource> {
   const resources = new Map<string, HttpResource>();

@@ -15,7 +15,8 @@ import { parseRecordPatch, parseRecordPayload } from "./payload.js";
 import { respondWithList, respondWithRecord, setTimestampHeaders } from "./responses.js";
 import { requestUrl } from "./urls.js";
 
-const METHODS: Record<Endpoint, readonly string[]> = {
+/** Methods of each endpoint before settings switch any off. */
+export const ENDPOINT_METHODS: Readonly<Record<Endpoint, readonly string[]>> = {
   collection: ["GET", "HEAD", "POST", "DELETE"],
   record: ["GET", "HEAD", "PUT", "PATCH", "DELETE"],
 };
@@ -33,7 +34,7 @@ export function requesterOf(ctx: Context): Requester {
 
 /** Methods this endpoint serves, after `*_enabled` settings and `readonly`. */
 export function allowedMethods(services: HttpServices, resource: HttpResource, endpoint: Endpoint): string[] {
-  return METHODS[endpoint].filter((m) => !resource.disabled.has(`${endpoint}:${m}`) && (!services.options.readonly || READ_METHODS.has(m)));
+  return ENDPOINT_METHODS[endpoint].filter((m) => !resource.disabled.has(`${endpoint}:${m}`) && (!services.options.readonly || READ_METHODS.has(m)));
 }
 
 export function registerRecordRoutes(router: Router, services: HttpServices): void {
