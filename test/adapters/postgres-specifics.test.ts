@@ -7,7 +7,6 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import net from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import pg from "pg";
 import { DataSource } from "typeorm";
 import type { ListQuery } from "../../src/application/listing.js";
 import { openPostgres, type PostgresBackends } from "../../src/adapters/postgres/postgres-backends.js";
@@ -20,7 +19,7 @@ import { urlWithPassword } from "../../src/adapters/postgres/postgres-url.js";
 import { projectRoot } from "../../src/bootstrap/project-root.js";
 import { BackendError, ValidationError } from "../../src/domain/errors.js";
 import type { Tombstone } from "../../src/domain/records.js";
-import { databaseUrl, ensureDatabase, lockSuite, unlockSuite, withAdmin } from "../support/postgres.js";
+import { databaseUrl, ensureDatabase, withAdmin } from "../support/postgres.js";
 import { POSTGRES_URL, requireService } from "../support/services.js";
 
 const MAIN = "tessera_test";
@@ -97,7 +96,6 @@ const newestFirst: ListQuery = { filters: [], sort: [{ field: "last_modified", d
 
 describe("PostgreSQL specifics", function () {
   requireService("postgresql");
-  let suiteLock: pg.Client | undefined;
   this.timeout(20_000);
   const opened: PostgresDatabase[] = [];
   /** A database closed after the suite. */
@@ -109,13 +107,11 @@ describe("PostgreSQL specifics", function () {
 
   before(async function () {
     this.timeout(180_000);
-    suiteLock = await lockSuite();
     await ensureDatabase(MAIN);
     await open().migrate();
   });
   after(async () => {
     await Promise.all(opened.map((database) => database.close()));
-    await unlockSuite(suiteLock);
   });
 
   describe("schema", () => {

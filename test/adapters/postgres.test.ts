@@ -3,7 +3,6 @@
  * so that other suites using `test` are not disturbed. PostgreSQL-only behaviour lives in
  * postgres-*.test.ts.
  */
-import pg from "pg";
 import { PostgresCache } from "../../src/adapters/postgres/postgres-cache.js";
 import { PostgresDatabase } from "../../src/adapters/postgres/postgres-database.js";
 import { PostgresPermissionStore } from "../../src/adapters/postgres/postgres-permission-store.js";
@@ -11,26 +10,23 @@ import { PostgresRecordStore } from "../../src/adapters/postgres/postgres-record
 import { cacheContract } from "../contract/cache.contract.js";
 import { permissionStoreContract } from "../contract/permission-store.contract.js";
 import { recordStoreContract } from "../contract/record-store.contract.js";
-import { databaseUrl, ensureDatabase, lockSuite, unlockSuite } from "../support/postgres.js";
+import { databaseUrl, ensureDatabase } from "../support/postgres.js";
 import { requireService } from "../support/services.js";
 
 const TEST_DATABASE = "tessera_test";
 
 describe("PostgreSQL adapters", function () {
   requireService("postgresql");
-  let suiteLock: pg.Client | undefined;
   let database: PostgresDatabase;
 
   before(async function () {
     this.timeout(180_000);
-    suiteLock = await lockSuite();
     await ensureDatabase(TEST_DATABASE);
     database = new PostgresDatabase({ url: databaseUrl(TEST_DATABASE), poolSize: 5, maxOverflow: 5 });
     await database.migrate();
   });
   after(async () => {
     await database?.close();
-    await unlockSuite(suiteLock);
   });
 
   recordStoreContract("postgresql", async () => {

@@ -1,11 +1,24 @@
-/** Dedicated PostgreSQL databases for test suites, so parallel suites never share tables. */
+/**
+ * Dedicated PostgreSQL databases for test suites. Every name a suite asks for gets this run's
+ * suffix, so two runs on one server (two developers, a developer and CI) never share a database;
+ * the root hook in `database-cleanup.ts` drops this run's databases when the run ends.
+ */
 import pg from "pg";
 import { POSTGRES_URL } from "./services.js";
 
-/** The test server's URL with another database name (and port, to go through a proxy). */
+/** Unique per test run; a run may pin it (and so reuse its databases) with TESSERA_TEST_RUN. */
+export const TEST_RUN = process.env.TESSERA_TEST_RUN ?? `${process.pid}_${Date.now().toString(36)}`;
+const created = new Set<string>();
+
+/** The database this run uses for a suite's logical database name. */
+export function testDatabaseName(name: string): string {
+  return `${name}_${TEST_RUN}`.toLowerCase();
+}
+
+/** The test server's URL with this run's database of that name (and port, to go through a proxy). */
 export function databaseUrl(name: string, port?: number): string {
   const url = new URL(POSTGRES_URL);
-  url.pathname = `/${name}`;
+  url.pathname = `/${testDatabaseName(name)}`;
   if (port !== undefined) url.port = String(port);
   return url.toString();
 }
@@ -20,31 +33,23 @@ export async function withAdmin<T>(url: string, work: (client: pg.Client) => Pro
   }
 }
 
-/** Creates the database if missing (or afresh), tolerating a parallel run creating it too. */
+/** Creates this run's database of that name if missing (or afresh). */
 export function ensureDatabase(name: string, fresh = false): Promise<void> {
+  const database = testDatabaseName(name);
   return withAdmin(POSTGRES_URL, async (admin) => {
-    if (fresh) await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-    const found = await admin.query("SELECT 1 FROM pg_database WHERE datname = $1", [name]);
+    if (fresh) await admin.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
+    const found = await admin.query("SELECT 1 FROM pg_database WHERE datname = $1", [database]);
+    created.add(database);
     if (found.rowCount !== 0) return;
-    await admin.query(`CREATE DATABASE "${name}"`).catch((err: { code?: string }) => {
-      if (err.code !== "42P04" && err.code !== "23505") throw err;
-    });
+    await admin.query(`CREATE DATABASE "${database}"`);
   });
 }
 
-/**
- * Test runs of several developers share one server: each run of the PostgreSQL suites holds this
- * advisory lock (on its own connection) so that they take turns instead of flushing each other's data.
- */
-const SUITE_LOCK_KEY = 7_364_211_094;
-
-export async function lockSuite(): Promise<pg.Client> {
-  const client = new pg.Client({ connectionString: POSTGRES_URL });
-  await client.connect();
-  await client.query("SELECT pg_advisory_lock($1)", [SUITE_LOCK_KEY]);
-  return client;
-}
-
-export async function unlockSuite(client: pg.Client | undefined): Promise<void> {
-  await client?.end(); // ending the session releases its advisory lock
+/** Drops every database this run created (called once, after the whole run). */
+export async function dropRunDatabases(): Promise<void> {
+  if (created.size === 0) return;
+  await withAdmin(POSTGRES_URL, async (admin) => {
+    for (const database of created) await admin.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
+  });
+  created.clear();
 }
