@@ -5,13 +5,14 @@
  */
 import type { Acl } from "../domain/acl.js";
 import { ForbiddenError, UnauthenticatedError } from "../domain/errors.js";
-import { collectionObjectId, READ, WRITE } from "../domain/permissions.js";
+import { collectionObjectId } from "../domain/permissions.js";
 import type { Caller } from "../domain/principals.js";
 import type { PermissionStore } from "./ports/permission-store.js";
 import { boundPermissionsOf, type ResourceDefinition, type ViewName } from "./resources.js";
 
 export class Authorizer {
-  constructor(private readonly permissions: PermissionStore | undefined) {}
+  /** Without a permission backend, pass NO_PERMISSION_STORE: only settings principals grant. */
+  constructor(private readonly permissions: PermissionStore) {}
 
   /**
    * `knownAcl`, the object's own ACL when the caller already fetched it, lets a grant on the
@@ -28,8 +29,8 @@ export class Authorizer {
     if (!(await this.allowed(caller, resource, view, objectId, permission, knownAcl))) throw denial(caller);
   }
 
-  /** Whether the caller may read or write every record of the collection. */
-  collectionAllowed(caller: Caller, resource: ResourceDefinition, view: ViewName, permission: typeof READ | typeof WRITE): Promise<boolean> {
+  /** Whether the caller holds `permission` on the collection itself (so on every record of it). */
+  collectionAllowed(caller: Caller, resource: ResourceDefinition, view: ViewName, permission: string): Promise<boolean> {
     return this.allowed(caller, resource, view, collectionObjectId(resource.name), permission);
   }
 
@@ -41,7 +42,6 @@ export class Authorizer {
       if (grant.objectId === collection && holds(resource.settingsPrincipals[grant.permission])) return true;
       if (knownAcl && grant.objectId === objectId && holds(knownAcl[grant.permission])) return true;
     }
-    if (!this.permissions) return false;
     return this.permissions.checkPermission(objectId, permission, caller.principals, bound);
   }
 }

@@ -1,13 +1,29 @@
 /** How a collection is declared: its kind, permission names, schema and authorization hooks. */
 import type { ValidationDetail } from "../domain/errors.js";
 import type { JsonObject } from "../domain/json.js";
-import { defaultBoundPermissions, READ, WRITE, type BoundPermissionsFn } from "../domain/permissions.js";
+import { CREATE, defaultBoundPermissions, READ, WRITE, type BoundPermissionsFn } from "../domain/permissions.js";
 import type { Caller } from "../domain/principals.js";
 
 export type ResourceKind = "user" | "shareable";
 
 /** The views of a resource, each with the permission it requires by default. */
 export type ViewName = "list" | "create" | "deleteAll" | "read" | "replace" | "update" | "delete";
+
+/** The permission each view requires unless the resource says otherwise (api-contract §5). */
+export const DEFAULT_VIEW_PERMISSIONS: Readonly<Record<ViewName, string>> = {
+  list: READ,
+  read: READ,
+  create: CREATE,
+  deleteAll: WRITE,
+  replace: WRITE,
+  update: WRITE,
+  delete: WRITE,
+};
+
+/** The permission a view of this resource requires: its own `viewPermissions`, else the default. */
+export function permissionFor(resource: ResourceDefinition, view: ViewName): string {
+  return resource.viewPermissions?.[view] ?? DEFAULT_VIEW_PERMISSIONS[view];
+}
 
 /** Checks a record's data (without `id`/`last_modified`); returns every problem found. */
 export type RecordValidator = (data: JsonObject) => readonly ValidationDetail[] | Promise<readonly ValidationDetail[]>;

@@ -7,7 +7,6 @@ import type { Clock } from "../application/ports/clock.js";
 import type { PermissionStore } from "../application/ports/permission-store.js";
 import type { RecordStore } from "../application/ports/record-store.js";
 import type { UnitOfWork } from "../application/ports/unit-of-work.js";
-import type { AccessStrategy } from "../application/record-service.js";
 import { MemoryCache } from "../adapters/memory/memory-cache.js";
 import { MemoryPermissionStore } from "../adapters/memory/memory-permission-store.js";
 import { MemoryRecordStore } from "../adapters/memory/memory-record-store.js";
@@ -21,7 +20,8 @@ export interface Backends {
   readonly permissions: PermissionStore | undefined;
   readonly cache: Cache;
   readonly unitOfWork: UnitOfWork;
-  readonly accessStrategy: AccessStrategy;
+  /** Records and ACEs in one database: a listing joins them in one query. */
+  readonly recordsJoinPermissions: boolean;
   /** Creates every backend's tables and indices (`tessera migrate`). */
   migrate(): Promise<void>;
   close(): Promise<void>;
@@ -99,7 +99,7 @@ export async function openBackends(settings: Settings, clock: Clock): Promise<Ba
     // Records and their ACLs commit together only where one transaction spans both; across
     // technologies (PostgreSQL records, Redis permissions) each write commits on its own.
     unitOfWork: storage?.unitOfWork ?? new DirectUnitOfWork(),
-    accessStrategy: storage?.recordsJoinPermissions ? "join" : "ids",
+    recordsJoinPermissions: storage?.recordsJoinPermissions ?? false,
     async migrate() {
       for (const backend of opened) if (backend.migrate) await backend.migrate();
       await records.initializeSchema();

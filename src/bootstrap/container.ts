@@ -8,11 +8,15 @@ import { Container } from "inversify";
 import { pino, type Logger } from "pino";
 import type { JsonValue } from "../domain/json.js";
 import { Authenticator } from "../application/authenticator.js";
+import { Authorizer } from "../application/authorizer.js";
 import type { ExtensionContext, ResourceSpec, TesseraExtension } from "../application/extension.js";
 import { HealthService } from "../application/health-service.js";
+import { resourceKinds } from "../application/kinds/resource-kinds.js";
+import { NO_PERMISSION_STORE } from "../application/no-permission-store.js";
 import { PaginationTokens } from "../application/pagination-token.js";
 import type { AuthenticationPolicy } from "../application/ports/authentication-policy.js";
 import type { Clock } from "../application/ports/clock.js";
+import { AccessByGrants, AccessByIds } from "../application/record-access.js";
 import { RecordService } from "../application/record-service.js";
 import { noGroups, type GroupFinder } from "../application/requester.js";
 import { COLLECTION_NAME_PATTERN } from "../application/resources.js";
@@ -52,9 +56,13 @@ export function buildContainer(settings: Settings, options: CompositionOptions =
     .onDeactivation((backends) => backends.close());
 
   container.bind(TOKENS.RecordService).toResolvedValue(
-    (backends, clock, ids) =>
-      new RecordService({ records: backends.records, permissions: backends.permissions, unitOfWork: backends.unitOfWork, clock, ids, tokens: new PaginationTokens(settings.userIdHmacSecret), accessStrategy: backends.accessStrategy }),
-    [TOKENS.Backends, TOKENS.Clock, TOKENS.IdGenerator],
+    (backends, ids) => {
+      const permissions = backends.permissions ?? NO_PERMISSION_STORE;
+      const access = backends.recordsJoinPermissions ? new AccessByGrants() : new AccessByIds(permissions);
+      const kinds = resourceKinds({ authorizer: new Authorizer(permissions), permissions, access });
+      return new RecordService({ records: backends.records, kinds, unitOfWork: backends.unitOfWork, ids, tokens: new PaginationTokens(settings.userIdHmacSecret) });
+    },
+    [TOKENS.Backends, TOKENS.IdGenerator],
   );
 
   container.bind(TOKENS.Authenticator).toResolvedValue(

@@ -1,7 +1,12 @@
 /** The record service wired by hand with memory adapters, a fixed clock and a counting id generator. */
 import { expect } from "chai";
 import { ConflictError, ForbiddenError, PreconditionFailedError, RecordNotFoundError, UnauthenticatedError, ValidationError } from "../../src/domain/errors.js";
+import { Authorizer } from "../../src/application/authorizer.js";
+import { resourceKinds } from "../../src/application/kinds/resource-kinds.js";
 import { PaginationTokens } from "../../src/application/pagination-token.js";
+import type { PermissionStore } from "../../src/application/ports/permission-store.js";
+import type { RecordStore } from "../../src/application/ports/record-store.js";
+import { AccessByIds } from "../../src/application/record-access.js";
 import { RecordService } from "../../src/application/record-service.js";
 import { anonymousRequester, authenticatedRequester, type Requester } from "../../src/application/requester.js";
 import type { ResourceDefinition } from "../../src/application/resources.js";
@@ -11,6 +16,12 @@ import { DirectUnitOfWork } from "../../src/adapters/system/direct-unit-of-work.
 
 const articles: ResourceDefinition = { name: "articles", kind: "shareable", permissions: ["read", "write"], settingsPrincipals: { create: ["system.Authenticated"] } };
 const notes: ResourceDefinition = { name: "notes", kind: "user", permissions: ["read", "write"], settingsPrincipals: {} };
+
+/** The service as the composition root builds it over memory adapters, with ids from `nextId`. */
+function serviceOver(records: RecordStore, permissions: PermissionStore, nextId: () => string): RecordService {
+  const kinds = resourceKinds({ authorizer: new Authorizer(permissions), permissions, access: new AccessByIds(permissions) });
+  return new RecordService({ records, kinds, unitOfWork: new DirectUnitOfWork(), ids: { generate: nextId }, tokens: new PaginationTokens("secret") });
+}
 
 describe("RecordService", () => {
   let now: number;
@@ -25,15 +36,7 @@ describe("RecordService", () => {
     let next = 0;
     permissions = new MemoryPermissionStore();
     records = new MemoryRecordStore({ now: () => now });
-    service = new RecordService({
-      records,
-      permissions,
-      unitOfWork: new DirectUnitOfWork(),
-      clock: { now: () => now },
-      ids: { generate: () => `id${++next}` },
-      tokens: new PaginationTokens("secret"),
-      accessStrategy: "ids",
-    });
+    service = serviceOver(records, permissions, () => `id${++next}`);
     const groups = (id: string) => permissions.userPrincipals(id);
     alice = authenticatedRequester("alice", groups);
     bob = authenticatedRequester("bob", groups);
@@ -143,6 +146,16 @@ describe("RecordService", () => {
     await expectRejection(service.create(anonymousRequester(), strict, { data: {} }), UnauthenticatedError);
   });
 
+  it("reports a bad body only to callers allowed to write, the others get 401/403 first", async () => {
+    const bad = ValidationError.single("body", "data", "Provide at least one of data or permissions");
+    await expectRejection(service.create(anonymousRequester(), articles, bad), UnauthenticatedError);
+    expect(await expectRejection(service.create(alice, articles, bad), ValidationError)).to.equal(bad);
+    await service.create(alice, articles, { data: { id: "a1" } });
+    await expectRejection(service.update(bob, articles, "a1", bad), ForbiddenError);
+    await expectRejection(service.replace(bob, articles, "a1", bad), ForbiddenError);
+    expect(await expectRejection(service.update(alice, articles, "a1", bad), ValidationError)).to.equal(bad);
+  });
+
   it("refuses a PUT whose body id differs from the URL id", async () => {
     await expectRejection(service.replace(alice, articles, "a1", { data: { id: "other" } }), ValidationError);
   });
@@ -156,7 +169,7 @@ describe("RecordService", () => {
     const racing = Object.create(records) as MemoryRecordStore;
     racing.get = () => Promise.resolve(undefined);
     racing.create = () => Promise.reject(new ConflictError(null));
-    const raced = new RecordService({ records: racing, permissions, unitOfWork: new DirectUnitOfWork(), clock: { now: () => now }, ids: { generate: () => "x" }, tokens: new PaginationTokens("s"), accessStrategy: "ids" });
+    const raced = serviceOver(racing, permissions, () => "x");
     await expectRejection(raced.replace(alice, articles, "a1", { data: {} }), ConflictError);
   });
 });

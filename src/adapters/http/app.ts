@@ -6,6 +6,7 @@
 import { bodyParser } from "@koa/bodyparser";
 import Router from "@koa/router";
 import Koa, { type Context, type Next } from "koa";
+import { ValidationError } from "../../domain/errors.js";
 import type { Requester } from "../../application/requester.js";
 import { BATCH_REQUESTERS, registerBatchRoute } from "./batch-route.js";
 import { corsMiddleware } from "./cors.js";
@@ -46,14 +47,16 @@ export function createApp(services: HttpServices): Koa {
 
 /**
  * An unparsable body is a body-validation error, which must not outrank 404, 401 or 403
- * (api-contract §8): it is thrown when a handler reads the body. 413 and 415 stay eager.
+ * (api-contract §8): it is thrown, as a ValidationError, when a handler reads the body, and the
+ * record service reports it after authorization. 413 and 415 stay eager.
  */
 function deferParseError(error: Error, ctx: Context): void {
   if ((error as { status?: unknown }).status !== 400) throw error;
+  const invalid = new ValidationError([{ location: "body", name: null, description: "Invalid JSON" }], "Invalid JSON body");
   Object.defineProperty(ctx.request, "body", {
     configurable: true,
     get() {
-      throw error;
+      throw invalid;
     },
   });
 }

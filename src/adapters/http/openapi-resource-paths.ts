@@ -3,7 +3,7 @@
  * only the methods the server really serves (after `*_enabled` settings and `readonly`).
  */
 import { isJsonObject, type JsonObject, type JsonValue } from "../../domain/json.js";
-import type { ResourceDefinition, ViewName } from "../../application/resources.js";
+import { permissionFor, type ResourceDefinition, type ViewName } from "../../application/resources.js";
 import type { Endpoint, HttpResource, HttpServices } from "./http-services.js";
 import { errorResponses, ID_SCHEMA, LIST_PARAMETERS, ref, TIMESTAMP_HEADERS, TIMESTAMP_SCHEMA, type ErrorStatus } from "./openapi-components.js";
 import { allowedMethods } from "./record-routes.js";
@@ -12,8 +12,6 @@ export interface ResourceDocument {
   readonly schemas: JsonObject;
   readonly paths: JsonObject;
 }
-
-const DEFAULT_VIEW_PERMISSIONS: Record<ViewName, string> = { list: "read", read: "read", create: "create", deleteAll: "write", replace: "write", update: "write", delete: "write" };
 
 export function resourceDocument(services: HttpServices, resource: HttpResource): ResourceDocument {
   const definition = resource.definition;
@@ -161,7 +159,7 @@ class Operations {
   }
 
   private permission(view: ViewName): string {
-    return this.definition.viewPermissions?.[view] ?? DEFAULT_VIEW_PERMISSIONS[view];
+    return permissionFor(this.definition, view);
   }
 
   private hasRequiredFields(): boolean {

@@ -3,7 +3,7 @@ import { ValidationError, type ValidationDetail } from "../../domain/errors.js";
 import { isJsonObject, type JsonObject } from "../../domain/json.js";
 import { isValidPrincipal } from "../../domain/principals.js";
 import { isValidRecordId } from "../../domain/records.js";
-import type { PatchPayload, RecordPayload } from "../../application/record-service.js";
+import type { PatchPayload, RecordPayload, Submitted } from "../../application/record-service.js";
 import type { ResourceDefinition } from "../../application/resources.js";
 
 const TOP_LEVEL_KEYS = new Set(["data", "permissions"]);
@@ -58,4 +58,14 @@ export function parseRecordPatch(body: unknown, resource: ResourceDefinition, me
   // Plain JSON PATCH ignores null permission values (Kinto); merge patch removes them.
   const permissions = checked.permissions && !merge ? Object.fromEntries(Object.entries(checked.permissions).filter(([, v]) => v !== null)) : checked.permissions;
   return { data: checked.data, permissions, merge };
+}
+
+/** A parsed body, or the ValidationError saying what is wrong with it: the service reports it after authorization. */
+export function submitted<T>(parse: () => T): Submitted<T> {
+  try {
+    return parse();
+  } catch (error) {
+    if (error instanceof ValidationError) return error;
+    throw error;
+  }
 }

@@ -11,7 +11,7 @@ import { UnknownUrlError } from "./http-errors.js";
 import { preconditionsOf } from "./http-preconditions.js";
 import type { Endpoint, HttpResource, HttpServices } from "./http-services.js";
 import { parseListQuery } from "./list-query.js";
-import { parseRecordPatch, parseRecordPayload } from "./payload.js";
+import { parseRecordPatch, parseRecordPayload, submitted } from "./payload.js";
 import { respondWithList, respondWithRecord, setTimestampHeaders } from "./responses.js";
 import { requestUrl } from "./urls.js";
 
@@ -88,7 +88,7 @@ export function registerRecordRoutes(router: Router, services: HttpServices): vo
         return;
       }
       case "POST": {
-        const result = await records.create(requester, definition, () => parseRecordPayload(ctx.request.body, definition), preconditions);
+        const result = await records.create(requester, definition, submitted(() => parseRecordPayload(ctx.request.body, definition)), preconditions);
         respondWithRecord(ctx, result.created ? 201 : 200, result);
         return;
       }
@@ -117,13 +117,13 @@ export function registerRecordRoutes(router: Router, services: HttpServices): vo
         return;
       }
       case "PUT": {
-        const result = await records.replace(requester, definition, id, () => parseRecordPayload(ctx.request.body, definition), preconditions);
+        const result = await records.replace(requester, definition, id, submitted(() => parseRecordPayload(ctx.request.body, definition)), preconditions);
         respondWithRecord(ctx, result.created ? 201 : 200, result);
         return;
       }
       case "PATCH": {
         const merge = ctx.is(MERGE_PATCH) === MERGE_PATCH;
-        const result = await records.update(requester, definition, id, () => parseRecordPatch(ctx.request.body, definition, merge), preconditions);
+        const result = await records.update(requester, definition, id, submitted(() => parseRecordPatch(ctx.request.body, definition, merge)), preconditions);
         respondWithRecord(ctx, 200, result);
         return;
       }

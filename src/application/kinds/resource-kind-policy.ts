@@ -1,0 +1,68 @@
+/**
+ * What the record flows ask of a kind of resource (user, shareable, ...): where its records live,
+ * who the caller is, what each view requires, and which ACL is stored and shown. The flows in
+ * RecordService are the same for every kind; each kind is one object implementing this.
+ */
+import type { Acl } from "../../domain/acl.js";
+import type { Caller } from "../../domain/principals.js";
+import type { StoredRecord } from "../../domain/records.js";
+import type { RecordAccess } from "../listing.js";
+import type { Scope } from "../ports/record-store.js";
+import type { Requester } from "../requester.js";
+import type { ResourceDefinition, ResourceKind, ViewName } from "../resources.js";
+
+/** A record as fetched before a decision: undefined when missing; its ACL when the kind keeps one. */
+export interface Target {
+  readonly record: StoredRecord | undefined;
+  readonly acl: Acl | undefined;
+}
+
+/** The views that work on many records at once, and the record permission each one needs. */
+export type CollectionView = "list" | "deleteAll";
+
+export interface ResourceKindPolicy {
+  /** Where the requester's records of this resource live; throws 401 when the kind needs a user. */
+  scope(requester: Requester, resource: ResourceDefinition): Scope;
+
+  /** The caller as far as this kind needs to know (principals only when permissions matter). */
+  caller(requester: Requester): Promise<Caller>;
+
+  /** The record's stored ACL, fetched alongside the record; undefined when the kind keeps none. */
+  storedAcl(resource: ResourceDefinition, id: string): Promise<Acl | undefined>;
+
+  /** Whether the caller may use `view` on the whole collection. */
+  allowsCollection(caller: Caller, resource: ResourceDefinition, view: ViewName): Promise<boolean>;
+
+  /** Throws 401 (anonymous) or 403 unless `allowsCollection`. */
+  requireCollection(caller: Caller, resource: ResourceDefinition, view: ViewName): Promise<void>;
+
+  /** Throws 401/403 unless the caller may use `view` on the record (`knownAcl`: its ACL, when fetched). */
+  requireRecord(caller: Caller, resource: ResourceDefinition, view: ViewName, id: string, knownAcl: Acl | undefined): Promise<void>;
+
+  /**
+   * PATCH/DELETE target: 401/403 without the permission; a missing record is a 404 only for
+   * callers who may list the collection, so existence never leaks to the others.
+   */
+  requireWrite(caller: Caller, resource: ResourceDefinition, view: ViewName, id: string, target: Target): Promise<void>;
+
+  /**
+   * The records of the scope a collection view may touch: undefined for all of them, else the
+   * restriction to those the caller holds the view's record permission on.
+   */
+  collectionAccess(caller: Caller, resource: ResourceDefinition, view: CollectionView): Promise<RecordAccess | undefined>;
+
+  /** The ACL to store for a record the caller writes (the caller ends up in `write`); undefined: none kept. */
+  aclToStore(resource: ResourceDefinition, caller: Caller, requested: Acl): Acl | undefined;
+
+  /** What the caller sees of a record's ACL: undefined when the kind keeps none. */
+  visibleAcl(caller: Caller, acl: Acl | undefined): Acl | undefined;
+
+  /** Replaces the record's stored ACL with `acl` (every known permission not in it emptied). */
+  saveAcl(resource: ResourceDefinition, id: string, acl: Acl): Promise<void>;
+
+  /** The write that forgets the ACLs of deleted records; undefined when there is nothing to forget. */
+  aclRemoval(resource: ResourceDefinition, ids: readonly string[]): (() => Promise<void>) | undefined;
+}
+
+/** One policy per kind a resource may declare. */
+export type ResourceKinds = { readonly [K in ResourceKind]: ResourceKindPolicy };

@@ -1,0 +1,57 @@
+/**
+ * A user resource: each authenticated user has their own records (scope = their id), which only
+ * they see and write. No ACL is kept and the permission backend is never asked.
+ */
+import type { Acl } from "../../domain/acl.js";
+import { UnauthenticatedError } from "../../domain/errors.js";
+import type { Caller } from "../../domain/principals.js";
+import type { RecordAccess } from "../listing.js";
+import type { Scope } from "../ports/record-store.js";
+import type { Requester } from "../requester.js";
+import type { ResourceDefinition } from "../resources.js";
+import type { ResourceKindPolicy } from "./resource-kind-policy.js";
+
+const allowed = (): Promise<void> => Promise.resolve();
+
+export class UserKind implements ResourceKindPolicy {
+  scope(requester: Requester, resource: ResourceDefinition): Scope {
+    if (requester.userId === undefined) throw new UnauthenticatedError();
+    return { collection: resource.name, parentId: requester.userId };
+  }
+
+  /** No principals: nothing here depends on groups, so the backend lookup is skipped. */
+  caller(requester: Requester): Promise<Caller> {
+    return Promise.resolve({ userId: requester.userId, principals: [] });
+  }
+
+  storedAcl(): Promise<Acl | undefined> {
+    return Promise.resolve(undefined);
+  }
+
+  /** The scope is the caller's own: every view of it is theirs. */
+  allowsCollection(): Promise<boolean> {
+    return Promise.resolve(true);
+  }
+
+  requireCollection = allowed;
+  requireRecord = allowed;
+  requireWrite = allowed;
+
+  collectionAccess(): Promise<RecordAccess | undefined> {
+    return Promise.resolve(undefined);
+  }
+
+  aclToStore(): Acl | undefined {
+    return undefined;
+  }
+
+  visibleAcl(): Acl | undefined {
+    return undefined;
+  }
+
+  saveAcl = allowed;
+
+  aclRemoval(): undefined {
+    return undefined;
+  }
+}

@@ -1,0 +1,28 @@
+/**
+ * The permission backend of a deployment without one (only user resources): it holds nothing,
+ * grants nothing and stores nothing, so the services never test for a missing backend.
+ */
+import type { ObjectPermissions, PermissionStore } from "./ports/permission-store.js";
+
+const nothing = (): Promise<void> => Promise.resolve();
+const noPrincipals = (): Promise<Set<string>> => Promise.resolve(new Set<string>());
+
+export const NO_PERMISSION_STORE: PermissionStore = Object.freeze({
+  initializeSchema: nothing,
+  flush: nothing,
+  addUserPrincipal: nothing,
+  removeUserPrincipal: nothing,
+  removePrincipal: nothing,
+  userPrincipals: noPrincipals,
+  addPrincipalToAce: nothing,
+  removePrincipalFromAce: nothing,
+  objectPermissionPrincipals: noPrincipals,
+  principalsAccessibleObjects: noPrincipals,
+  objectPermissionAuthorizedPrincipals: noPrincipals,
+  checkPermission: (): Promise<boolean> => Promise.resolve(false),
+  objectPermissions: (): Promise<ObjectPermissions> => Promise.resolve({}),
+  replaceObjectPermissions: nothing,
+  deleteObjectPermissions: nothing,
+  heartbeat: (): Promise<boolean> => Promise.resolve(true),
+  close: nothing,
+});

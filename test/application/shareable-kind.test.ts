@@ -1,0 +1,97 @@
+/**
+ * The shareable kind alone, over the memory permission store (no I/O): scope, authorization of
+ * each view, the ACL stored and shown. Expected values are written out by hand.
+ */
+import { expect } from "chai";
+import { ForbiddenError, RecordNotFoundError, UnauthenticatedError } from "../../src/domain/errors.js";
+import { ANONYMOUS, callerPrincipals } from "../../src/domain/principals.js";
+import { Authorizer } from "../../src/application/authorizer.js";
+import type { ResourceKindPolicy } from "../../src/application/kinds/resource-kind-policy.js";
+import { ShareableKind } from "../../src/application/kinds/shareable-kind.js";
+import { AccessByGrants, AccessByIds } from "../../src/application/record-access.js";
+import { authenticatedRequester } from "../../src/application/requester.js";
+import type { ResourceDefinition } from "../../src/application/resources.js";
+import { MemoryPermissionStore } from "../../src/adapters/memory/memory-permission-store.js";
+
+const articles: ResourceDefinition = { name: "articles", kind: "shareable", permissions: ["read", "write"], settingsPrincipals: { create: ["system.Authenticated"] } };
+const alice = callerPrincipals("alice", []);
+const bob = callerPrincipals("bob", ["group:readers"]);
+
+describe("shareable kind", () => {
+  let permissions: MemoryPermissionStore;
+  let kind: ResourceKindPolicy;
+
+  beforeEach(async () => {
+    permissions = new MemoryPermissionStore();
+    kind = new ShareableKind({ authorizer: new Authorizer(permissions), permissions, access: new AccessByIds(permissions) });
+    await permissions.replaceObjectPermissions("/articles/a1", { write: ["alice"], read: ["group:readers"] });
+    await permissions.replaceObjectPermissions("/articles/a2", { write: ["alice"] });
+  });
+
+  it("keeps every record in one scope and asks the requester for its groups", async () => {
+    const requester = authenticatedRequester("bob", () => Promise.resolve(["group:readers"]));
+    expect(kind.scope(requester, articles)).to.deep.equal({ collection: "articles", parentId: "" });
+    expect((await kind.caller(requester)).principals).to.include("group:readers");
+  });
+
+  it("requires create on the collection: 403 for a user without it, 401 for anonymous", async () => {
+    await kind.requireCollection(alice, articles, "create");
+    const outsider = { userId: "eve", principals: ["eve"] };
+    await expectRejection(kind.requireCollection(outsider, articles, "create"), ForbiddenError);
+    await expectRejection(kind.requireCollection(ANONYMOUS, articles, "create"), UnauthenticatedError);
+  });
+
+  it("decides record views from the record's ACL, through a group too", async () => {
+    const acl = await kind.storedAcl(articles, "a1");
+    expect(acl).to.deep.equal({ write: ["alice"], read: ["group:readers"] });
+    await kind.requireRecord(bob, articles, "read", "a1", acl);
+    await expectRejection(kind.requireRecord(bob, articles, "replace", "a1", acl), ForbiddenError);
+  });
+
+  it("answers a write on a missing record with 404 only to callers who may list the collection", async () => {
+    const missing = { record: undefined, acl: {} };
+    await expectRejection(kind.requireWrite(bob, articles, "delete", "gone", missing), ForbiddenError);
+    const readers: ResourceDefinition = { ...articles, settingsPrincipals: { read: ["group:readers"] } };
+    await expectRejection(kind.requireWrite(bob, readers, "delete", "gone", missing), RecordNotFoundError);
+  });
+
+  it("restricts collection views to the records the caller may read or write", async () => {
+    expect(await kind.collectionAccess(bob, articles, "list")).to.deep.equal({ kind: "ids", ids: ["a1"] });
+    expect(await kind.collectionAccess(bob, articles, "deleteAll")).to.deep.equal({ kind: "ids", ids: [] });
+    const readers: ResourceDefinition = { ...articles, settingsPrincipals: { read: ["group:readers"] } };
+    expect(await kind.collectionAccess(bob, readers, "list")).to.equal(undefined);
+  });
+
+  it("hands the caller's grants to the store when records and ACEs share a database", async () => {
+    const joined = new ShareableKind({ authorizer: new Authorizer(permissions), permissions, access: new AccessByGrants() });
+    expect(await joined.collectionAccess(bob, articles, "list")).to.deep.equal({ kind: "principals", principals: bob.principals, permissions: ["read", "write"], objectIdPrefix: "/articles/" });
+    expect(await joined.collectionAccess(bob, articles, "deleteAll")).to.deep.equal({ kind: "principals", principals: bob.principals, permissions: ["write"], objectIdPrefix: "/articles/" });
+  });
+
+  it("always stores the writer in write, and shows the ACL to writers only", () => {
+    expect(kind.aclToStore(articles, bob, { read: ["carol"] })).to.deep.equal({ read: ["carol"], write: ["bob"] });
+    expect(kind.aclToStore(articles, ANONYMOUS, {})).to.deep.equal({ write: ["system.Everyone"] });
+    const acl = { read: ["bob"], write: ["alice"] };
+    expect(kind.visibleAcl(alice, acl)).to.deep.equal(acl);
+    expect(kind.visibleAcl(bob, acl)).to.deep.equal({});
+  });
+
+  it("saves the ACL over every known permission, and forgets the ACLs of deleted records", async () => {
+    await kind.saveAcl(articles, "a1", { write: ["bob"] });
+    expect(await kind.storedAcl(articles, "a1")).to.deep.equal({ write: ["bob"] });
+    expect(kind.aclRemoval(articles, [])).to.equal(undefined);
+    await kind.aclRemoval(articles, ["a1", "a2"])?.();
+    expect(await kind.storedAcl(articles, "a1")).to.deep.equal({});
+    expect(await kind.storedAcl(articles, "a2")).to.deep.equal({});
+  });
+});
+
+async function expectRejection<E extends Error>(promise: Promise<unknown>, type: new (...args: never[]) => E): Promise<E> {
+  try {
+    await promise;
+  } catch (error) {
+    expect(error).to.be.instanceOf(type);
+    return error as E;
+  }
+  throw new Error(`expected a ${type.name}`);
+}

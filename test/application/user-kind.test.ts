@@ -1,0 +1,47 @@
+/** The user kind alone: no I/O, no permission backend, every answer computed by hand. */
+import { expect } from "chai";
+import { UnauthenticatedError } from "../../src/domain/errors.js";
+import type { ResourceKindPolicy } from "../../src/application/kinds/resource-kind-policy.js";
+import { UserKind } from "../../src/application/kinds/user-kind.js";
+import { anonymousRequester, authenticatedRequester } from "../../src/application/requester.js";
+import type { ResourceDefinition } from "../../src/application/resources.js";
+
+const notes: ResourceDefinition = { name: "notes", kind: "user", permissions: ["read", "write"], settingsPrincipals: {} };
+
+describe("user kind", () => {
+  const kind: ResourceKindPolicy = new UserKind();
+  const groupsAsked: string[] = [];
+  const alice = authenticatedRequester("alice", (id) => {
+    groupsAsked.push(id);
+    return Promise.resolve(["group:editors"]);
+  });
+  const aliceCaller = { userId: "alice", principals: [] };
+
+  it("keeps each user's records under their own id, and refuses anonymous callers", () => {
+    expect(kind.scope(alice, notes)).to.deep.equal({ collection: "notes", parentId: "alice" });
+    expect(() => kind.scope(anonymousRequester(), notes)).to.throw(UnauthenticatedError);
+  });
+
+  it("never asks for the caller's groups", async () => {
+    expect(await kind.caller(alice)).to.deep.equal(aliceCaller);
+    expect(groupsAsked).to.deep.equal([]);
+  });
+
+  it("lets the owner use every view on the whole scope", async () => {
+    for (const view of ["create", "list", "deleteAll"] as const) {
+      expect(await kind.allowsCollection(aliceCaller, notes, view)).to.equal(true);
+      await kind.requireCollection(aliceCaller, notes, view);
+    }
+    await kind.requireRecord(aliceCaller, notes, "read", "n1", undefined);
+    await kind.requireWrite(aliceCaller, notes, "delete", "missing", { record: undefined, acl: undefined });
+    expect(await kind.collectionAccess(aliceCaller, notes, "list")).to.equal(undefined);
+    expect(await kind.collectionAccess(aliceCaller, notes, "deleteAll")).to.equal(undefined);
+  });
+
+  it("keeps, stores and shows no ACL", async () => {
+    expect(await kind.storedAcl(notes, "n1")).to.equal(undefined);
+    expect(kind.aclToStore(notes, aliceCaller, { read: ["bob"] })).to.equal(undefined);
+    expect(kind.visibleAcl(aliceCaller, { write: ["alice"] })).to.equal(undefined);
+    expect(kind.aclRemoval(notes, ["n1"])).to.equal(undefined);
+  });
+});
