@@ -222,7 +222,7 @@ describe("HTTP batch", () => {
       expect(created.body.data.title).to.equal("new");
       expect(forbidden.body).to.include({ code: 403, errno: 121 });
       expect(read.body.data.title).to.equal("mine");
-      expect(read.headers.etag).to.equal(`"${read.body.data.last_modified}"`);
+      expect(read.headers.ETag).to.equal(`"${read.body.data.last_modified}"`);
       expect(missing.body).to.include({ code: 404, errno: 110 });
       expect(patched.body.data.title).to.equal("changed");
       expect(listed.body.data).to.have.length(2);
@@ -232,13 +232,13 @@ describe("HTTP batch", () => {
       const res = await server.request("POST", "/v1/batch", { user: ALICE, headers: { Origin: "https://app.example.com" }, body: { requests: [{ path: "/notes/missing" }] } });
       const [missing] = res.body.responses;
       expect(missing.status).to.equal(404);
-      expect(missing.headers["access-control-allow-origin"]).to.be.oneOf(["https://app.example.com", "*"]);
+      expect(missing.headers["Access-Control-Allow-Origin"]).to.be.oneOf(["https://app.example.com", "*"]);
       expect(res.headers.get("access-control-allow-origin")).to.be.oneOf(["https://app.example.com", "*"]);
     });
 
     it("gives each sub-response its own headers (JSON content type)", async () => {
       const res = await batch({ requests: [{ path: "/notes" }] }, ALICE);
-      expect(res.body.responses[0].headers["content-type"]).to.contain("application/json");
+      expect(res.body.responses[0].headers["Content-Type"]).to.contain("application/json");
     });
   });
 

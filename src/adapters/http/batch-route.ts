@@ -69,7 +69,7 @@ export function registerBatchRoute(router: Router, services: HttpServices, app: 
     } catch (error) {
       if (!(error instanceof BatchAborted)) throw error;
       ctx.status = error.response.status;
-      for (const [name, value] of Object.entries(error.response.headers)) if (name !== "content-length" && typeof value === "string") ctx.set(name, value);
+      for (const [name, value] of Object.entries(error.response.headers)) if (name.toLowerCase() !== "content-length" && typeof value === "string") ctx.set(name, value);
       ctx.body = error.response.body;
     }
   });
@@ -78,9 +78,11 @@ export function registerBatchRoute(router: Router, services: HttpServices, app: 
 /** One version or trailing-slash redirect is followed with the same method, headers and body, as Kinto does. */
 async function runFollowingRedirect(app: Koa, run: (ctx: Context) => Promise<void>, request: SubRequest, shared: Map<string, Requester>): Promise<SubResponse> {
   const response = await runSubRequest(app, run, request, shared);
-  const location = response.headers.location;
-  if (response.status !== 307 || typeof location !== "string" || !location.startsWith(`${VERSION_PREFIX}/`)) return response;
-  return runSubRequest(app, run, { ...request, path: location }, shared);
+  const location = response.status === 307 ? response.headers.Location : undefined;
+  if (typeof location !== "string") return response;
+  const target = new URL(location, "http://sub.request"); // the Location is absolute, as in Kinto
+  if (!target.pathname.startsWith(`${VERSION_PREFIX}/`)) return response;
+  return runSubRequest(app, run, { ...request, path: `${target.pathname}${target.search}` }, shared);
 }
 
 async function runSubRequest(app: Koa, run: (ctx: Context) => Promise<void>, request: SubRequest, shared: Map<string, Requester>): Promise<SubResponse> {
@@ -94,9 +96,13 @@ async function runSubRequest(app: Koa, run: (ctx: Context) => Promise<void>, req
   (ctx as Context & { disableBodyParser?: boolean }).disableBodyParser = true;
   ctx.state[BATCH_REQUESTERS] = shared;
   await run(ctx);
+  // Names as the handlers spelled them (`ETag`, `Content-Type`): Kinto clients read them case-sensitively.
   const headers: JsonObject = {};
-  for (const [name, value] of Object.entries(ctx.response.headers)) if (value !== undefined) headers[name] = String(value);
-  const body = ctx.body === undefined || ctx.body === null || ctx.method === "HEAD" ? null : (ctx.body as JsonValue);
+  for (const name of res.getRawHeaderNames()) {
+    const value = res.getHeader(name);
+    if (value !== undefined) headers[name] = String(value);
+  }
+  const body = ctx.method === "HEAD" ? "" : ctx.body === undefined || ctx.body === null ? null : (ctx.body as JsonValue);
   return { status: ctx.status, path: decodedPath(request.path), headers, body };
 }
 
