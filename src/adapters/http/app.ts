@@ -13,7 +13,7 @@ import { corsMiddleware } from "./cors.js";
 import { errorMiddleware } from "./errors.js";
 import { ServiceGoneError, UnknownUrlError } from "./http-errors.js";
 import type { HttpServices } from "./http-services.js";
-import { JSON_TYPE, MERGE_PATCH_TYPE, negotiationMiddleware } from "./negotiation.js";
+import { BODY_TYPES, emptyBodyAsObject, JSON_TYPE, negotiationMiddleware } from "./negotiation.js";
 import { registerOpenApiRoute } from "./openapi.js";
 import { registerRecordRoutes } from "./record-routes.js";
 import { urlMiddleware, VERSION_PREFIX } from "./routing-middleware.js";
@@ -30,7 +30,8 @@ export function createApp(services: HttpServices): Koa {
   app.use(urlMiddleware(options));
   if (options.endOfService) app.use(endOfService(services));
   app.use(negotiationMiddleware(options));
-  app.use(bodyParser({ enableTypes: ["json"], extendTypes: { json: [JSON_TYPE, MERGE_PATCH_TYPE] }, jsonLimit: options.maxBodyBytes, jsonStrict: false, onError: deferParseError }));
+  app.use(bodyParser({ enableTypes: ["json"], extendTypes: { json: BODY_TYPES }, jsonLimit: options.maxBodyBytes, jsonStrict: false, onError: deferParseError }));
+  app.use(emptyBodyAsObject);
   app.use(authentication(services));
 
   const router = new Router({ prefix: VERSION_PREFIX });
