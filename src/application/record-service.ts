@@ -6,8 +6,10 @@
 import { aclEqual, patchAcl, replaceAcl, type Acl } from "../domain/acl.js";
 import { ConflictError, PreconditionFailedError, RecordNotFoundError, ValidationError } from "../domain/errors.js";
 import { jsonEqual, type JsonObject } from "../domain/json.js";
+import type { JsonPatchOperation } from "../domain/json-patch.js";
 import type { Caller } from "../domain/principals.js";
-import { isValidRecordId, mergePatch, shallowPatch, splitManagedFields, type RecordOrTombstone, type StoredRecord, type Tombstone } from "../domain/records.js";
+import { applyRecordJsonPatch } from "../domain/record-json-patch.js";
+import { isValidRecordId, mergePatch, recordBody, shallowPatch, splitManagedFields, type RecordOrTombstone, type StoredRecord, type Tombstone } from "../domain/records.js";
 import { denial } from "./authorizer.js";
 import type { ResourceKindPolicy, ResourceKinds, Target } from "./kinds/resource-kind-policy.js";
 import { MODIFIED_FIELD, type CountQuery, type Filter, type RecordAccess, type SortKey } from "./listing.js";
@@ -30,6 +32,8 @@ export interface PatchPayload {
   readonly permissions?: Readonly<Record<string, readonly string[] | null>>;
   /** RFC 7396 merge patch instead of a shallow top-level replace. */
   readonly merge: boolean;
+  /** RFC 6902 JSON Patch on `{data, permissions}`: replaces `data` and `permissions` above. */
+  readonly operations?: readonly JsonPatchOperation[];
 }
 
 /** A record as answered: `permissions` is undefined for user resources, `{}` for non-writers. */
@@ -205,16 +209,18 @@ export class RecordService {
     const patch = payloadOf(submitted);
     const changes = patch.data ?? {};
     rejectOtherId(changes, id);
-    const { fields: changedFields, lastModified } = splitManagedFields(changes);
+    const { fields: changedFields, lastModified: requestedModified } = splitManagedFields(changes);
     // Read-modify-write, conditional on what was read; a concurrent write makes us re-read
     // rather than lose it (unless the client itself asked for If-Match).
     for (let attempt = 1; ; attempt++) {
       const { record: existing, acl: currentAcl = {} } = target;
       if (!existing) throw new RecordNotFoundError(resource.name, id);
       checkPreconditions(preconditions, { timestamp: existing.lastModified, record: existing }, false);
-      const data = patch.merge ? (mergePatch(existing.data, changedFields) as JsonObject) : shallowPatch(existing.data, changedFields);
+      const { data, lastModified, permissions } = patch.operations
+        ? jsonPatched(resource, existing, target.acl, patch.operations)
+        : { data: patch.merge ? (mergePatch(existing.data, changedFields) as JsonObject) : shallowPatch(existing.data, changedFields), lastModified: requestedModified, permissions: patch.permissions };
       await this.validate(resource, data);
-      const acl = kind.aclToStore(resource, caller, patch.permissions ? patchAcl(currentAcl, patch.permissions) : currentAcl);
+      const acl = kind.aclToStore(resource, caller, permissions ? patchAcl(currentAcl, permissions) : currentAcl);
       const aclChanged = acl !== undefined && !aclEqual(acl, currentAcl);
       const dataChanged = !jsonEqual(data, existing.data) || (lastModified !== undefined && lastModified > existing.lastModified);
       if (!dataChanged && !aclChanged) return { record: existing, permissions: kind.visibleAcl(caller, acl), created: false };
@@ -331,6 +337,17 @@ export class RecordService {
 /** `last_modified` descending closes every sort, unless the client sorted on it already. */
 export function withTieBreaker(sort: readonly SortKey[]): SortKey[] {
   return sort.some((k) => k.field === MODIFIED_FIELD) ? [...sort] : [...sort, { field: MODIFIED_FIELD, descending: true }];
+}
+
+/**
+ * A JSON Patch applied to the stored record and ACL: the new data, client timestamp and whole ACL.
+ * A kind that keeps no ACL (`acl` undefined) has no `/permissions` to patch.
+ */
+function jsonPatched(resource: ResourceDefinition, existing: StoredRecord, acl: Acl | undefined, operations: readonly JsonPatchOperation[]) {
+  const patched = applyRecordJsonPatch(recordBody(existing), acl ?? {}, operations, acl === undefined ? [] : resource.permissions);
+  rejectOtherId(patched.data, existing.id);
+  const { fields, lastModified } = splitManagedFields(patched.data);
+  return { data: fields, lastModified: lastModified === existing.lastModified ? undefined : lastModified, permissions: acl === undefined ? undefined : patched.permissions };
 }
 
 function rejectOtherId(data: JsonObject, id: string): void {

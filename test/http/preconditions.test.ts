@@ -248,7 +248,7 @@ describe("HTTP preconditions and validators (api-contract §7)", () => {
 
     it("refuses other media types with 415", async () => {
       const rec = await article();
-      const res = await server.request("PATCH", rec.path, { user: ALICE, rawBody: "[]", headers: { "Content-Type": "application/json-patch+json" } });
+      const res = await server.request("PATCH", rec.path, { user: ALICE, rawBody: "<a/>", headers: { "Content-Type": "application/xml" } });
       expect(res.status).to.equal(415);
     });
   });

@@ -98,7 +98,8 @@ async function runSubRequest(app: Koa, run: (ctx: Context) => Promise<void>, req
   await run(ctx);
   // Names as the handlers spelled them (`ETag`, `Content-Type`): Kinto clients read them case-sensitively.
   const headers: JsonObject = {};
-  for (const name of res.getRawHeaderNames()) {
+  // getRawHeaderNames() exists on every outgoing message (Node ≥ 15.13); @types/node declares it on ClientRequest only.
+  for (const name of (res as ServerResponse & { getRawHeaderNames(): string[] }).getRawHeaderNames()) {
     const value = res.getHeader(name);
     if (value !== undefined) headers[name] = String(value);
   }

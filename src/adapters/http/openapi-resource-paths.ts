@@ -3,10 +3,22 @@
  * only the methods the server really serves (after `*_enabled` settings and `readonly`).
  */
 import { isJsonObject, type JsonObject, type JsonValue } from "../../domain/json.js";
+import { JSON_PATCH_OPS } from "../../domain/json-patch.js";
 import { permissionFor, type ResourceDefinition, type ViewName } from "../../application/resources.js";
 import type { Endpoint, HttpResource, HttpServices } from "./http-services.js";
 import { errorResponses, ID_SCHEMA, LIST_PARAMETERS, ref, TIMESTAMP_HEADERS, TIMESTAMP_SCHEMA, type ErrorStatus } from "./openapi-components.js";
 import { allowedMethods } from "./record-routes.js";
+
+/** RFC 6902 operations on `/data/…` and `/permissions/<perm>/<principal>`. */
+const JSON_PATCH_SCHEMA: JsonObject = {
+  type: "array",
+  items: {
+    type: "object",
+    required: ["op", "path"],
+    additionalProperties: false,
+    properties: { op: { enum: [...JSON_PATCH_OPS] }, path: { type: "string", pattern: "^/" }, from: { type: "string", pattern: "^/" }, value: {} },
+  },
+};
 
 export interface ResourceDocument {
   readonly schemas: JsonObject;
@@ -139,7 +151,7 @@ class Operations {
     body.minProperties = 1;
     return this.operation("update", `update_${this.name}`, "Modify a record", {
       parameters: [ref("parameters", "ifMatch")],
-      requestBody: { required: true, content: { "application/json": { schema: body }, "application/merge-patch+json": { schema: body } } },
+      requestBody: { required: true, content: { "application/json": { schema: body }, "application/merge-patch+json": { schema: body }, "application/json-patch+json": { schema: JSON_PATCH_SCHEMA } } },
       responses: { "200": this.ok("The modified record.", this.recordBody(), TIMESTAMP_HEADERS), ...this.errors([400, 401, 403, 404, 405, 412, 503]) },
     });
   }

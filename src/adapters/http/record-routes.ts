@@ -5,12 +5,15 @@
 import type Router from "@koa/router";
 import type { Context } from "koa";
 import { MethodNotAllowedError, ValidationError } from "../../domain/errors.js";
+import { parseJsonPatch } from "../../domain/json-patch.js";
 import { isValidRecordId, tombstoneBody } from "../../domain/records.js";
+import type { PatchPayload } from "../../application/record-service.js";
 import type { Requester } from "../../application/requester.js";
 import { UnknownUrlError } from "./http-errors.js";
 import { preconditionsOf } from "./http-preconditions.js";
 import type { Endpoint, HttpResource, HttpServices } from "./http-services.js";
 import { parseListQuery } from "./list-query.js";
+import { JSON_PATCH_TYPE, MERGE_PATCH_TYPE } from "./negotiation.js";
 import { parseRecordPatch, parseRecordPayload, submitted } from "./payload.js";
 import { respondWithList, respondWithRecord, setTimestampHeaders } from "./responses.js";
 import { requestUrl } from "./urls.js";
@@ -21,7 +24,6 @@ export const ENDPOINT_METHODS: Readonly<Record<Endpoint, readonly string[]>> = {
   record: ["GET", "HEAD", "PUT", "PATCH", "DELETE"],
 };
 const READ_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
-const MERGE_PATCH = "application/merge-patch+json";
 
 /** The router's path parameters (typed `any` by Koa). */
 function pathParams(ctx: Context): Record<string, string | undefined> {
@@ -122,8 +124,9 @@ export function registerRecordRoutes(router: Router, services: HttpServices): vo
         return;
       }
       case "PATCH": {
-        const merge = ctx.is(MERGE_PATCH) === MERGE_PATCH;
-        const result = await records.update(requester, definition, id, submitted(() => parseRecordPatch(ctx.request.body, definition, merge)), preconditions);
+        const type = ctx.request.type;
+        const parse = (): PatchPayload => (type === JSON_PATCH_TYPE ? { operations: parseJsonPatch(ctx.request.body), merge: false } : parseRecordPatch(ctx.request.body, definition, type === MERGE_PATCH_TYPE));
+        const result = await records.update(requester, definition, id, submitted(parse), preconditions);
         respondWithRecord(ctx, 200, result);
         return;
       }
