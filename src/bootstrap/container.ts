@@ -145,6 +145,8 @@ function httpOptions(settings: Settings): HttpOptions {
     projectDocs: PROJECT_DOCS,
     versionPrefixRedirectEnabled: settings.versionPrefixRedirectEnabled,
     trailingSlashRedirectEnabled: settings.trailingSlashRedirectEnabled,
+    versionPrefixRedirectTtlSeconds: settings.versionPrefixRedirectTtlSeconds,
+    trailingSlashRedirectTtlSeconds: settings.trailingSlashRedirectTtlSeconds,
     paginateBy: settings.paginateBy,
     storageMaxFetchSize: settings.storageMaxFetchSize,
     retryAfterSeconds: settings.retryAfterSeconds,

@@ -51,10 +51,14 @@ export interface Settings {
   readonly retryAfterSeconds: number;
   readonly backoff: string | undefined;
   readonly corsOrigins: readonly string[];
-  readonly corsMaxAgeSeconds: number;
+  /** Undefined (empty setting): no Access-Control-Max-Age. */
+  readonly corsMaxAgeSeconds: number | undefined;
   readonly errorInfoLink: string;
   readonly versionPrefixRedirectEnabled: boolean;
   readonly trailingSlashRedirectEnabled: boolean;
+  /** -1: redirects carry no cache headers. */
+  readonly versionPrefixRedirectTtlSeconds: number;
+  readonly trailingSlashRedirectTtlSeconds: number;
   readonly httpScheme: string | undefined;
   readonly httpHost: string | undefined;
   readonly publicSettings: readonly string[];
@@ -94,6 +98,8 @@ const DEFAULTS: Record<string, JsonValue> = {
   error_info_link: "https://github.com/tessera-records/tessera/issues/",
   version_prefix_redirect_enabled: true,
   trailing_slash_redirect_enabled: true,
+  version_prefix_redirect_ttl_seconds: -1,
+  trailing_slash_redirect_ttl_seconds: 3600,
   http_scheme: null,
   http_host: null,
   public_settings: "",
@@ -269,10 +275,12 @@ function interpret(raw: Record<string, JsonValue>, problems: string[], warnings:
     retryAfterSeconds: int("retry_after_seconds", 0),
     backoff: str("backoff"),
     corsOrigins: listValue(raw.cors_origins),
-    corsMaxAgeSeconds: int("cors_max_age_seconds", 0),
+    corsMaxAgeSeconds: raw.cors_max_age_seconds === "" || raw.cors_max_age_seconds === null ? undefined : int("cors_max_age_seconds", 0),
     errorInfoLink: str("error_info_link") ?? "",
     versionPrefixRedirectEnabled: bool("version_prefix_redirect_enabled"),
     trailingSlashRedirectEnabled: bool("trailing_slash_redirect_enabled"),
+    versionPrefixRedirectTtlSeconds: int("version_prefix_redirect_ttl_seconds", -1),
+    trailingSlashRedirectTtlSeconds: int("trailing_slash_redirect_ttl_seconds", -1),
     httpScheme: scheme,
     httpHost: host,
     publicSettings: listValue(raw.public_settings),

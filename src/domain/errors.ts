@@ -16,12 +16,23 @@ export abstract class TesseraError extends Error {
 /** Bad input; `details` lists every problem found. */
 export class ValidationError extends TesseraError {
   constructor(readonly details: readonly ValidationDetail[], message?: string) {
-    super(message ?? details.map((d) => (d.name ? `${d.name} in ${d.location}: ${d.description}` : `${d.location}: ${d.description}`)).join("; "));
+    super(message ?? summary(details));
   }
 
   static single(location: ErrorLocation, name: string | null, description: string): ValidationError {
     return new ValidationError([{ location, name, description }]);
   }
+}
+
+/**
+ * The message of a validation error, the Kinto way: the first detail by name (no name sorts as
+ * "None"), as its description when that already contains the name, else "<name> in <location>: …".
+ */
+function summary(details: readonly ValidationDetail[]): string {
+  const [first] = [...details].sort((a, b) => ((a.name ?? "None") < (b.name ?? "None") ? -1 : (a.name ?? "None") > (b.name ?? "None") ? 1 : 0));
+  if (first === undefined) return "Invalid parameters";
+  if (first.name === null) return `${first.location}: ${first.description}`;
+  return first.description.includes(first.name) ? first.description : `${first.name} in ${first.location}: ${first.description}`;
 }
 
 /** The caller is anonymous and the action needs more. */

@@ -19,6 +19,9 @@ import { registerRecordRoutes } from "./record-routes.js";
 import { urlMiddleware, VERSION_PREFIX } from "./routing-middleware.js";
 import { registerUtilityRoutes } from "./utility-routes.js";
 
+/** Kinto's policy: a JSON API loads nothing and is framed by nobody. */
+const CONTENT_SECURITY_POLICY = "default-src 'none'; frame-ancestors 'none'; base-uri 'none';";
+
 export function createApp(services: HttpServices): Koa {
   const { options, logger } = services;
   const app = new Koa({ proxy: false });
@@ -27,7 +30,7 @@ export function createApp(services: HttpServices): Koa {
   app.use(responseBasics(services));
   app.use(errorMiddleware({ retryAfterSeconds: options.retryAfterSeconds, challenge: services.authenticator.challenge, infoLink: options.errorInfoLink, logger }));
   app.use(corsMiddleware({ origins: options.corsOrigins, maxAgeSeconds: options.corsMaxAgeSeconds }));
-  app.use(urlMiddleware(options));
+  app.use(urlMiddleware(options, () => services.clock.now()));
   if (options.endOfService) app.use(endOfService(services));
   app.use(negotiationMiddleware(options));
   app.use(bodyParser({ enableTypes: ["json"], extendTypes: { json: BODY_TYPES }, jsonLimit: options.maxBodyBytes, jsonStrict: false, onError: deferParseError }));
@@ -86,6 +89,7 @@ function responseBasics({ logger, options }: HttpServices) {
   return async (ctx: Context, next: Next): Promise<void> => {
     const started = logging ? performance.now() : 0;
     ctx.set("X-Content-Type-Options", "nosniff");
+    ctx.set("Content-Security-Policy", CONTENT_SECURITY_POLICY);
     ctx.set("Cache-Control", "no-cache, no-store");
     ctx.type = JSON_TYPE;
     if (options.backoff !== undefined) ctx.set("Backoff", options.backoff);

@@ -14,7 +14,7 @@ import { MethodNotAllowedError, ValidationError, type ValidationDetail } from ".
 import { isJsonObject, type JsonObject, type JsonValue } from "../../domain/json.js";
 import type { Requester } from "../../application/requester.js";
 import type { HttpServices } from "./http-services.js";
-import { VERSION_PREFIX } from "./routing-middleware.js";
+import { REDIRECT_TARGET, VERSION_PREFIX } from "./routing-middleware.js";
 
 const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
 const REQUEST_KEYS = new Set(["method", "path", "headers", "body"]);
@@ -48,7 +48,7 @@ export const BATCH_REQUESTERS = "tessera.batchRequesters";
 export function registerBatchRoute(router: Router, services: HttpServices, app: Koa): void {
   let pipeline: ((ctx: Context) => Promise<void>) | undefined;
   router.all("/batch", async (ctx) => {
-    if (ctx.method !== "POST") throw new MethodNotAllowedError(["POST"], "Batch only accepts POST.");
+    if (ctx.method !== "POST") throw new MethodNotAllowedError(["POST"]);
     const requests = parseBatch(ctx.request.body, services.options.batchMaxRequests);
     pipeline ??= compose(app.middleware) as unknown as (ctx: Context) => Promise<void>;
     const run = pipeline;
@@ -77,15 +77,12 @@ export function registerBatchRoute(router: Router, services: HttpServices, app: 
 
 /** One version or trailing-slash redirect is followed with the same method, headers and body, as Kinto does. */
 async function runFollowingRedirect(app: Koa, run: (ctx: Context) => Promise<void>, request: SubRequest, shared: Map<string, Requester>): Promise<SubResponse> {
-  const response = await runSubRequest(app, run, request, shared);
-  const location = response.status === 307 ? response.headers.Location : undefined;
-  if (typeof location !== "string") return response;
-  const target = new URL(location, "http://sub.request"); // the Location is absolute, as in Kinto
-  if (!target.pathname.startsWith(`${VERSION_PREFIX}/`)) return response;
-  return runSubRequest(app, run, { ...request, path: `${target.pathname}${target.search}` }, shared);
+  const { response, redirectTo } = await runSubRequest(app, run, request, shared);
+  if (response.status !== 307 || redirectTo === undefined || !redirectTo.startsWith(`${VERSION_PREFIX}/`)) return response;
+  return (await runSubRequest(app, run, { ...request, path: redirectTo }, shared)).response;
 }
 
-async function runSubRequest(app: Koa, run: (ctx: Context) => Promise<void>, request: SubRequest, shared: Map<string, Requester>): Promise<SubResponse> {
+async function runSubRequest(app: Koa, run: (ctx: Context) => Promise<void>, request: SubRequest, shared: Map<string, Requester>): Promise<{ response: SubResponse; redirectTo?: string }> {
   const req = new IncomingMessage(new Socket());
   req.method = request.method;
   req.url = request.path;
@@ -104,7 +101,7 @@ async function runSubRequest(app: Koa, run: (ctx: Context) => Promise<void>, req
     if (value !== undefined) headers[name] = String(value);
   }
   const body = ctx.method === "HEAD" ? "" : ctx.body === undefined || ctx.body === null ? null : (ctx.body as JsonValue);
-  return { status: ctx.status, path: decodedPath(request.path), headers, body };
+  return { response: { status: ctx.status, path: decodedPath(request.path), headers, body }, redirectTo: ctx.state[REDIRECT_TARGET] as string | undefined };
 }
 
 /** A body needs a length and a JSON type, or handlers asking its media type (merge-patch) see none. */

@@ -15,13 +15,15 @@ export function originMatcher(patterns: readonly string[]): (origin: string) => 
   return (origin) => regexes.some((r) => r.test(origin));
 }
 
-export function corsMiddleware(options: { origins: readonly string[]; maxAgeSeconds: number }) {
+export function corsMiddleware(options: { origins: readonly string[]; maxAgeSeconds: number | undefined }) {
   const allowed = originMatcher(options.origins);
+  // Like Kinto (cornice): `*` when every origin is allowed, the caller's origin otherwise.
+  const everyOrigin = options.origins.includes("*");
   return async (ctx: Context, next: Next): Promise<void> => {
     const origin = ctx.get("origin");
     if (origin) {
-      if (!allowed(origin)) throw ValidationError.single("header", "Origin", `Origin ${origin} is not allowed`);
-      ctx.set("Access-Control-Allow-Origin", origin);
+      if (!allowed(origin)) throw ValidationError.single("header", "Origin", `${origin} not allowed`);
+      ctx.set("Access-Control-Allow-Origin", everyOrigin ? "*" : origin);
       ctx.set("Access-Control-Expose-Headers", EXPOSED_HEADERS.join(", "));
       ctx.vary("Origin");
     }
@@ -29,7 +31,7 @@ export function corsMiddleware(options: { origins: readonly string[]; maxAgeSeco
       if (origin && ctx.get("access-control-request-method")) {
         ctx.set("Access-Control-Allow-Methods", ALLOWED_METHODS);
         ctx.set("Access-Control-Allow-Headers", ctx.get("access-control-request-headers") || ALLOWED_HEADERS);
-        if (options.maxAgeSeconds > 0) ctx.set("Access-Control-Max-Age", String(options.maxAgeSeconds)); // 0: let browsers decide
+        if (options.maxAgeSeconds) ctx.set("Access-Control-Max-Age", String(options.maxAgeSeconds)); // empty or 0: let browsers decide
       }
       ctx.status = 200;
       ctx.body = {};

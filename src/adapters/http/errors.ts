@@ -16,11 +16,13 @@ import {
   ValidationError,
 } from "../../domain/errors.js";
 import type { JsonObject, JsonValue } from "../../domain/json.js";
-import { NotAcceptableError, PayloadTooLargeError, ServiceGoneError, UnknownUrlError, UnknownVersionError, UnsupportedMediaTypeError } from "./http-errors.js";
+import { BadRequestError, NotAcceptableError, PayloadTooLargeError, ServiceGoneError, UnknownUrlError, UnknownVersionError, UnsupportedMediaTypeError } from "./http-errors.js";
 
 export interface ErrorResponse {
   readonly status: number;
   readonly errno: number;
+  /** The `error` field when it is not the status's usual reason. */
+  readonly error?: string;
   readonly message?: string;
   readonly details?: JsonValue;
   readonly headers?: Readonly<Record<string, string>>;
@@ -37,6 +39,7 @@ const rule = <E extends Error>(type: new (...args: never[]) => E, map: (error: E
 
 export const ERROR_TABLE: readonly Rule[] = [
   rule(ValidationError, (e) => ({ status: 400, errno: 107, message: e.message, details: e.details.map((d) => ({ ...d })) })),
+  rule(BadRequestError, (e) => ({ status: 400, errno: 107, error: "Bad Request", message: e.message })),
   rule(UnauthenticatedError, (e, c) => ({ status: 401, errno: 104, message: e.message, headers: c.challenge ? { "WWW-Authenticate": c.challenge } : undefined })),
   rule(ForbiddenError, (e) => ({ status: 403, errno: 121, message: e.message })),
   rule(RecordNotFoundError, (e) => ({ status: 404, errno: 110, details: { id: e.id, resource_name: e.collection } })),
@@ -75,12 +78,17 @@ const ERRNO_BY_STATUS: Readonly<Record<number, number>> = { 401: 104, 403: 121, 
 
 /**
  * Body-parser and Koa errors carry a status; the client ones keep it (a 404 stays a 404), only
- * a 400 is read as an unparsable body. Their own messages are not shown: they may name internals.
+ * a 400 is read as an unparsable body. Their own messages are not shown (they may name internals),
+ * except a JSON syntax error's, which only describes the client's body.
  */
 function fromHttpError(error: unknown): ErrorResponse | undefined {
   const status = (error as { status?: unknown } | null)?.status;
   if (typeof status !== "number" || status < 400 || status >= 500) return undefined;
-  if (status === 400) return { status: 400, errno: 107, message: "Invalid JSON body", details: [{ location: "body", name: null, description: "Invalid JSON" }] };
+  if (status === 400) {
+    // Kinto's shape: the parser's own message, then colander's "Required" for the missing body.
+    const message = error instanceof SyntaxError ? `Invalid JSON: ${error.message}` : "Invalid JSON";
+    return { status: 400, errno: 107, message, details: [{ location: "body", name: "", description: message }, { location: "body", name: "", description: "Required" }] };
+  }
   if (status === 413) return { status: 413, errno: 113, message: "Request body is too large." };
   if (status === 415) return { status: 415, errno: 107, message: "Unsupported Content-Type." };
   return { status, errno: ERRNO_BY_STATUS[status] ?? 107 };
@@ -92,7 +100,7 @@ export function describeError(error: unknown, context: ErrorContext): ErrorRespo
 }
 
 export function errorBody(response: ErrorResponse, infoLink: string): JsonObject {
-  const body: JsonObject = { code: response.status, errno: response.errno, error: REASONS[response.status] ?? "Error" };
+  const body: JsonObject = { code: response.status, errno: response.errno, error: response.error ?? REASONS[response.status] ?? "Error" };
   if (response.message !== undefined) body.message = response.message;
   if (infoLink !== "") body.info = infoLink; // `error_info_link =` switches the link off
   if (response.details !== undefined) body.details = response.details;

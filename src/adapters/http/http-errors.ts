@@ -37,3 +37,10 @@ export class ServiceGoneError extends TesseraError {
     super(message);
   }
 }
+
+/** A request Kinto refuses before any validation (bad URL encoding): 400 titled "Bad Request". */
+export class BadRequestError extends TesseraError {
+  constructor(message: string) {
+    super(message);
+  }
+}

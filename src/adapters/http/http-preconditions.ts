@@ -10,7 +10,7 @@ function condition(header: string, value: string | undefined): ETagCondition {
   if (trimmed === "*") return "*";
   const digits = /^"(\d+)"$/.exec(trimmed)?.[1];
   const ts = digits === undefined ? NaN : Number(digits);
-  if (!Number.isSafeInteger(ts)) throw ValidationError.single("header", header, `Invalid value for ${header}: expected "<timestamp>" or *`);
+  if (!Number.isSafeInteger(ts)) throw ValidationError.single("header", header, "The value should be integer between double quotes."); // Kinto's text
   return ts;
 }
 

@@ -32,12 +32,16 @@ export interface HttpOptions {
   readonly projectDocs: string;
   readonly versionPrefixRedirectEnabled: boolean;
   readonly trailingSlashRedirectEnabled: boolean;
+  /** Cache lifetime of the version and trailing-slash redirects; negative: no cache headers. */
+  readonly versionPrefixRedirectTtlSeconds: number;
+  readonly trailingSlashRedirectTtlSeconds: number;
   readonly paginateBy: number | undefined;
   readonly storageMaxFetchSize: number;
   readonly retryAfterSeconds: number;
   readonly backoff: string | undefined;
   readonly corsOrigins: readonly string[];
-  readonly corsMaxAgeSeconds: number;
+  /** Undefined: no Access-Control-Max-Age. */
+  readonly corsMaxAgeSeconds: number | undefined;
   readonly errorInfoLink: string;
   readonly httpScheme: string | undefined;
   readonly httpHost: string | undefined;

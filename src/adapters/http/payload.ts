@@ -5,6 +5,7 @@ import { isValidPrincipal } from "../../domain/principals.js";
 import { isValidRecordId } from "../../domain/records.js";
 import type { PatchPayload, RecordPayload, Submitted } from "../../application/record-service.js";
 import type { ResourceDefinition } from "../../application/resources.js";
+import { pythonRepr } from "./python-repr.js";
 
 const TOP_LEVEL_KEYS = new Set(["data", "permissions"]);
 
@@ -18,7 +19,8 @@ function check(body: unknown, resource: ResourceDefinition, allowNull: boolean):
   const bad = (name: string | null, description: string) => problems.push({ location: "body", name, description });
   if (body === undefined || body === null) return {};
   if (!isJsonObject(body)) throw ValidationError.single("body", null, "Body must be a JSON object");
-  for (const key of Object.keys(body)) if (!TOP_LEVEL_KEYS.has(key)) bad(key, `Unrecognized key "${key}" (expected data and permissions)`);
+  const unknown = Object.entries(body).filter(([key]) => !TOP_LEVEL_KEYS.has(key));
+  if (unknown.length > 0) bad("", `Unrecognized keys in mapping: "${pythonRepr(Object.fromEntries(unknown))}"`); // Kinto's text
   const result: Checked = {};
   if (body.data !== undefined) {
     if (isJsonObject(body.data)) result.data = body.data;
@@ -30,9 +32,10 @@ function check(body: unknown, resource: ResourceDefinition, allowNull: boolean):
     else {
       result.permissions = {};
       for (const [permission, principals] of Object.entries(body.permissions)) {
-        if (!resource.permissions.includes(permission)) bad(`permissions.${permission}`, `"${permission}" is not one of ${resource.permissions.join(", ")}`);
+        if (!resource.permissions.includes(permission)) bad("permissions", `"${permission}" is not one of ${resource.permissions.join(", ")}`);
         else if (principals === null && allowNull) result.permissions[permission] = null;
-        else if (!Array.isArray(principals) || !principals.every(isValidPrincipal)) bad(`permissions.${permission}`, "must be a list of principal strings");
+        else if (!Array.isArray(principals)) bad(`permissions.${permission}`, `"${typeof principals === "string" ? principals : pythonRepr(principals)}" is not iterable`);
+        else if (!principals.every(isValidPrincipal)) bad(`permissions.${permission}`, "must be a list of principal strings");
         else result.permissions[permission] = principals;
       }
     }

@@ -16,7 +16,7 @@ import { parseListQuery } from "./list-query.js";
 import { JSON_PATCH_TYPE, MERGE_PATCH_TYPE } from "./negotiation.js";
 import { parseRecordPatch, parseRecordPayload, submitted } from "./payload.js";
 import { respondWithList, respondWithRecord, setTimestampHeaders } from "./responses.js";
-import { requestUrl } from "./urls.js";
+import { requestUrl, urlText } from "./urls.js";
 
 /** Methods of each endpoint before settings switch any off. */
 export const ENDPOINT_METHODS: Readonly<Record<Endpoint, readonly string[]>> = {
@@ -46,7 +46,7 @@ export function registerRecordRoutes(router: Router, services: HttpServices): vo
     const resource = services.resources.get(String(pathParams(ctx).collection));
     if (!resource) throw new UnknownUrlError();
     const allowed = allowedMethods(services, resource, endpoint);
-    if (!allowed.includes(ctx.method)) throw new MethodNotAllowedError(allowed, `Method ${ctx.method} is not allowed on this ${endpoint} endpoint.`);
+    if (!allowed.includes(ctx.method)) throw new MethodNotAllowedError(allowed);
     return resource;
   };
 
@@ -154,7 +154,7 @@ function deletionTimestamp(ctx: Context): number | undefined {
 /** The same URL with every parameter kept, `_limit` set to the effective limit and `_token` added. */
 function nextPageUrl(ctx: Context, services: HttpServices, limit: number, token: string): string {
   const url = requestUrl(ctx, services.options);
-  url.searchParams.set("_limit", String(limit));
-  url.searchParams.set("_token", token);
-  return url.toString();
+  url.query.set("_limit", String(limit));
+  url.query.set("_token", token);
+  return urlText(url);
 }
