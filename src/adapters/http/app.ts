@@ -56,7 +56,9 @@ export function createApp(services: HttpServices): Koa {
  */
 function deferParseError(error: Error, ctx: Context): void {
   if ((error as { status?: unknown }).status !== 400) throw error;
-  const invalid = new ValidationError([{ location: "body", name: null, description: "Invalid JSON" }], "Invalid JSON body");
+  // Kinto's shape: the parser's own message (it only describes the client's body), then colander's "Required".
+  const description = error instanceof SyntaxError ? `Invalid JSON: ${error.message}` : "Invalid JSON";
+  const invalid = new ValidationError([{ location: "body", name: "", description }, { location: "body", name: "", description: "Required" }], description);
   Object.defineProperty(ctx.request, "body", {
     configurable: true,
     get() {

@@ -78,17 +78,12 @@ const ERRNO_BY_STATUS: Readonly<Record<number, number>> = { 401: 104, 403: 121, 
 
 /**
  * Body-parser and Koa errors carry a status; the client ones keep it (a 404 stays a 404), only
- * a 400 is read as an unparsable body. Their own messages are not shown (they may name internals),
- * except a JSON syntax error's, which only describes the client's body.
+ * a 400 is read as an unparsable body. Their own messages are not shown: they may name internals.
  */
 function fromHttpError(error: unknown): ErrorResponse | undefined {
   const status = (error as { status?: unknown } | null)?.status;
   if (typeof status !== "number" || status < 400 || status >= 500) return undefined;
-  if (status === 400) {
-    // Kinto's shape: the parser's own message, then colander's "Required" for the missing body.
-    const message = error instanceof SyntaxError ? `Invalid JSON: ${error.message}` : "Invalid JSON";
-    return { status: 400, errno: 107, message, details: [{ location: "body", name: "", description: message }, { location: "body", name: "", description: "Required" }] };
-  }
+  if (status === 400) return { status: 400, errno: 107, message: "Invalid JSON body", details: [{ location: "body", name: null, description: "Invalid JSON" }] };
   if (status === 413) return { status: 413, errno: 113, message: "Request body is too large." };
   if (status === 415) return { status: 415, errno: 107, message: "Unsupported Content-Type." };
   return { status, errno: ERRNO_BY_STATUS[status] ?? 107 };
