@@ -8,6 +8,7 @@ import path from "node:path";
 import { jsonOrText, type JsonValue } from "../domain/json.js";
 import { COLLECTION_NAME_PATTERN, type ResourceKind } from "../application/resources.js";
 import { parseIni } from "./ini.js";
+import { fromKintoBackend, fromKintoName, KINTO_PREFIX, unsupportedKintoSettings } from "./kinto-settings.js";
 import { projectRoot } from "./project-root.js";
 
 export const PROJECT_NAME = "tessera";
@@ -130,9 +131,14 @@ export function loadSettings(sources: SettingsSources = { argv: process.argv.sli
   const warnings: string[] = [];
   const raw: Record<string, JsonValue> = { ...DEFAULTS };
   const configFile = configPath(sources);
-  if (configFile !== undefined) mergeFile(configFile, raw, problems, warnings);
+  const kintoKeys = new Map<string, string>();
+  if (configFile !== undefined) mergeFile(configFile, raw, problems, warnings, kintoKeys);
   const fromEnvironment = mergeEnvironment(sources.env, raw, problems);
   restoreCollectionCase(raw, fromEnvironment);
+  for (const kind of BACKEND_KINDS) raw[`${kind}_backend`] = fromKintoBackend(raw[`${kind}_backend`]) ?? null;
+  const collections = listValue(raw.resources).map((entry) => entry.split(":")[0] ?? "");
+  const meaningful = (name: string) => name in DEFAULTS || /^multiauth\.|^eos(?:_|$)/.test(name) || (DYNAMIC_SETTING.test(name) && collections.some((c) => name.startsWith(`${c}_`)));
+  problems.push(...unsupportedKintoSettings(kintoKeys, meaningful));
   const unknown = Object.keys(raw).filter((key) => !(key in DEFAULTS) && !DYNAMIC_SETTING.test(key));
   const settings = { ...interpret(raw, problems, warnings), unknown };
   if (problems.length > 0) throw new SettingsError(problems);
@@ -148,7 +154,8 @@ function configPath({ argv, env, defaultFile = true }: SettingsSources): string 
   return defaultFile && existsSync(DEFAULT_CONFIG_FILE) ? DEFAULT_CONFIG_FILE : undefined;
 }
 
-function mergeFile(file: string, raw: Record<string, JsonValue>, problems: string[], warnings: string[]): void {
+/** `kintoKeys` receives the settings written with Kinto's prefix (our name → key as written). */
+function mergeFile(file: string, raw: Record<string, JsonValue>, problems: string[], warnings: string[], kintoKeys: Map<string, string>): void {
   let text: string;
   try {
     text = readFileSync(file, "utf8");
@@ -165,7 +172,9 @@ function mergeFile(file: string, raw: Record<string, JsonValue>, problems: strin
   if (!section) return;
   const seen = new Map<string, { key: string; value: JsonValue }>();
   for (const [key, text] of section) {
-    const name = key.startsWith(PREFIX) ? key.slice(PREFIX.length) : key;
+    const kinto = key.startsWith(KINTO_PREFIX);
+    const name = key.startsWith(PREFIX) ? key.slice(PREFIX.length) : kinto ? fromKintoName(key.slice(KINTO_PREFIX.length)) : key;
+    if (kinto) kintoKeys.set(name, key);
     const value = jsonOrText(text);
     const earlier = seen.get(name);
     if (earlier && JSON.stringify(earlier.value) !== JSON.stringify(value)) {
