@@ -76,7 +76,7 @@ function applyOne(root: JsonValue, operation: JsonPatchOperation): JsonValue {
 function required<K extends "value" | "from">(operation: JsonPatchOperation, key: K): NonNullable<JsonPatchOperation[K]> {
   const value = operation[key];
   if (value === undefined) throw new JsonPatchError(`The operation does not contain a '${key}' member`);
-  return value as NonNullable<JsonPatchOperation[K]>;
+  return value;
 }
 
 function tokens(pointer: string): string[] {
@@ -101,8 +101,8 @@ function parentOf(root: JsonValue, pointer: string): { parent: JsonValue; key: s
 }
 
 function child(container: JsonValue, token: string, pointer: string): JsonValue {
-  if (Array.isArray(container)) return container[arrayIndex(token, container.length, false)] as JsonValue;
-  if (isJsonObject(container) && Object.hasOwn(container, token)) return container[token] as JsonValue;
+  if (Array.isArray(container)) return container[arrayIndex(token, container.length, false)];
+  if (isJsonObject(container) && Object.hasOwn(container, token)) return container[token];
   throw new JsonPatchError(`member '${token}' not found (${pointer})`);
 }
 

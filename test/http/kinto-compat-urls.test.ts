@@ -43,7 +43,7 @@ describe("Kinto compatibility: URLs, redirects, CORS and Host", () => {
 
     it("sends an absolute Location with Cache-Control max-age=3600 and Expires on trailing-slash redirects", async () => {
       for (const [path, target] of [["/v1/notes/?a=1", "/v1/notes?a=1"], ["/v1", "/v1/"]]) {
-        const res = await server.request("GET", path as string);
+        const res = await server.request("GET", path);
         expect(res.status, path).to.equal(307);
         expect(res.headers.get("location"), path).to.equal(`${server.url}${target}`);
         expect(res.headers.get("cache-control"), path).to.equal("max-age=3600");
