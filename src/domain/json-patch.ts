@@ -37,10 +37,20 @@ export function parseJsonPatch(body: unknown): JsonPatchOperation[] {
   return body as JsonPatchOperation[];
 }
 
+/** What `copy` operations may add in all: a few copies could otherwise double the document each time. */
+export const MAX_COPIED_CHARACTERS = 1_048_576;
+
 /** The operations applied in order to a copy of `document`; the first that fails throws a JsonPatchError. */
 export function applyJsonPatch(document: JsonValue, operations: readonly JsonPatchOperation[]): JsonValue {
   let root = structuredClone(document);
-  for (const operation of operations) root = applyOne(root, operation);
+  let copied = 0;
+  for (const operation of operations) {
+    if (operation.op === "copy") {
+      copied += JSON.stringify(get(root, operation.from ?? "", "copy")).length;
+      if (copied > MAX_COPIED_CHARACTERS) throw new JsonPatchError(`copy operations may add at most ${MAX_COPIED_CHARACTERS} characters`);
+    }
+    root = applyOne(root, operation);
+  }
   return root;
 }
 

@@ -45,6 +45,11 @@ describe("JSON Patch (RFC 6902)", () => {
     for (const ops of failures) expect(() => patch({ a: 1, l: [0], o: {} }, ops), JSON.stringify(ops)).to.throw(JsonPatchError);
   });
 
+  it("stops copies that would blow the document up (each copy doubling it)", () => {
+    const ops = Array.from({ length: 40 }, (_, i) => ({ op: "copy", from: "/d", path: `/d/m${i}` }));
+    expect(() => patch({ d: { text: "x".repeat(100) } }, ops)).to.throw(JsonPatchError, "at most");
+  });
+
   it("leaves the input document untouched and keeps __proto__ an ordinary member", () => {
     const input = { a: { b: 1 } };
     const result = patch(input, [{ op: "add", path: "/a/c", value: 2 }, { op: "add", path: "/__proto__", value: { polluted: true } }]) as Record<string, unknown>;
