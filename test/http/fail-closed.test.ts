@@ -59,7 +59,7 @@ for (const backend of BACKENDS) {
       const backends = await server.running.container.getAsync(TOKENS.Backends);
       await backends.migrate();
       permissions = backends.permissions as PermissionStore;
-      realCheck = permissions.checkPermission;
+      realCheck = permissions.checkPermission.bind(permissions);
     });
     beforeEach(async () => {
       const backends = await server.running.container.getAsync(TOKENS.Backends);
