@@ -95,13 +95,16 @@ describe("MemoryRecordStore", () => {
         // Small pages walked with cursors.
         const walked: string[] = [];
         let after: PageCursor | undefined;
-        for (;;) {
+        let ended = false;
+        for (let pages = 0; pages <= scanned.length && !ended; pages += 1) {
           const page = await store.list(scope, { ...byTitle, filters: [...filters], includeDeleted: true, limit: 2, access, after });
-          if (page.length === 0) break;
+          ended = page.length === 0;
+          if (ended) break;
           walked.push(...ids(page));
           const last = page[page.length - 1];
           after = { values: [last.deleted ? undefined : last.data.title, last.lastModified] };
         }
+        expect(ended, "the walk ended").to.equal(true);
         expect(walked).to.deep.equal(ids(scanned));
         expect(await store.count(scope, { filters: [...filters], access })).to.equal(scanned.filter((e) => !e.deleted).length);
       }

@@ -14,7 +14,7 @@ import type { PermissionStore } from "../../src/application/ports/permission-sto
 import { defaultBoundPermissions, type BoundPermissionsFn } from "../../src/domain/permissions.js";
 import type { Harness } from "../support/harness.js";
 import { databaseUrl, ensureDatabase } from "../support/postgres.js";
-import { REDIS_URL, requireService } from "../support/services.js";
+import { REDIS_URL, requireService, underCi } from "../support/services.js";
 
 interface Backend {
   name: string;
@@ -45,7 +45,7 @@ const BACKENDS: Backend[] = [
   { name: "postgresql", service: "postgresql", open: openPostgres },
 ];
 
-const CI = process.env.CI === "true";
+const CI = underCi();
 /** Operations to run at least: 10,000 on CI, fewer locally to keep `npm test` fast. */
 const TARGET_OPERATIONS = CI ? 10_000 : 2_000;
 const MIN_LENGTH = 40;

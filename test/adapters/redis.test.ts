@@ -143,11 +143,14 @@ describe("Redis adapters", function () {
     async function keysUnder(prefix: string): Promise<string[]> {
       const keys: string[] = [];
       let cursor = "0";
+      let rounds = 0;
       do {
         const [next, batch] = await admin.scan(cursor, "MATCH", `${prefix.replace(/[*?[\]\\]/g, "\\$&")}*`, "COUNT", 1000);
         keys.push(...batch);
         cursor = next;
-      } while (cursor !== "0");
+        rounds += 1;
+      } while (cursor !== "0" && rounds < 10_000);
+      expect(cursor, "SCAN ended").to.equal("0");
       return keys.sort();
     }
 

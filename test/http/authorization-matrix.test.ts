@@ -1,6 +1,7 @@
 import { expect } from "chai";
 import { TOKENS } from "../../src/bootstrap/tokens.js";
 import { startTestServer, userId, type TestServer } from "../support/http.js";
+import { walkNextPages } from "../support/page-walk.js";
 
 /** Who calls, and how each one is granted something (api-contract §5). */
 const CALLERS = {
@@ -204,19 +205,8 @@ describe("HTTP authorization matrix (shareable articles)", () => {
     });
 
     it("paginates inside the readable set", async () => {
-      const seen: string[] = [];
-      let next: string | null = `/v1/articles?_sort=rank&_limit=2`;
-      let pages = 0;
-      while (next) {
-        const res = await as("reader", "GET", next);
-        expect(res.status).to.equal(200);
-        seen.push(...ids(res));
-        const header = res.headers.get("next-page");
-        next = header ? new URL(header).pathname + new URL(header).search : null;
-        pages += 1;
-      }
-      expect(seen).to.deep.equal(["r0", "r2", "r4", "r6", "r8"]);
-      expect(pages).to.equal(3);
+      const pages = await walkNextPages(server, "/v1/articles?_sort=rank&_limit=2", CALLERS.reader, 3);
+      expect(pages.flatMap((page) => ids(page))).to.deep.equal(["r0", "r2", "r4", "r6", "r8"]);
     });
 
     it("plural DELETE deletes only the records the caller can write", async () => {

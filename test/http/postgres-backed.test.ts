@@ -6,6 +6,7 @@ import { expect } from "chai";
 import { BackendError } from "../../src/domain/errors.js";
 import { TOKENS } from "../../src/bootstrap/tokens.js";
 import { startTestServer, userId, type TestServer } from "../support/http.js";
+import { recordsOf, walkNextPages } from "../support/page-walk.js";
 import { databaseUrl, ensureDatabase } from "../support/postgres.js";
 import { requireService } from "../support/services.js";
 import { TcpProxy } from "../support/tcp-proxy.js";
@@ -57,15 +58,8 @@ describe("HTTP on PostgreSQL", function () {
     }
     const head = await server.request("HEAD", "/v1/articles?min_rank=1", { user: "bob:pw" });
     expect(head.headers.get("total-objects")).to.equal("3");
-    const seen: number[] = [];
-    let next: string | null = `${server.url}/v1/articles?_sort=rank&_limit=2`;
-    while (next) {
-      const page = await fetch(next, { headers: { Authorization: `Basic ${Buffer.from("bob:pw").toString("base64")}` } });
-      const body = (await page.json()) as { data: { rank: number }[] };
-      seen.push(...body.data.map((r) => r.rank));
-      next = page.headers.get("next-page");
-    }
-    expect(seen).to.deep.equal([0, 2, 4, 6]);
+    const pages = await walkNextPages(server, "/v1/articles?_sort=rank&_limit=2", "bob:pw", 3);
+    expect(recordsOf<{ rank: number }>(pages).map((r) => r.rank)).to.deep.equal([0, 2, 4, 6]);
   });
 
   it("rolls a batch back when a sub-request fails with a 5xx", async () => {

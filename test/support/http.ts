@@ -2,12 +2,12 @@
  * A real Tessera server on port 0 (memory backends unless told otherwise) and a small fetch
  * client with Basic Auth users, for HTTP tests.
  */
+import { createHmac } from "node:crypto";
 import { pino } from "pino";
 import type { TesseraExtension } from "../../src/application/extension.js";
 import type { Clock } from "../../src/application/ports/clock.js";
 import { startServer, type RunningServer } from "../../src/bootstrap/server.js";
 import { loadSettings } from "../../src/bootstrap/settings.js";
-import { BasicAuthPolicy } from "../../src/adapters/auth/basic-auth-policy.js";
 
 export const TEST_SECRET = "test-secret";
 
@@ -39,9 +39,12 @@ export interface TestServer {
   stop(): Promise<void>;
 }
 
-/** `basicauth:<hmac>` of a user:pass pair under the test secret. */
-export function userId(credentials: string): string {
-  return `basicauth:${new BasicAuthPolicy(TEST_SECRET).userId(credentials)}`;
+/**
+ * `basicauth:<hex HMAC-SHA256 of "user:pass" keyed with the secret>`, computed here from the
+ * spec's definition, never with the product's own policy.
+ */
+export function userId(credentials: string, secret = TEST_SECRET): string {
+  return `basicauth:${createHmac("sha256", secret).update(credentials, "utf8").digest("hex")}`;
 }
 
 export function settingsFrom(overrides: Record<string, string | undefined> = {}) {

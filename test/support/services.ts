@@ -1,6 +1,7 @@
 /**
  * Access to the real PostgreSQL and Redis the adapter suites need. When one is missing the
- * suite skips loudly, except under CI=true where it fails: CI must never pass without them.
+ * suite skips loudly, except under CI (any non-empty `CI`) where it fails: CI must never pass
+ * without them.
  */
 import net from "node:net";
 
@@ -21,16 +22,21 @@ function reachable(url: string, defaultPort: number): Promise<boolean> {
   });
 }
 
+/** Any non-empty `CI` (`true`, `1`, `yes`…) means CI, as most CI systems set it. */
+export function underCi(env: NodeJS.ProcessEnv = process.env): boolean {
+  return (env.CI ?? "") !== "";
+}
+
 /**
  * Call inside `describe` with a `before` hook: skips the suite (with a warning) when the
- * service is down, or fails it under CI=true.
+ * service is down, or fails it under CI.
  */
 export function requireService(name: "postgresql" | "redis"): void {
   before(async function () {
     const url = name === "postgresql" ? POSTGRES_URL : REDIS_URL;
     if (await reachable(url, name === "postgresql" ? 5432 : 6379)) return;
     const message = `${name} is not reachable at ${url}`;
-    if (process.env.CI === "true") throw new Error(`${message} (CI=true: suites needing it fail instead of skipping)`);
+    if (underCi()) throw new Error(`${message} (CI=${process.env.CI}: suites needing it fail instead of skipping)`);
     console.warn(`\n  SKIPPING: ${message}. Start it (see README) to run these tests.\n`);
     this.skip();
   });

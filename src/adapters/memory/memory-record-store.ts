@@ -178,7 +178,8 @@ export class MemoryRecordStore implements RecordStore {
   /** The live record a conditional write targets, after checking `ifMatch`. */
   private existing(scope: Scope, state: ScopeState, id: string, options: ConditionalWriteOptions | undefined): StoredRecord {
     const record = state.records.get(id);
-    if (!record) throw new RecordNotFoundError(scope.collection, id);
+    // With ifMatch, a record deleted meanwhile fails the precondition (api-contract §7).
+    if (!record) throw options?.ifMatch !== undefined ? new PreconditionFailedError(null) : new RecordNotFoundError(scope.collection, id);
     if (options?.ifMatch !== undefined && options.ifMatch !== record.lastModified) {
       throw new PreconditionFailedError(recordBody(copyRecord(record)));
     }

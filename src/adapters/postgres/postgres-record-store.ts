@@ -264,7 +264,8 @@ export class PostgresRecordStore implements RecordStore {
     if (written) return Number(written.last_modified);
     // Nothing written: the record is missing, or ifMatch differs (judged on its latest version).
     const current = await this.existingRow(scope, id);
-    if (!current) throw new RecordNotFoundError(scope.collection, id);
+    // With ifMatch, a record deleted meanwhile fails the precondition (api-contract §7).
+    if (!current) throw options.ifMatch !== undefined ? new PreconditionFailedError(null) : new RecordNotFoundError(scope.collection, id);
     throw new PreconditionFailedError(recordBody({ id, lastModified: Number(current.last_modified), data: current.data ?? {} }));
   }
 

@@ -43,7 +43,8 @@ export interface RecordStore {
 
   /**
    * Replaces the data of a live record. Throws RecordNotFoundError when missing, and
-   * PreconditionFailedError(existing body) when `ifMatch` differs from the stored timestamp.
+   * PreconditionFailedError(existing body) when `ifMatch` differs from the stored timestamp
+   * (PreconditionFailedError(null) when `ifMatch` is given and the record is missing).
    */
   update(scope: Scope, id: string, data: JsonObject, options?: ConditionalWriteOptions): Promise<StoredRecord>;
 

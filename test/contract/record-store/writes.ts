@@ -143,6 +143,15 @@ export function writeCases(store: StoreRef): void {
       expect((await store().get(scopeOf("notes", "alice"), "n1"))?.data).to.deep.equal({ v: 1 });
     });
 
+    it("fails the precondition (not 'not found') when ifMatch is given and the record is gone", async () => {
+      const created = await store().create(articles, "a1", { a: 1 });
+      await store().delete(articles, "a1");
+      const ifMatch = created.lastModified;
+      expect((await rejection(store().update(articles, "a1", { a: 2 }, { ifMatch }), PreconditionFailedError)).existing).to.equal(null);
+      expect((await rejection(store().delete(articles, "a1", { ifMatch }), PreconditionFailedError)).existing).to.equal(null);
+      await rejection(store().update(articles, "never", { a: 2 }, { ifMatch }), PreconditionFailedError);
+    });
+
     it("writes when ifMatch equals the stored timestamp", async () => {
       const created = await store().create(articles, "a1", { v: 1 });
       const updated = await store().update(articles, "a1", { v: 2 }, { ifMatch: created.lastModified });
@@ -156,9 +165,6 @@ export function writeCases(store: StoreRef): void {
       expect(plain(await store().get(articles, "a1"))).to.deep.equal(plain(created));
     });
 
-    it("reports a missing record rather than a failed precondition", async () => {
-      await rejection(store().update(articles, "nope", { v: 2 }, { ifMatch: 123 }), RecordNotFoundError);
-    });
   });
 
   describe("delete", () => {

@@ -1,0 +1,113 @@
+/**
+ * Fail-closed authorization, end to end on every permission backend: a caller whose only grant
+ * is a collection ACE (so the decision needs `checkPermission`) gets 503 when only that call
+ * fails, never 200; a caller with no grant at all gets 503 too. The real adapter keeps answering
+ * every other call, so the 503 can only come from the Authorizer's handling of that failure.
+ */
+import { expect } from "chai";
+import { BackendError } from "../../src/domain/errors.js";
+import type { PermissionStore } from "../../src/application/ports/permission-store.js";
+import { TOKENS } from "../../src/bootstrap/tokens.js";
+import { startTestServer, userId, type TestServer } from "../support/http.js";
+import { databaseUrl, ensureDatabase } from "../support/postgres.js";
+import { REDIS_URL, requireService } from "../support/services.js";
+
+const ALICE = "alice:pw";
+const BOB = "bob:pw";
+const CAROL = "carol:pw";
+const DATABASE = "tessera_fail_closed_test";
+
+interface Backend {
+  name: string;
+  service?: "postgresql" | "redis";
+  settings(): Promise<Record<string, string>>;
+}
+
+const BACKENDS: Backend[] = [
+  { name: "memory", settings: () => Promise.resolve({}) },
+  {
+    name: "postgresql",
+    service: "postgresql",
+    async settings() {
+      await ensureDatabase(DATABASE);
+      return { storage_backend: "postgresql", storage_url: databaseUrl(DATABASE), permission_backend: "postgresql", permission_url: databaseUrl(DATABASE) };
+    },
+  },
+  { name: "redis", service: "redis", settings: () => Promise.resolve({ permission_backend: "redis", permission_url: REDIS_URL, permission_prefix: `tessera-fail-closed-${process.pid}:` }) },
+];
+
+/** Requests a collection-level grant must decide: reads and writes of a record, and the list. */
+const REQUESTS: Array<{ name: string; method: string; path: string; body?: unknown }> = [
+  { name: "GET a record", method: "GET", path: "/v1/articles/r1" },
+  { name: "PATCH a record", method: "PATCH", path: "/v1/articles/r1", body: { data: { changed: true } } },
+  { name: "PUT a record", method: "PUT", path: "/v1/articles/r1", body: { data: { replaced: true } } },
+  { name: "DELETE a record", method: "DELETE", path: "/v1/articles/r1" },
+  { name: "GET the collection", method: "GET", path: "/v1/articles" },
+];
+
+for (const backend of BACKENDS) {
+  describe(`Fail-closed authorization when only checkPermission fails (${backend.name})`, function () {
+    if (backend.service) requireService(backend.service);
+    this.timeout(20_000);
+    let server: TestServer;
+    let permissions: PermissionStore;
+    let realCheck: PermissionStore["checkPermission"];
+    let checks = 0;
+
+    before(async () => {
+      server = await startTestServer(await backend.settings());
+      const backends = await server.running.container.getAsync(TOKENS.Backends);
+      await backends.migrate();
+      permissions = backends.permissions as PermissionStore;
+      realCheck = permissions.checkPermission.bind(permissions);
+    });
+    beforeEach(async () => {
+      const backends = await server.running.container.getAsync(TOKENS.Backends);
+      await backends.records.flush();
+      await permissions.flush();
+      permissions.checkPermission = realCheck;
+      checks = 0;
+      await server.request("PUT", "/v1/articles/r1", { user: ALICE, body: { data: { original: true } } });
+      // Bob may read and write every article through the collection's ACEs only.
+      await permissions.replaceObjectPermissions("/articles", { read: [userId(BOB)], write: [userId(BOB)] });
+    });
+    after(async () => {
+      if (permissions) permissions.checkPermission = realCheck;
+      await permissions?.flush();
+      await server?.stop();
+    });
+
+    /** From now on only checkPermission fails, as the real adapter would on a lost connection. */
+    function failCheckPermission(): void {
+      permissions.checkPermission = () => {
+        checks += 1;
+        return Promise.reject(new BackendError("permission"));
+      };
+    }
+
+    for (const request of REQUESTS) {
+      it(`${request.name}: 200 with the backend up, 503 (not 200) for the collection grantee when checkPermission fails`, async () => {
+        const control = await server.request("GET", request.path, { user: BOB });
+        expect(control.status, "control: the collection ACE grants Bob").to.equal(200);
+        failCheckPermission();
+        const answer = await server.request(request.method, request.path, { user: BOB, body: request.body });
+        expect(answer.status).to.equal(503);
+        expect(answer.body.details).to.deep.equal({ backend: "permission" });
+        expect(answer.headers.get("retry-after")).to.match(/^\d+$/);
+        expect(checks).to.be.greaterThan(0);
+        permissions.checkPermission = realCheck;
+        const after = await server.request("GET", "/v1/articles/r1", { user: ALICE });
+        expect(after.status, "the refused write left the record alone").to.equal(200);
+        expect(after.body.data).to.deep.include({ original: true });
+      });
+    }
+
+    it("a caller with no grant at all gets 503, not 200, on a record and on the list", async () => {
+      failCheckPermission();
+      for (const path of ["/v1/articles/r1", "/v1/articles"]) {
+        const answer = await server.request("GET", path, { user: CAROL });
+        expect(answer.status, path).to.equal(503);
+      }
+    });
+  });
+}
