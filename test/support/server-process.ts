@@ -5,6 +5,8 @@ import { PROJECT_ROOT, settingsEnv, tesseraArgs } from "./tessera-process.js";
 
 export interface ServerProcess {
   readonly url: string;
+  /** False once the process has exited (on its own: a crash, or after stop()). */
+  alive(): boolean;
   /** SIGTERM, then the exit code once the process is gone. */
   stop(): Promise<number | null>;
 }
@@ -26,7 +28,7 @@ export function startServerProcess(settings: Record<string, string>): Promise<Se
       if (!url) return;
       clearTimeout(timer);
       child.removeAllListeners("exit");
-      resolve({ url, stop: () => stop(child) });
+      resolve({ url, alive: () => child.exitCode === null && child.signalCode === null, stop: () => stop(child) });
     });
   });
 }

@@ -1,12 +1,19 @@
 /**
- * A TCP proxy in front of PostgreSQL or Redis that a test can cut (every connection dropped and
- * new ones refused, as when the server goes down) and restore on the same port.
+ * A TCP proxy in front of PostgreSQL or Redis that a test can cut (every live connection
+ * destroyed and new ones refused, as when the server goes down) and restore on the same port.
+ * A cut can also be armed to fire at an exact point of the traffic: when a chunk a client sends
+ * matches a trigger, that chunk is never delivered and every socket is destroyed at once.
  */
 import net from "node:net";
+
+/** Decides, for each chunk a client sends towards the server, whether the cut happens now. */
+export type CutTrigger = (chunk: Buffer, connection: number) => boolean;
 
 export class TcpProxy {
   private server: net.Server | undefined;
   private readonly sockets = new Set<net.Socket>();
+  private armed: { trigger: CutTrigger; fired: () => void } | undefined;
+  private connections = 0;
 
   private constructor(
     private readonly target: { host: string; port: number },
@@ -28,18 +35,19 @@ export class TcpProxy {
     return parsed.toString();
   }
 
+  /** Whether the proxy accepts connections (false between a cut and its restore). */
+  get up(): boolean {
+    return this.server !== undefined;
+  }
+
+  /** Live client connections (each has its upstream twin). */
+  get liveConnections(): number {
+    return this.sockets.size / 2;
+  }
+
   async restore(): Promise<void> {
-    const server = net.createServer((client) => {
-      const upstream = net.connect(this.target);
-      for (const socket of [client, upstream]) {
-        this.sockets.add(socket);
-        socket.on("close", () => this.sockets.delete(socket));
-        socket.on("error", () => socket.destroy());
-      }
-      client.pipe(upstream).pipe(client);
-      client.on("close", () => upstream.destroy());
-      upstream.on("close", () => client.destroy());
-    });
+    if (this.server) return;
+    const server = net.createServer((client) => this.relay(client));
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);
       server.listen(this.port, "127.0.0.1", () => resolve());
@@ -48,14 +56,52 @@ export class TcpProxy {
     this.server = server;
   }
 
+  /** Destroys every live socket now and refuses new connections until restore(). */
   async cut(): Promise<void> {
+    this.armed = undefined;
     const server = this.server;
     this.server = undefined;
     for (const socket of this.sockets) socket.destroy();
     if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
   }
 
+  /**
+   * Cuts (as cut() does) when a client chunk satisfies `trigger`; that chunk is dropped. Resolves
+   * once the cut happened. Replaces any trigger armed before.
+   */
+  cutWhen(trigger: CutTrigger): Promise<void> {
+    return new Promise((resolve) => {
+      this.armed = { trigger, fired: resolve };
+    });
+  }
+
+  /** Forgets an armed trigger that has not fired. */
+  disarm(): void {
+    this.armed = undefined;
+  }
+
   close(): Promise<void> {
     return this.cut();
+  }
+
+  private relay(client: net.Socket): void {
+    const connection = ++this.connections;
+    const upstream = net.connect(this.target);
+    for (const socket of [client, upstream]) {
+      this.sockets.add(socket);
+      socket.on("close", () => this.sockets.delete(socket));
+      socket.on("error", () => socket.destroy());
+    }
+    client.on("data", (chunk: Buffer) => {
+      const armed = this.armed;
+      if (armed?.trigger(chunk, connection)) {
+        void this.cut().then(armed.fired);
+        return;
+      }
+      upstream.write(chunk);
+    });
+    upstream.pipe(client);
+    client.on("close", () => upstream.destroy());
+    upstream.on("close", () => client.destroy());
   }
 }

@@ -1,12 +1,13 @@
 /**
- * One PostgreSQL database: a TypeORM DataSource (migrations) whose pg pool also serves the hot
- * paths as plain parameterised SQL, and the transaction of the current unit of work.
+ * One PostgreSQL database: our own pg pool, which serves the hot paths as plain parameterised SQL
+ * (docs/adr/0006), and the transaction of the current unit of work. TypeORM only runs migrations,
+ * on a short-lived DataSource of its own.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import pg from "pg";
-import { DataSource } from "typeorm";
 import { BackendError } from "../../domain/errors.js";
-import { postgresDataSourceOptions, POSTGRES_MIGRATIONS, type MigrationClass } from "./postgres-data-source.js";
+import { GuardedClient } from "./guarded-client.js";
+import type { MigrationClass } from "./postgres-data-source.js";
 import { toDomainError, type PostgresBackendName } from "./postgres-errors.js";
 import { urlWithPassword, urlWithSessionOptions } from "./postgres-url.js";
 
@@ -42,35 +43,44 @@ export interface Statement {
 // Serialises concurrent `migrate` runs of several processes (an arbitrary, fixed key).
 const MIGRATION_LOCK_KEY = 7_364_211_093;
 
-/** Listener for a checked-out client: its next statement reports the failure instead. */
-function ignoreClientError(): void {}
+/** Connections TypeORM may open while it runs migrations (it uses one at a time). */
+const MIGRATION_CONNECTIONS = 2;
 
-function isPool(value: unknown): value is pg.Pool {
-  return value instanceof pg.Pool || (typeof value === "object" && value !== null && "totalCount" in value && "connect" in value);
+function ignorePoolError(): void {
+  // An idle pooled client lost its connection; pg-pool has already dropped it from the pool.
 }
 
 export class PostgresDatabase {
   readonly url: string;
   readonly maxConnections: number;
   private readonly maxBacklog: number;
-  private readonly poolOptions: Readonly<Record<string, unknown>>;
-  private readonly migrations: readonly MigrationClass[];
+  private readonly connection: pg.ClientConfig;
+  private readonly migrations: readonly MigrationClass[] | undefined;
   private readonly transactions = new AsyncLocalStorage<pg.PoolClient>();
-  private opening: Promise<{ dataSource: DataSource; pool: pg.Pool }> | undefined;
-  private closed = false;
+  private readonly pool: pg.Pool;
+  private closing: Promise<void> | undefined;
 
   constructor(options: PostgresDatabaseOptions) {
     this.url = options.url;
     this.maxConnections = (options.poolSize ?? 10) + Math.max(0, options.maxOverflow ?? 10);
     this.maxBacklog = options.maxBacklog ?? -1;
-    this.migrations = options.migrations ?? POSTGRES_MIGRATIONS;
+    this.migrations = options.migrations;
     const recycle = options.poolRecycleSeconds ?? -1;
     // Short OLTP statements: JIT compilation and parallel workers cost more than they save, and
     // the planner's overestimates on the ACE join (grants of a principal elsewhere) trigger both.
     const session = urlWithSessionOptions(urlWithPassword(options.url, options.passwordFile), "-c jit=off -c max_parallel_workers_per_gather=0");
-    this.poolOptions = {
+    this.connection = {
       connectionString: session.url,
       ...(session.options !== undefined ? { options: session.options } : {}),
+      ...(options.statementTimeoutMs !== undefined ? { statement_timeout: options.statementTimeoutMs } : {}),
+      application_name: options.applicationName ?? "tessera",
+      // A peer that vanished without closing (network partition) is noticed by TCP keepalive.
+      keepAlive: true,
+    };
+    // Connects lazily: a database down at start-up is simply retried by the next request.
+    this.pool = new pg.Pool({
+      ...this.connection,
+      Client: GuardedClient,
       max: this.maxConnections,
       // Like SQLAlchemy's QueuePool: poolSize connections stay open, overflow ones close when idle.
       min: Math.max(0, options.poolSize ?? 10),
@@ -78,9 +88,8 @@ export class PostgresDatabase {
       // pg-pool applies it to queued requests too: waiting longer for a connection fails.
       connectionTimeoutMillis: Math.max(1, Math.round((options.poolTimeoutSeconds ?? 30) * 1000)),
       ...(recycle > 0 ? { maxLifetimeSeconds: recycle } : {}),
-      ...(options.statementTimeoutMs !== undefined ? { statement_timeout: options.statementTimeoutMs } : {}),
-      application_name: options.applicationName ?? "tessera",
-    };
+    });
+    this.pool.on("error", ignorePoolError);
   }
 
   /**
@@ -93,9 +102,8 @@ export class PostgresDatabase {
     try {
       const client = this.transactions.getStore();
       if (client) return (await client.query<R>(config)).rows;
-      const pool = await this.pool();
-      this.refuseBeyondBacklog(backend, pool);
-      return (await pool.query<R>(config)).rows;
+      this.refuseWhenClosedOrOverloaded(backend);
+      return (await this.pool.query<R>(config)).rows;
     } catch (err) {
       throw toDomainError(backend, err);
     }
@@ -109,19 +117,13 @@ export class PostgresDatabase {
   /** Runs `work` in one transaction (joined when one is already open); rolls back when it throws. */
   async transaction<T>(backend: PostgresBackendName, work: () => Promise<T>): Promise<T> {
     if (this.inTransaction()) return work();
-    let client: pg.PoolClient | undefined;
+    const client = await this.checkout(backend);
     try {
-      const pool = await this.pool();
-      this.refuseBeyondBacklog(backend, pool);
-      client = await pool.connect();
       await client.query("BEGIN");
     } catch (err) {
-      client?.release(err instanceof Error ? err : true);
+      client.release(true);
       throw toDomainError(backend, err);
     }
-    // A checked-out client's connection error (server restart, terminated backend) would be
-    // an unhandled 'error' event; the next statement on it fails and rolls back the work instead.
-    client.on("error", ignoreClientError);
     let result: T;
     try {
       result = await this.transactions.run(client, work);
@@ -131,43 +133,45 @@ export class PostgresDatabase {
         () => false,
         () => true,
       );
-      client.off("error", ignoreClientError);
       client.release(broken);
       throw err;
     }
     try {
       await client.query("COMMIT");
-      client.off("error", ignoreClientError);
-      client.release();
     } catch (err) {
-      client.off("error", ignoreClientError);
       client.release(true);
       throw toDomainError(backend, err);
     }
+    client.release();
     return result;
   }
 
-  /** Applies pending migrations (idempotent), one process at a time. Returns the names applied. */
+  /**
+   * Applies pending migrations (idempotent), one process at a time, through a TypeORM DataSource
+   * opened for the occasion (loaded only then: serving never needs TypeORM). Returns the names applied.
+   */
   async migrate(backend: PostgresBackendName = "storage"): Promise<string[]> {
-    let lock: pg.PoolClient | undefined;
+    const lock = await this.checkout(backend);
     try {
-      const { dataSource, pool } = await this.open();
-      lock = await pool.connect();
-      lock.on("error", ignoreClientError);
       await lock.query("SELECT pg_advisory_lock($1)", [MIGRATION_LOCK_KEY]);
-      const applied = await dataSource.runMigrations({ transaction: "all" });
-      return applied.map((migration) => migration.name);
+      const [{ DataSource }, { postgresDataSourceOptions, POSTGRES_MIGRATIONS }] = await Promise.all([import("typeorm"), import("./postgres-data-source.js")]);
+      const options = postgresDataSourceOptions(this.url, { ...this.connection, Client: GuardedClient, max: MIGRATION_CONNECTIONS }, this.migrations ?? POSTGRES_MIGRATIONS);
+      const dataSource = new DataSource(options);
+      await dataSource.initialize();
+      try {
+        const applied = await dataSource.runMigrations({ transaction: "all" });
+        return applied.map((migration) => migration.name);
+      } finally {
+        await dataSource.destroy();
+      }
     } catch (err) {
       throw toDomainError(backend, err);
     } finally {
-      if (lock) {
-        const unlocked = await lock.query("SELECT pg_advisory_unlock($1)", [MIGRATION_LOCK_KEY]).then(
-          () => true,
-          () => false,
-        );
-        lock.off("error", ignoreClientError);
-        lock.release(!unlocked);
-      }
+      const unlocked = await lock.query("SELECT pg_advisory_unlock($1)", [MIGRATION_LOCK_KEY]).then(
+        () => true,
+        () => false,
+      );
+      lock.release(!unlocked);
     }
   }
 
@@ -182,46 +186,30 @@ export class PostgresDatabase {
   }
 
   /** Pool counters, for tests and metrics. */
-  async poolStatus(): Promise<{ total: number; idle: number; waiting: number }> {
-    const pool = await this.pool();
-    return { total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount };
+  poolStatus(): Promise<{ total: number; idle: number; waiting: number }> {
+    return Promise.resolve({ total: this.pool.totalCount, idle: this.pool.idleCount, waiting: this.pool.waitingCount });
   }
 
-  async close(): Promise<void> {
-    this.closed = true;
-    const opened = await this.opening?.catch(() => undefined);
-    this.opening = undefined;
-    if (opened?.dataSource.isInitialized) await opened.dataSource.destroy();
+  close(): Promise<void> {
+    this.closing ??= this.pool.end();
+    return this.closing;
   }
 
-  private async pool(): Promise<pg.Pool> {
-    return (await this.open()).pool;
-  }
-
-  /** Starts the DataSource on first use; a failed start (database down) is retried by the next call. */
-  private open(): Promise<{ dataSource: DataSource; pool: pg.Pool }> {
-    if (this.closed) return Promise.reject(new Error("PostgresDatabase is closed"));
-    this.opening ??= this.start().catch((err: unknown) => {
-      this.opening = undefined;
-      throw err;
-    });
-    return this.opening;
-  }
-
-  private async start(): Promise<{ dataSource: DataSource; pool: pg.Pool }> {
-    const dataSource = new DataSource(postgresDataSourceOptions(this.url, this.poolOptions, this.migrations));
-    await dataSource.initialize();
-    const pool: unknown = (dataSource.driver as unknown as { master?: unknown }).master;
-    if (!isPool(pool)) {
-      await dataSource.destroy();
-      throw new Error("TypeORM's postgres driver exposes no pg pool");
+  /** A pooled client of our own (a unit of work, the migration lock); failures are BackendErrors. */
+  private async checkout(backend: PostgresBackendName): Promise<pg.PoolClient> {
+    try {
+      this.refuseWhenClosedOrOverloaded(backend);
+      return await this.pool.connect();
+    } catch (err) {
+      throw toDomainError(backend, err);
     }
-    return { dataSource, pool };
   }
 
   /** max_backlog: when that many requests already wait for a connection, fail now instead of queueing. */
-  private refuseBeyondBacklog(backend: PostgresBackendName, pool: pg.Pool): void {
+  private refuseWhenClosedOrOverloaded(backend: PostgresBackendName): void {
+    if (this.closing) throw new BackendError(backend, undefined, `The ${backend} backend is closed`);
     if (this.maxBacklog < 0) return;
+    const pool = this.pool;
     const mustWait = pool.idleCount === 0 && pool.totalCount >= this.maxConnections;
     if (mustWait && pool.waitingCount >= this.maxBacklog) {
       throw new BackendError(backend, undefined, `The ${backend} backend is overloaded: ${pool.waitingCount} requests already wait for a connection`);
