@@ -11,6 +11,7 @@ import type { Caller } from "../domain/principals.js";
 import { applyRecordJsonPatch } from "../domain/record-json-patch.js";
 import { isValidRecordId, mergePatch, recordBody, shallowPatch, splitManagedFields, type RecordOrTombstone, type StoredRecord, type Tombstone } from "../domain/records.js";
 import { denial } from "./authorizer.js";
+import { ContentionRetry } from "./contention-retry.js";
 import type { ResourceKindPolicy, ResourceKinds, Target } from "./kinds/resource-kind-policy.js";
 import { MODIFIED_FIELD, type CountQuery, type Filter, type RecordAccess, type SortKey } from "./listing.js";
 import type { PaginationTokens } from "./pagination-token.js";
@@ -71,8 +72,6 @@ export interface RecordServiceDeps {
   readonly ids: IdGenerator;
   readonly tokens: PaginationTokens;
 }
-
-const MAX_PATCH_ATTEMPTS = 5;
 
 /**
  * A request body as the HTTP adapter parsed it: the payload, or what is wrong with it. The flows
@@ -212,7 +211,8 @@ export class RecordService {
     const { fields: changedFields, lastModified: requestedModified } = splitManagedFields(changes);
     // Read-modify-write, conditional on what was read; a concurrent write makes us re-read
     // rather than lose it (unless the client itself asked for If-Match).
-    for (let attempt = 1; ; attempt++) {
+    const contention = new ContentionRetry();
+    for (;;) {
       const { record: existing, acl: currentAcl = {} } = target;
       if (!existing) throw new RecordNotFoundError(resource.name, id);
       checkPreconditions(preconditions, { timestamp: existing.lastModified, record: existing }, false);
@@ -231,8 +231,9 @@ export class RecordService {
         );
         return { record, permissions: kind.visibleAcl(caller, acl), created: false };
       } catch (error) {
-        const retry = error instanceof PreconditionFailedError && preconditions.ifMatch === undefined && attempt < MAX_PATCH_ATTEMPTS;
+        const retry = error instanceof PreconditionFailedError && preconditions.ifMatch === undefined;
         if (!retry) throw error;
+        await contention.pause(error);
         target = await this.target(kind, resource, scope, id);
         await kind.requireWrite(caller, resource, "update", id, target);
       }
