@@ -12,6 +12,7 @@ import { applyRecordJsonPatch } from "../domain/record-json-patch.js";
 import { isValidRecordId, mergePatch, recordBody, shallowPatch, splitManagedFields, type RecordOrTombstone, type StoredRecord, type Tombstone } from "../domain/records.js";
 import { denial } from "./authorizer.js";
 import { ContentionRetry } from "./contention-retry.js";
+import { writeRecordWithAcl, type AclWrite } from "./record-acl-write.js";
 import type { ResourceKindPolicy, ResourceKinds, Target } from "./kinds/resource-kind-policy.js";
 import { MODIFIED_FIELD, type CountQuery, type Filter, type RecordAccess, type SortKey } from "./listing.js";
 import type { PaginationTokens } from "./pagination-token.js";
@@ -69,6 +70,8 @@ export interface RecordServiceDeps {
   /** The policy of each resource kind: the flows below are the same for every kind. */
   readonly kinds: ResourceKinds;
   readonly unitOfWork: UnitOfWork;
+  /** True when ACL writes join the record's transaction (permissions in the storage database). */
+  readonly aclInRecordTransaction?: boolean;
   readonly ids: IdGenerator;
   readonly tokens: PaginationTokens;
 }
@@ -154,7 +157,7 @@ export class RecordService {
     try {
       const record = await this.writeWithAcl(
         () => this.deps.records.create(scope, id, fields, { lastModified }),
-        acl && (() => kind.saveAcl(resource, id, acl)),
+        acl && this.aclWrite(kind, resource, id, acl, {}),
       );
       return { record, permissions: kind.visibleAcl(caller, acl ?? {}), created: true };
     } catch (error) {
@@ -194,7 +197,7 @@ export class RecordService {
     const acl = kind.aclToStore(resource, caller, payload.permissions ? replaceAcl(kept, payload.permissions) : kept);
     const record = await this.writeWithAcl(
       () => (existing ? this.deps.records.update(scope, id, fields, { lastModified, ifMatch: numeric(preconditions.ifMatch) }) : this.deps.records.create(scope, id, fields, { lastModified })),
-      acl && (!existing || !aclEqual(acl, kept)) ? () => kind.saveAcl(resource, id, acl) : undefined,
+      acl && (!existing || !aclEqual(acl, kept)) ? this.aclWrite(kind, resource, id, acl, kept) : undefined,
     );
     return { record, permissions: kind.visibleAcl(caller, acl), created: !existing };
   }
@@ -227,7 +230,7 @@ export class RecordService {
       try {
         const record = await this.writeWithAcl(
           () => this.deps.records.update(scope, id, data, { lastModified, ifMatch: existing.lastModified }),
-          acl && aclChanged ? () => kind.saveAcl(resource, id, acl) : undefined,
+          acl && aclChanged ? this.aclWrite(kind, resource, id, acl, currentAcl) : undefined,
         );
         return { record, permissions: kind.visibleAcl(caller, acl), created: false };
       } catch (error) {
@@ -248,7 +251,11 @@ export class RecordService {
     const existing = found.record;
     if (!existing) throw new RecordNotFoundError(resource.name, id);
     checkPreconditions(preconditions, { timestamp: existing.lastModified, record: existing }, false);
-    return this.writeWithAcl(() => this.deps.records.delete(scope, id, { lastModified, ifMatch: numeric(preconditions.ifMatch) }), kind.aclRemoval(resource, [id]));
+    const removal = kind.aclRemoval(resource, [id]);
+    return this.writeWithAcl(
+      () => this.deps.records.delete(scope, id, { lastModified, ifMatch: numeric(preconditions.ifMatch) }),
+      removal && { write: removal, undo: () => kind.saveAcl(resource, id, found.acl ?? {}) },
+    );
   }
 
   async deleteAll(requester: Requester, resource: ResourceDefinition, filters: readonly Filter[], preconditions: Preconditions = {}): Promise<DeleteAllResult> {
@@ -276,24 +283,14 @@ export class RecordService {
     return this.deps.kinds[resource.kind];
   }
 
-  /**
-   * Writes a record and its ACL together. Inside one transaction the ACL goes first: the record
-   * write takes the collection's timestamp lock, held until commit, so it should come last.
-   * Without a transaction the record goes first, so that a refused record write (conflict,
-   * precondition) leaves the ACL untouched. A lone record write needs no unit of work.
-   */
-  private writeWithAcl<R>(writeRecord: () => Promise<R>, writeAcl: (() => Promise<void>) | undefined): Promise<R> {
-    if (!writeAcl) return writeRecord();
-    const { unitOfWork } = this.deps;
-    return unitOfWork.run(async () => {
-      if (unitOfWork.atomic) {
-        await writeAcl();
-        return writeRecord();
-      }
-      const result = await writeRecord();
-      await writeAcl();
-      return result;
-    });
+  /** Writes a record and its ACL together (record-acl-write.ts explains the order and the undo). */
+  private writeWithAcl<R>(writeRecord: () => Promise<R>, acl: AclWrite | undefined): Promise<R> {
+    return writeRecordWithAcl(this.deps.unitOfWork, this.deps.aclInRecordTransaction === true, writeRecord, acl);
+  }
+
+  /** Storing `acl` for the record, undone by storing `previous` again. */
+  private aclWrite(kind: ResourceKindPolicy, resource: ResourceDefinition, id: string, acl: Acl, previous: Acl): AclWrite {
+    return { write: () => kind.saveAcl(resource, id, acl), undo: () => kind.saveAcl(resource, id, previous) };
   }
 
   /**

@@ -60,7 +60,14 @@ export function buildContainer(settings: Settings, options: CompositionOptions =
       const permissions = backends.permissions ?? NO_PERMISSION_STORE;
       const access = backends.recordsJoinPermissions ? new AccessByGrants() : new AccessByIds(permissions);
       const kinds = resourceKinds({ authorizer: new Authorizer(permissions), permissions, access });
-      return new RecordService({ records: backends.records, kinds, unitOfWork: backends.unitOfWork, ids, tokens: new PaginationTokens(settings.userIdHmacSecret) });
+      return new RecordService({
+        records: backends.records,
+        kinds,
+        unitOfWork: backends.unitOfWork,
+        aclInRecordTransaction: backends.recordsJoinPermissions,
+        ids,
+        tokens: new PaginationTokens(settings.userIdHmacSecret),
+      });
     },
     [TOKENS.Backends, TOKENS.IdGenerator],
   );

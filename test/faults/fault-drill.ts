@@ -36,6 +36,8 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 export class FaultDrill {
   /** Acknowledged writes: record URL path → the `n` it was written with. */
   readonly acknowledged = new Map<string, number>();
+  /** Creates with a known id answered 503: record URL paths that must stay absent. */
+  readonly refused = new Set<string>();
   private next = 0;
 
   constructor(
@@ -61,25 +63,31 @@ export class FaultDrill {
     return { status: response.status, retryAfter: response.headers.get("retry-after"), body: text ? (JSON.parse(text) as unknown) : undefined };
   }
 
-  /** A create, remembered when acknowledged. Answers must be 2xx or 503 + Retry-After. */
-  async create(collection: string): Promise<Reply> {
+  /**
+   * A create (with that id, when given), remembered when acknowledged, or as refused when it has
+   * an id and got 503. Answers must be 2xx or 503 + Retry-After.
+   */
+  async create(collection: string, id?: string): Promise<Reply> {
     const n = this.number();
-    const reply = await this.send({ method: "POST", path: `/v1/${collection}`, body: { data: { n } } });
+    const reply = await this.send({ method: "POST", path: `/v1/${collection}`, body: { data: id === undefined ? { n } : { id, n } } });
     expectAnsweredOrUnavailable(reply, `POST /v1/${collection}`);
     if (reply.status === 201) this.remember(collection, reply.body, n);
+    else if (id !== undefined) this.refused.add(`/v1/${collection}/${id}`);
     return reply;
   }
 
-  /** A batch of creates; each acknowledged sub-response is remembered. */
-  async batchCreate(collection: string, size: number): Promise<Reply> {
+  /** A batch of creates (with these ids, when given); each acknowledged sub-response is remembered. */
+  async batchCreate(collection: string, size: number, ids?: readonly string[]): Promise<Reply> {
     const numbers = Array.from({ length: size }, () => this.number());
-    const requests = numbers.map((n) => ({ method: "POST", path: `/v1/${collection}`, body: { data: { n } } }));
+    const requests = numbers.map((n, i) => ({ method: "POST", path: `/v1/${collection}`, body: { data: ids?.[i] === undefined ? { n } : { id: ids[i], n } } }));
     const reply = await this.send({ method: "POST", path: "/v1/batch", body: { requests } });
     expectAnsweredOrUnavailable(reply, "POST /v1/batch");
     if (reply.status === 200) {
       const responses = (reply.body as { responses: { status: number; body: unknown }[] }).responses;
       expect(responses.map((r) => r.status)).to.deep.equal(numbers.map(() => 201));
       responses.forEach((r, i) => this.remember(collection, r.body, numbers[i] ?? -1));
+    } else {
+      for (const id of ids ?? []) this.refused.add(`/v1/${collection}/${id}`);
     }
     return reply;
   }
@@ -98,27 +106,36 @@ export class FaultDrill {
     readonly isRecovered?: (reply: Reply) => boolean;
   }): Promise<void> {
     const { proxy } = options;
-    let cutDone = false;
-    const cut = options.cut().then(() => (cutDone = true));
+    const cut = options.cut();
     await options.traffic();
-    await Promise.race([cut, pause(CUT_WAIT_MS)]);
+    await this.expectCut(cut);
     proxy.disarm();
-    expect(cutDone, "the armed cut fired during the traffic").to.equal(true);
     for (const probe of options.probes) {
       const reply = await probe();
       expect(reply.status, `answer while the backend is away: ${JSON.stringify(reply.body)}`).to.equal(503);
       expect(reply.retryAfter, "Retry-After while the backend is away").to.match(/^\d+$/);
     }
+    await this.recovery(proxy, options.recovered, options.isRecovered);
+  }
+
+  /** Restores the proxy; `recovered` must then succeed within RECOVERY_BOUND_MS. */
+  async recovery(proxy: TcpProxy, recovered: () => Promise<Reply>, isRecovered = (reply: Reply) => reply.status >= 200 && reply.status < 300): Promise<void> {
     await proxy.restore();
     const restoredAt = Date.now();
-    const isRecovered = options.isRecovered ?? ((reply: Reply) => reply.status >= 200 && reply.status < 300);
     for (let poll = 0; poll < MAX_RECOVERY_POLLS; poll++) {
-      const reply = await options.recovered();
+      const reply = await recovered();
       if (isRecovered(reply)) return;
       expect(Date.now() - restoredAt, `still ${reply.status} ${RECOVERY_BOUND_MS} ms after the backend returned`).to.be.at.most(RECOVERY_BOUND_MS);
       await pause(RECOVERY_POLL_PAUSE_MS);
     }
     expect.fail(`not recovered after ${MAX_RECOVERY_POLLS} polls`);
+  }
+
+  /** Waits (bounded) for an armed cut; fails when it did not fire. */
+  async expectCut(cut: Promise<void>): Promise<void> {
+    let cutDone = false;
+    await Promise.race([cut.then(() => (cutDone = true)), pause(CUT_WAIT_MS)]);
+    expect(cutDone, "the armed cut fired during the traffic").to.equal(true);
   }
 
   /** Every acknowledged write reads back with the payload it was written with. */

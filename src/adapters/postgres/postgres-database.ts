@@ -46,6 +46,12 @@ const MIGRATION_LOCK_KEY = 7_364_211_093;
 /** Connections TypeORM may open while it runs migrations (it uses one at a time). */
 const MIGRATION_CONNECTIONS = 2;
 
+/** The connection of a unit of work, and what to take back elsewhere if it rolls back. */
+interface Transaction {
+  readonly client: pg.PoolClient;
+  readonly undos: (() => Promise<void>)[];
+}
+
 function ignorePoolError(): void {
   // An idle pooled client lost its connection; pg-pool has already dropped it from the pool.
 }
@@ -56,7 +62,7 @@ export class PostgresDatabase {
   private readonly maxBacklog: number;
   private readonly connection: pg.ClientConfig;
   private readonly migrations: readonly MigrationClass[] | undefined;
-  private readonly transactions = new AsyncLocalStorage<pg.PoolClient>();
+  private readonly transactions = new AsyncLocalStorage<Transaction>();
   private readonly pool: pg.Pool;
   private closing: Promise<void> | undefined;
 
@@ -100,7 +106,7 @@ export class PostgresDatabase {
     const { text, name } = typeof statement === "string" ? { text: statement, name: undefined } : statement;
     const config: pg.QueryConfig = { text, values: values as unknown[], ...(name !== undefined ? { name } : {}) };
     try {
-      const client = this.transactions.getStore();
+      const client = this.transactions.getStore()?.client;
       if (client) return (await client.query<R>(config)).rows;
       this.refuseWhenClosedOrOverloaded(backend);
       return (await this.pool.query<R>(config)).rows;
@@ -124,9 +130,10 @@ export class PostgresDatabase {
       client.release(true);
       throw toDomainError(backend, err);
     }
+    const transaction: Transaction = { client, undos: [] };
     let result: T;
     try {
-      result = await this.transactions.run(client, work);
+      result = await this.transactions.run(transaction, work);
     } catch (err) {
       // A connection that cannot even roll back is broken: release(true) destroys it.
       const broken = await client.query("ROLLBACK").then(
@@ -134,16 +141,23 @@ export class PostgresDatabase {
         () => true,
       );
       client.release(broken);
+      await undo(transaction);
       throw err;
     }
     try {
       await client.query("COMMIT");
     } catch (err) {
       client.release(true);
+      await undo(transaction);
       throw toDomainError(backend, err);
     }
     client.release();
     return result;
+  }
+
+  /** Registers `undo` with the current transaction: it runs if that transaction rolls back. */
+  onRollback(undo: () => Promise<void>): void {
+    this.transactions.getStore()?.undos.push(undo);
   }
 
   /**
@@ -214,5 +228,13 @@ export class PostgresDatabase {
     if (mustWait && pool.waitingCount >= this.maxBacklog) {
       throw new BackendError(backend, undefined, `The ${backend} backend is overloaded: ${pool.waitingCount} requests already wait for a connection`);
     }
+  }
+}
+
+/** Takes back, newest first, the writes made elsewhere during a transaction that rolled back. */
+async function undo(transaction: Transaction): Promise<void> {
+  for (const step of transaction.undos.reverse()) {
+    // Best effort: the other backend may be down too; what then diverges is documented (README).
+    await step().catch(() => undefined);
   }
 }

@@ -11,4 +11,8 @@ export class PostgresUnitOfWork implements UnitOfWork {
   run<T>(work: () => Promise<T>): Promise<T> {
     return this.database.transaction("storage", work);
   }
+
+  onRollback(undo: () => Promise<void>): void {
+    this.database.onRollback(undo);
+  }
 }

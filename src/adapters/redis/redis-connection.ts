@@ -28,6 +28,12 @@ export interface RedisConnectionOptions {
 
 export type RedisBackendName = "permission" | "cache";
 
+/**
+ * Longest pause between two reconnection attempts of a client: once Redis is back, every client
+ * serves again within it (refused attempts to a dead Redis cost next to nothing).
+ */
+export const REDIS_RECONNECT_CAP_MS = 500;
+
 interface Waiter {
   resolve(client: Redis): void;
   reject(error: Error): void;
@@ -178,7 +184,7 @@ export class RedisPool {
       commandTimeout: this.options.commandTimeoutMs ?? 5_000,
       connectTimeout: this.options.connectTimeoutMs ?? 2_000,
       // Keep trying in the background (capped backoff): the pool heals when Redis returns.
-      retryStrategy: (times) => Math.min(50 * 2 ** Math.min(times, 6), 2_000),
+      retryStrategy: (times) => Math.min(50 * 2 ** Math.min(times, 6), REDIS_RECONNECT_CAP_MS),
       connectionName: `tessera-${this.backend}`,
     });
     // Errors surface through commands; an unhandled 'error' event would crash the process.

@@ -7,4 +7,10 @@ export interface UnitOfWork {
   /** True when the writes inside `run` really commit or roll back together. */
   readonly atomic: boolean;
   run<T>(work: () => Promise<T>): Promise<T>;
+  /**
+   * Inside `run`: `undo` runs if the unit of work (the outermost one, when joined) rolls back, to
+   * take back a write made outside its transaction (an ACL in another backend). Best effort.
+   * Absent where nothing ever rolls back.
+   */
+  onRollback?(undo: () => Promise<void>): void;
 }

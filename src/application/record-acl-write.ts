@@ -1,0 +1,31 @@
+/**
+ * Writes a record and its ACL together. When the permission backend shares the record's
+ * transaction, the ACL goes first: the record write takes the collection's timestamp lock, held
+ * until commit, so it should come last. Otherwise the record goes first (inside the unit of work's
+ * transaction, when there is one): a refused or failed record write (conflict, precondition,
+ * storage down) then leaves the other backend untouched; a failed ACL write rolls the record
+ * back; and if the transaction still rolls back after the ACL was written (its commit failed, or
+ * a later sub-request aborted the batch), the ACL is put back as it was (compensation).
+ */
+import type { UnitOfWork } from "./ports/unit-of-work.js";
+
+/** An ACL write and how to take it back (restore what was there before). */
+export interface AclWrite {
+  readonly write: () => Promise<void>;
+  readonly undo: () => Promise<void>;
+}
+
+export function writeRecordWithAcl<R>(unitOfWork: UnitOfWork, aclSharesTransaction: boolean, writeRecord: () => Promise<R>, acl: AclWrite | undefined): Promise<R> {
+  if (!acl) return writeRecord();
+  return unitOfWork.run(async () => {
+    if (unitOfWork.atomic && aclSharesTransaction) {
+      await acl.write();
+      return writeRecord();
+    }
+    const result = await writeRecord();
+    // Registered before writing: a write whose reply was lost may still have happened.
+    unitOfWork.onRollback?.(acl.undo);
+    await acl.write();
+    return result;
+  });
+}
