@@ -146,13 +146,13 @@ describe("faults: PostgreSQL storage with Redis permissions and cache lose their
   });
 
   describe("Redis (cache) away", () => {
-    const cacheDown = (reply: Reply) => reply.status === 503 && (reply.body as { cache: boolean }).cache === false;
+    const cacheDown = (reply: Reply) => reply.status === 503 && /^\d+$/.test(reply.retryAfter ?? "") && (reply.body as { cache: boolean }).cache === false;
     for (const [name, cut] of [
       ["mid-query", () => cacheRedis.cutWhen(() => true)],
       ["idle connections", () => cacheRedis.cut()],
     ] as const) {
-      // The cache serves no record request: the heartbeat is what must report it (503, as Kinto's
-      // does, with the failing backend false) and then recover.
+      // The cache serves no record request: the heartbeat is what must report it (503 with
+      // Retry-After, the failing backend false) and then recover.
       it(`${name}: the heartbeat reports it and recovers, records are still served`, async () => {
         for (let repetition = 0; repetition < REPETITIONS; repetition++) {
           const cutting = cut();
