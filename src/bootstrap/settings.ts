@@ -65,6 +65,10 @@ export interface Settings {
   readonly publicSettings: readonly string[];
   readonly readonly: boolean;
   readonly maxBodyBytes: number;
+  readonly maxJsonDepth: number;
+  readonly maxFilters: number;
+  readonly maxSortFields: number;
+  readonly maxUrlLength: number;
   readonly heartbeatTimeoutSeconds: number;
   readonly logLevel: string;
   /** Every setting, unprefixed, for per-collection lookups (`articles_read_principals`...). */
@@ -106,6 +110,10 @@ const DEFAULTS: Record<string, JsonValue> = {
   public_settings: "",
   readonly: false,
   max_body_bytes: 1048576,
+  max_json_depth: 64,
+  max_filters: 20,
+  max_sort_fields: 10,
+  max_url_length: 8192,
   heartbeat_timeout_seconds: 10,
   log_level: "info",
 };
@@ -295,6 +303,10 @@ function interpret(raw: Record<string, JsonValue>, problems: string[], warnings:
     publicSettings: listValue(raw.public_settings),
     readonly: bool("readonly"),
     maxBodyBytes: int("max_body_bytes", 1),
+    maxJsonDepth: int("max_json_depth", 1),
+    maxFilters: int("max_filters", 1),
+    maxSortFields: int("max_sort_fields", 1),
+    maxUrlLength: int("max_url_length", 16),
     heartbeatTimeoutSeconds: int("heartbeat_timeout_seconds", 0),
     logLevel: str("log_level") ?? "info",
     all: raw,

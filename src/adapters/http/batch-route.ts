@@ -14,6 +14,7 @@ import { MethodNotAllowedError, ValidationError, type ValidationDetail } from ".
 import { isJsonObject, type JsonObject, type JsonValue } from "../../domain/json.js";
 import type { Requester } from "../../application/requester.js";
 import type { HttpServices } from "./http-services.js";
+import { urlLimitDescription } from "./input-limits.js";
 import { REDIRECT_TARGET, VERSION_PREFIX } from "./routing-middleware.js";
 
 const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
@@ -48,6 +49,8 @@ const BATCH_ROUTE = "batch";
 
 export interface BatchLimits {
   readonly maxRequests: number | null;
+  /** Real requests have their URL capped by the header size; sub-request paths get the same bound. */
+  readonly maxUrlLength: number;
   /** Asks the router whether a sub-request path would reach the batch endpoint. */
   readonly routesToBatch: (path: string) => boolean;
 }
@@ -60,7 +63,8 @@ export function registerBatchRoute(router: Router, services: HttpServices, app: 
     if (ctx.method !== "POST") throw new MethodNotAllowedError(["POST"]);
     // Whatever spelling got a sub-request here, the router decided it is a batch: never nest.
     if (ctx.state[BATCH_REQUESTERS] !== undefined) throw ValidationError.single("body", "path", RECURSIVE);
-    const requests = parseBatch(ctx.request.body, { maxRequests: services.options.batchMaxRequests, routesToBatch: (path) => routesToBatch(router, path) });
+    const limits = { maxRequests: services.options.batchMaxRequests, maxUrlLength: services.options.inputLimits.maxUrlLength, routesToBatch: (path: string) => routesToBatch(router, path) };
+    const requests = parseBatch(ctx.request.body, limits);
     pipeline ??= compose(app.middleware) as unknown as (ctx: Context) => Promise<void>;
     const run = pipeline;
     const outer = ctx.state.requester as Requester;
@@ -216,7 +220,8 @@ function subRequest(entry: JsonValue, name: string, limits: BatchLimits, bad: (n
   if (body !== undefined && !isJsonObject(body)) bad(`${name}.body`, "body must be an object");
   if (typeof path !== "string" || typeof method !== "string") return undefined;
   const versioned = path.startsWith(`${VERSION_PREFIX}/`) || path === VERSION_PREFIX ? path : `${VERSION_PREFIX}${path}`;
-  if (path.startsWith("/") && limits.routesToBatch(versioned)) bad(`${name}.path`, RECURSIVE);
+  if (versioned.length > limits.maxUrlLength) bad(`${name}.path`, urlLimitDescription(limits.maxUrlLength));
+  else if (path.startsWith("/") && limits.routesToBatch(versioned)) bad(`${name}.path`, RECURSIVE);
   return {
     method,
     path: versioned,

@@ -72,7 +72,7 @@ export function registerRecordRoutes(router: Router, services: HttpServices): vo
     switch (ctx.method) {
       case "GET":
       case "HEAD": {
-        const query = parseListQuery(new URLSearchParams(ctx.querystring), { paginateBy: services.options.paginateBy, maxFetchSize: services.options.storageMaxFetchSize, now: services.clock.now() });
+        const query = parseListQuery(new URLSearchParams(ctx.querystring), { paginateBy: services.options.paginateBy, maxFetchSize: services.options.storageMaxFetchSize, now: services.clock.now(), limits: services.options.inputLimits });
         if (query.usedDeprecatedTo) ctx.set("Alert", JSON.stringify({ code: "soft-eol", message: "_to is deprecated, use _before", url: services.options.projectDocs }));
         if (ctx.method === "HEAD") {
           const { count, timestamp } = await records.count(requester, definition, query.filters, preconditions);
@@ -95,7 +95,7 @@ export function registerRecordRoutes(router: Router, services: HttpServices): vo
         return;
       }
       default: {
-        const query = parseListQuery(new URLSearchParams(ctx.querystring), { paginateBy: undefined, maxFetchSize: Number.MAX_SAFE_INTEGER, now: services.clock.now() });
+        const query = parseListQuery(new URLSearchParams(ctx.querystring), { paginateBy: undefined, maxFetchSize: Number.MAX_SAFE_INTEGER, now: services.clock.now(), limits: services.options.inputLimits });
         const { tombstones, timestamp } = await records.deleteAll(requester, definition, query.filters, preconditions);
         setTimestampHeaders(ctx, timestamp);
         respondWithList(ctx, tombstones);
