@@ -25,7 +25,7 @@ describe("wildcard matching", () => {
   it("agrees with the anchored, case-insensitive /…/isu reference on 4,000 random patterns and values", () => {
     const random = generator(42);
     const text = (max: number, withStar: boolean) =>
-      Array.from({ length: random(max) }, () => ALPHABET[random(ALPHABET.length)]!)
+      Array.from({ length: random(max) }, () => ALPHABET[random(ALPHABET.length)])
         .filter((c) => withStar || c !== "*")
         .join("");
     for (let i = 0; i < 4000; i++) {
@@ -38,7 +38,7 @@ describe("wildcard matching", () => {
   it("agrees with the case-sensitive reference (object id patterns)", () => {
     const random = generator(7);
     const text = (max: number, withStar: boolean) =>
-      Array.from({ length: random(max) }, () => ["/", "a", "A", "*", "b", "\ud83d"][random(6)]!)
+      Array.from({ length: random(max) }, () => ["/", "a", "A", "*", "b", "\ud83d"][random(6)])
         .filter((c) => withStar || c !== "*")
         .join("");
     for (let i = 0; i < 3000; i++) {
