@@ -110,12 +110,20 @@ function parseSort(value: string, maxFields: number, bad: (name: string, descrip
   return keys;
 }
 
+/** What a client timestamp must be: the rule of `_since`, also applied to `last_modified` sent by clients. */
+export const CLIENT_TIMESTAMP_RULE = "last_modified must be an integer of milliseconds since the epoch, at most 24 hours ahead of the server clock";
+
+/** A client timestamp as a number (JSON data): a safe integer between 0 and 24 hours from now. */
+export function isAcceptableTimestamp(value: unknown, now: number): value is number {
+  return typeof value === "number" && Number.isSafeInteger(value) && value >= 0 && value <= now + DAY_MS;
+}
+
 /** An integer (optionally in ETag quotes) between 0 and 24 hours from now. */
-function timestampValue(text: string, now: number): number | undefined {
+export function timestampValue(text: string, now: number): number | undefined {
   const digits = /^"?(\d+)"?$/.exec(text.trim())?.[1];
   if (digits === undefined) return undefined;
   const ts = Number(digits);
-  return Number.isSafeInteger(ts) && ts <= now + DAY_MS ? ts : undefined;
+  return isAcceptableTimestamp(ts, now) ? ts : undefined;
 }
 
 function parseFilter(name: string, text: string, { now, limits }: ListQueryOptions, bad: (name: string, description: string) => void): Filter | undefined {

@@ -6,6 +6,7 @@ import { isValidRecordId } from "../../domain/records.js";
 import type { PatchPayload, RecordPayload, Submitted } from "../../application/record-service.js";
 import type { ResourceDefinition } from "../../application/resources.js";
 import { pythonRepr } from "./python-repr.js";
+import { CLIENT_TIMESTAMP_RULE, isAcceptableTimestamp } from "./list-query.js";
 
 const TOP_LEVEL_KEYS = new Set(["data", "permissions"]);
 
@@ -14,7 +15,7 @@ interface Checked {
   permissions?: Record<string, string[] | null>;
 }
 
-function check(body: unknown, resource: ResourceDefinition, allowNull: boolean): Checked {
+function check(body: unknown, resource: ResourceDefinition, now: number, allowNull: boolean): Checked {
   const problems: ValidationDetail[] = [];
   const bad = (name: string | null, description: string) => problems.push({ location: "body", name, description });
   if (body === undefined || body === null) return {};
@@ -40,6 +41,9 @@ function check(body: unknown, resource: ResourceDefinition, allowNull: boolean):
       }
     }
   }
+  // A future timestamp would become the collection's clock and break `_since` for every reader.
+  const clientTimestamp = result.data?.last_modified;
+  if (clientTimestamp !== undefined && clientTimestamp !== null && !isAcceptableTimestamp(clientTimestamp, now)) bad("data.last_modified", CLIENT_TIMESTAMP_RULE);
   if (result.data?.id !== undefined && !isValidRecordId(result.data.id)) {
     problems.push({ location: "path", name: null, description: "Invalid object id" });
   }
@@ -48,13 +52,13 @@ function check(body: unknown, resource: ResourceDefinition, allowNull: boolean):
 }
 
 /** POST and PUT bodies: `{data?, permissions?}`; `null` permissions are refused. */
-export function parseRecordPayload(body: unknown, resource: ResourceDefinition): RecordPayload {
-  return check(body, resource, false) as RecordPayload;
+export function parseRecordPayload(body: unknown, resource: ResourceDefinition, now: number): RecordPayload {
+  return check(body, resource, now, false) as RecordPayload;
 }
 
 /** PATCH bodies: at least one of data or permissions; merge patch allows `null` permissions. */
-export function parseRecordPatch(body: unknown, resource: ResourceDefinition, merge: boolean): PatchPayload {
-  const checked = check(body, resource, true);
+export function parseRecordPatch(body: unknown, resource: ResourceDefinition, merge: boolean, now: number): PatchPayload {
+  const checked = check(body, resource, now, true);
   if (checked.data === undefined && checked.permissions === undefined) {
     throw ValidationError.single("body", "data", "Provide at least one of data or permissions");
   }

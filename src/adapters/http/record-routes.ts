@@ -12,7 +12,7 @@ import type { Requester } from "../../application/requester.js";
 import { UnknownUrlError } from "./http-errors.js";
 import { preconditionsOf } from "./http-preconditions.js";
 import type { Endpoint, HttpResource, HttpServices } from "./http-services.js";
-import { parseListQuery } from "./list-query.js";
+import { CLIENT_TIMESTAMP_RULE, parseListQuery, timestampValue } from "./list-query.js";
 import { JSON_PATCH_TYPE, MERGE_PATCH_TYPE } from "./negotiation.js";
 import { parseRecordPatch, parseRecordPayload, submitted } from "./payload.js";
 import { respondWithList, respondWithRecord, setTimestampHeaders } from "./responses.js";
@@ -90,7 +90,7 @@ export function registerRecordRoutes(router: Router, services: HttpServices): vo
         return;
       }
       case "POST": {
-        const result = await records.create(requester, definition, submitted(() => parseRecordPayload(ctx.request.body, definition)), preconditions);
+        const result = await records.create(requester, definition, submitted(() => parseRecordPayload(ctx.request.body, definition, services.clock.now())), preconditions);
         respondWithRecord(ctx, result.created ? 201 : 200, result);
         return;
       }
@@ -119,19 +119,19 @@ export function registerRecordRoutes(router: Router, services: HttpServices): vo
         return;
       }
       case "PUT": {
-        const result = await records.replace(requester, definition, id, submitted(() => parseRecordPayload(ctx.request.body, definition)), preconditions);
+        const result = await records.replace(requester, definition, id, submitted(() => parseRecordPayload(ctx.request.body, definition, services.clock.now())), preconditions);
         respondWithRecord(ctx, result.created ? 201 : 200, result);
         return;
       }
       case "PATCH": {
         const type = ctx.request.type;
-        const parse = (): PatchPayload => (type === JSON_PATCH_TYPE ? { operations: parseJsonPatch(ctx.request.body), merge: false } : parseRecordPatch(ctx.request.body, definition, type === MERGE_PATCH_TYPE));
+        const parse = (): PatchPayload => (type === JSON_PATCH_TYPE ? { operations: parseJsonPatch(ctx.request.body), merge: false } : parseRecordPatch(ctx.request.body, definition, type === MERGE_PATCH_TYPE, services.clock.now()));
         const result = await records.update(requester, definition, id, submitted(parse), preconditions);
         respondWithRecord(ctx, 200, result);
         return;
       }
       default: {
-        const tombstone = await records.delete(requester, definition, id, preconditions, deletionTimestamp(ctx));
+        const tombstone = await records.delete(requester, definition, id, preconditions, deletionTimestamp(ctx, services.clock.now()));
         setTimestampHeaders(ctx, tombstone.lastModified);
         ctx.status = 200;
         ctx.body = { data: tombstoneBody(tombstone) };
@@ -140,15 +140,13 @@ export function registerRecordRoutes(router: Router, services: HttpServices): vo
   });
 }
 
-/** `DELETE ?last_modified=<int>` forces the tombstone timestamp when greater. */
-function deletionTimestamp(ctx: Context): number | undefined {
+/** `DELETE ?last_modified=<int>` forces the tombstone timestamp when greater; bounded like `_since`. */
+function deletionTimestamp(ctx: Context, now: number): number | undefined {
   const value = new URLSearchParams(ctx.querystring).get("last_modified");
   if (value === null) return undefined;
-  const digits = /^"?(\d+)"?$/.exec(value)?.[1];
-  if (digits === undefined || !Number.isSafeInteger(Number(digits))) {
-    throw ValidationError.single("querystring", "last_modified", `Invalid value for last_modified: ${value}`);
-  }
-  return Number(digits);
+  const timestamp = timestampValue(value, now);
+  if (timestamp === undefined) throw ValidationError.single("querystring", "last_modified", CLIENT_TIMESTAMP_RULE);
+  return timestamp;
 }
 
 /** The same URL with every parameter kept, `_limit` set to the effective limit and `_token` added. */
