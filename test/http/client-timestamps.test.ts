@@ -37,6 +37,22 @@ describe("HTTP client timestamps", () => {
     expect(listed.body.data[0].last_modified).to.be.at.most(NOW + DAY);
   });
 
+  it("bounds JSON Patch operations that set last_modified", async () => {
+    await server.request("PUT", "/v1/notes/n1", { user: ALICE, body: { data: { t: 4102444800000 } } });
+    const patch = (operations: unknown) => server.request("PATCH", "/v1/notes/n1", { user: ALICE, body: operations, headers: { "Content-Type": "application/json-patch+json" } });
+    const cases: [unknown, string, string][] = [
+      [[{ op: "replace", path: "/data/last_modified", value: 4102444800000 }], "0.value", "last_modified must be an integer of milliseconds since the epoch, at most 24 hours ahead of the server clock"],
+      [[{ op: "add", path: "/data", value: { last_modified: -5 } }], "0.value", "last_modified must be an integer of milliseconds since the epoch, at most 24 hours ahead of the server clock"],
+      [[{ op: "copy", from: "/data/t", path: "/data/last_modified" }], "0.path", "last_modified cannot be copied or moved"],
+    ];
+    for (const [operations, name, description] of cases) {
+      const res = await patch(operations);
+      expect(res.status, JSON.stringify(operations)).to.equal(400);
+      expect(res.body.details, JSON.stringify(operations)).to.deep.equal([{ location: "body", name, description }]);
+    }
+    expect((await patch([{ op: "replace", path: "/data/last_modified", value: NOW + 1000 }])).status).to.equal(200);
+  });
+
   it("honours a value up to 24 hours ahead, and sync with _since keeps working after it", async () => {
     const ahead = NOW + DAY;
     const res = await server.request("PUT", "/v1/notes/n1", { user: ALICE, body: { data: { last_modified: ahead } } });

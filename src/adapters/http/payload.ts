@@ -1,6 +1,7 @@
 /** Shape checks of request bodies (api-contract §2): anything off is a 400 with details. */
 import { ValidationError, type ValidationDetail } from "../../domain/errors.js";
 import { isJsonObject, type JsonObject } from "../../domain/json.js";
+import type { JsonPatchOperation } from "../../domain/json-patch.js";
 import { isValidPrincipal } from "../../domain/principals.js";
 import { isValidRecordId } from "../../domain/records.js";
 import type { PatchPayload, RecordPayload, Submitted } from "../../application/record-service.js";
@@ -75,4 +76,22 @@ export function submitted<T>(parse: () => T): Submitted<T> {
     if (error instanceof ValidationError) return error;
     throw error;
   }
+}
+
+/**
+ * JSON Patch operations may set `last_modified` too: a literal value is bounded like any client
+ * timestamp; one copied or moved from elsewhere cannot be checked here and is refused.
+ */
+export function checkJsonPatchTimestamp(operations: readonly JsonPatchOperation[], now: number): JsonPatchOperation[] {
+  const problems: ValidationDetail[] = [];
+  operations.forEach((operation, i) => {
+    const whole = operation.path === "/data";
+    if (!whole && operation.path !== "/data/last_modified") return;
+    if (operation.op === "copy" || operation.op === "move") problems.push({ location: "body", name: `${i}.path`, description: "last_modified cannot be copied or moved" });
+    if (operation.op !== "add" && operation.op !== "replace") return;
+    const value = whole ? (isJsonObject(operation.value) ? operation.value.last_modified : undefined) : operation.value;
+    if (value !== undefined && value !== null && !isAcceptableTimestamp(value, now)) problems.push({ location: "body", name: `${i}.value`, description: CLIENT_TIMESTAMP_RULE });
+  });
+  if (problems.length > 0) throw new ValidationError(problems);
+  return [...operations];
 }

@@ -14,7 +14,7 @@ import { preconditionsOf } from "./http-preconditions.js";
 import type { Endpoint, HttpResource, HttpServices } from "./http-services.js";
 import { CLIENT_TIMESTAMP_RULE, parseListQuery, timestampValue } from "./list-query.js";
 import { JSON_PATCH_TYPE, MERGE_PATCH_TYPE } from "./negotiation.js";
-import { parseRecordPatch, parseRecordPayload, submitted } from "./payload.js";
+import { checkJsonPatchTimestamp, parseRecordPatch, parseRecordPayload, submitted } from "./payload.js";
 import { respondWithList, respondWithRecord, setTimestampHeaders } from "./responses.js";
 import { requestUrl, urlText } from "./urls.js";
 
@@ -125,7 +125,7 @@ export function registerRecordRoutes(router: Router, services: HttpServices): vo
       }
       case "PATCH": {
         const type = ctx.request.type;
-        const parse = (): PatchPayload => (type === JSON_PATCH_TYPE ? { operations: parseJsonPatch(ctx.request.body), merge: false } : parseRecordPatch(ctx.request.body, definition, type === MERGE_PATCH_TYPE, services.clock.now()));
+        const parse = (): PatchPayload => (type === JSON_PATCH_TYPE ? { operations: checkJsonPatchTimestamp(parseJsonPatch(ctx.request.body), services.clock.now()), merge: false } : parseRecordPatch(ctx.request.body, definition, type === MERGE_PATCH_TYPE, services.clock.now()));
         const result = await records.update(requester, definition, id, submitted(parse), preconditions);
         respondWithRecord(ctx, 200, result);
         return;
