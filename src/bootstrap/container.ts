@@ -166,6 +166,7 @@ function httpOptions(settings: Settings): HttpOptions {
     readonly: settings.readonly,
     maxBodyBytes: settings.maxBodyBytes,
     batchMaxRequests: settings.batchMaxRequests,
+    inputLimits: { maxJsonDepth: settings.maxJsonDepth, maxFilters: settings.maxFilters, maxSortFields: settings.maxSortFields, maxUrlLength: settings.maxUrlLength },
     endOfService:
       eosDate !== undefined || all.eos_message !== undefined
         ? { hardEol: eosDate && !Number.isNaN(eosDate.getTime()) ? eosDate : undefined, message: text(all.eos_message ?? "The service will soon be decommissioned."), url: text(all.eos_url ?? PROJECT_DOCS) }

@@ -1,10 +1,10 @@
 /** Starts the HTTP server from settings and stops it cleanly (server first, then the backends). */
-import type { Server } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Container } from "inversify";
 import type { Logger } from "pino";
 import { buildContainer, type CompositionOptions } from "./container.js";
-import type { Settings } from "./settings.js";
+import type { ConnectionLimits, Settings } from "./settings.js";
 import { TOKENS } from "./tokens.js";
 
 export interface RunningServer {
@@ -22,11 +22,14 @@ export async function startServer(settings: Settings, options: CompositionOption
     for (const warning of settings.warnings) logger.warn(warning);
     const declared = new Set((options.extensions ?? []).flatMap((extension) => extension.settings ?? []));
     for (const name of settings.unknown) if (!declared.has(name)) logger.warn(`unknown setting "${name}" is ignored`);
-    const server = await new Promise<Server>((resolve, reject) => {
-      const listening = app.listen(settings.listenPort, settings.listenHost, () => resolve(listening));
-      listening.once("error", reject);
+    const server = createLimitedServer(settings.connections, app.callback());
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(settings.listenPort, settings.listenHost, () => {
+        server.off("error", reject);
+        resolve();
+      });
     });
-    server.keepAliveTimeout = 65_000;
     const { port } = server.address() as AddressInfo;
     const url = `http://${settings.listenHost.includes(":") ? `[${settings.listenHost}]` : settings.listenHost}:${port}`;
     logger.info({ url }, "tessera listening");
@@ -37,6 +40,28 @@ export async function startServer(settings: Settings, options: CompositionOption
     await container.unbindAllAsync();
     throw error;
   }
+}
+
+/**
+ * Slow or idle clients cannot hold the server: the whole request (headers and body) must arrive
+ * within the request timeout, its headers within the headers timeout, an idle keep-alive socket
+ * is closed after the keep-alive timeout, and connections above the cap are dropped at once.
+ */
+function createLimitedServer(limits: ConnectionLimits, handle: (req: IncomingMessage, res: ServerResponse) => Promise<void>): Server {
+  const ms = (seconds: number) => Math.round(seconds * 1000);
+  const timeouts = [limits.requestTimeoutSeconds, limits.headersTimeoutSeconds].filter((s) => s > 0).map(ms);
+  const server = createServer(
+    {
+      requestTimeout: ms(limits.requestTimeoutSeconds),
+      headersTimeout: ms(limits.headersTimeoutSeconds),
+      keepAliveTimeout: ms(limits.keepAliveTimeoutSeconds),
+      // node checks the two timeouts on this period (30 s by default): a quarter of the smaller one.
+      connectionsCheckingInterval: Math.max(50, Math.min(1000, ...timeouts.map((t) => t / 4))),
+    },
+    (req, res) => void handle(req, res),
+  );
+  server.maxConnections = limits.maxConnections;
+  return server;
 }
 
 function closeServer(server: Server, logger: Logger): Promise<void> {

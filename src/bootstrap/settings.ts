@@ -65,6 +65,11 @@ export interface Settings {
   readonly publicSettings: readonly string[];
   readonly readonly: boolean;
   readonly maxBodyBytes: number;
+  readonly maxJsonDepth: number;
+  readonly maxFilters: number;
+  readonly maxSortFields: number;
+  readonly maxUrlLength: number;
+  readonly connections: ConnectionLimits;
   readonly heartbeatTimeoutSeconds: number;
   readonly logLevel: string;
   /** Every setting, unprefixed, for per-collection lookups (`articles_read_principals`...). */
@@ -73,6 +78,14 @@ export interface Settings {
   readonly warnings: readonly string[];
   /** Setting names Tessera does not know; extensions may read them, the others are ignored. */
   readonly unknown: readonly string[];
+}
+
+/** How long a client may take and how many connections may be open (0 seconds: no limit). */
+export interface ConnectionLimits {
+  readonly requestTimeoutSeconds: number;
+  readonly headersTimeoutSeconds: number;
+  readonly keepAliveTimeoutSeconds: number;
+  readonly maxConnections: number;
 }
 
 export class SettingsError extends Error {
@@ -106,6 +119,14 @@ const DEFAULTS: Record<string, JsonValue> = {
   public_settings: "",
   readonly: false,
   max_body_bytes: 1048576,
+  max_json_depth: 64,
+  max_filters: 20,
+  max_sort_fields: 10,
+  max_url_length: 8192,
+  request_timeout_seconds: 30,
+  headers_timeout_seconds: 10,
+  keepalive_timeout_seconds: 5,
+  max_connections: 1000,
   heartbeat_timeout_seconds: 10,
   log_level: "info",
 };
@@ -295,11 +316,30 @@ function interpret(raw: Record<string, JsonValue>, problems: string[], warnings:
     publicSettings: listValue(raw.public_settings),
     readonly: bool("readonly"),
     maxBodyBytes: int("max_body_bytes", 1),
+    maxJsonDepth: int("max_json_depth", 1),
+    maxFilters: int("max_filters", 1),
+    maxSortFields: int("max_sort_fields", 1),
+    maxUrlLength: int("max_url_length", 16),
+    connections: connectionLimits(raw, problems),
     heartbeatTimeoutSeconds: int("heartbeat_timeout_seconds", 0),
     logLevel: str("log_level") ?? "info",
     all: raw,
     warnings,
   };
+}
+
+function connectionLimits(raw: Record<string, JsonValue>, problems: string[]): ConnectionLimits {
+  const limits = {
+    requestTimeoutSeconds: numberSetting(raw, "request_timeout_seconds", 0, problems),
+    headersTimeoutSeconds: numberSetting(raw, "headers_timeout_seconds", 0, problems),
+    keepAliveTimeoutSeconds: numberSetting(raw, "keepalive_timeout_seconds", 0, problems),
+    maxConnections: integerSetting(raw, "max_connections", 1, problems),
+  };
+  // Headers are part of the request: node:http refuses a headers timeout above the request's.
+  if (limits.requestTimeoutSeconds > 0 && limits.headersTimeoutSeconds > limits.requestTimeoutSeconds) {
+    problems.push(`headers_timeout_seconds (${limits.headersTimeoutSeconds}) must not exceed request_timeout_seconds (${limits.requestTimeoutSeconds})`);
+  }
+  return limits;
 }
 
 function parseResources(entries: string[], problems: string[]): ResourceDeclaration[] {

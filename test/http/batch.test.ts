@@ -122,8 +122,8 @@ describe("HTTP batch", () => {
       expect(res.body).to.deep.equal({ responses: [] });
     });
 
-    it("refuses a recursive call on /batch, wherever it appears in the path", async () => {
-      for (const path of ["/batch", "/v1/batch", "/articles/batchy"]) {
+    it("refuses a recursive call on /batch (every spelling: batch-nesting.test.ts)", async () => {
+      for (const path of ["/batch", "/v1/batch"]) {
         const res = await batch({ requests: [{ method: "POST", path }] });
         expect(res.status, path).to.equal(400);
         expect(res.body.errno).to.equal(107);

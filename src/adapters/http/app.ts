@@ -12,6 +12,7 @@ import { BATCH_REQUESTERS, registerBatchRoute } from "./batch-route.js";
 import { corsMiddleware } from "./cors.js";
 import { errorMiddleware } from "./errors.js";
 import { ServiceGoneError, UnknownUrlError } from "./http-errors.js";
+import { bodyJsonMiddleware, deferBodyError, urlLengthMiddleware } from "./input-limits.js";
 import type { HttpServices } from "./http-services.js";
 import { BODY_TYPES, emptyBodyAsObject, JSON_TYPE, negotiationMiddleware } from "./negotiation.js";
 import { registerOpenApiRoute } from "./openapi.js";
@@ -30,10 +31,12 @@ export function createApp(services: HttpServices): Koa {
   app.use(responseBasics(services));
   app.use(errorMiddleware({ retryAfterSeconds: options.retryAfterSeconds, challenge: services.authenticator.challenge, infoLink: options.errorInfoLink, logger }));
   app.use(corsMiddleware({ origins: options.corsOrigins, maxAgeSeconds: options.corsMaxAgeSeconds }));
+  app.use(urlLengthMiddleware(options.inputLimits));
   app.use(urlMiddleware(options, () => services.clock.now()));
   if (options.endOfService) app.use(endOfService(services));
   app.use(negotiationMiddleware(options));
   app.use(bodyParser({ enableTypes: ["json"], extendTypes: { json: BODY_TYPES }, jsonLimit: options.maxBodyBytes, jsonStrict: false, onError: deferParseError }));
+  app.use(bodyJsonMiddleware(options.inputLimits));
   app.use(emptyBodyAsObject);
   app.use(authentication(services));
 
@@ -58,13 +61,7 @@ function deferParseError(error: Error, ctx: Context): void {
   if ((error as { status?: unknown }).status !== 400) throw error;
   // Kinto's shape: the parser's own message (it only describes the client's body), then colander's "Required".
   const description = error instanceof SyntaxError ? `Invalid JSON: ${error.message}` : "Invalid JSON";
-  const invalid = new ValidationError([{ location: "body", name: "", description }, { location: "body", name: "", description: "Required" }], description);
-  Object.defineProperty(ctx.request, "body", {
-    configurable: true,
-    get() {
-      throw invalid;
-    },
-  });
+  deferBodyError(ctx, new ValidationError([{ location: "body", name: "", description }, { location: "body", name: "", description: "Required" }], description));
 }
 
 /** The request's Requester; inside a batch, shared by sub-requests with the same credentials. */

@@ -14,6 +14,7 @@ import { MethodNotAllowedError, ValidationError, type ValidationDetail } from ".
 import { isJsonObject, type JsonObject, type JsonValue } from "../../domain/json.js";
 import type { Requester } from "../../application/requester.js";
 import type { HttpServices } from "./http-services.js";
+import { urlLimitDescription } from "./input-limits.js";
 import { REDIRECT_TARGET, VERSION_PREFIX } from "./routing-middleware.js";
 
 const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
@@ -44,12 +45,26 @@ class BatchAborted extends Error {
 
 /** Requesters of a batch, by user id ("" anonymous): principals computed once per identity. */
 export const BATCH_REQUESTERS = "tessera.batchRequesters";
+const BATCH_ROUTE = "batch";
+
+export interface BatchLimits {
+  readonly maxRequests: number | null;
+  /** Real requests have their URL capped by the header size; sub-request paths get the same bound. */
+  readonly maxUrlLength: number;
+  /** Asks the router whether a sub-request path would reach the batch endpoint. */
+  readonly routesToBatch: (path: string) => boolean;
+}
+
+const RECURSIVE = "Recursive calls to the batch endpoint are not allowed";
 
 export function registerBatchRoute(router: Router, services: HttpServices, app: Koa): void {
   let pipeline: ((ctx: Context) => Promise<void>) | undefined;
-  router.all("/batch", async (ctx) => {
+  router.all(BATCH_ROUTE, "/batch", async (ctx) => {
     if (ctx.method !== "POST") throw new MethodNotAllowedError(["POST"]);
-    const requests = parseBatch(ctx.request.body, services.options.batchMaxRequests);
+    // Whatever spelling got a sub-request here, the router decided it is a batch: never nest.
+    if (ctx.state[BATCH_REQUESTERS] !== undefined) throw ValidationError.single("body", "path", RECURSIVE);
+    const limits = { maxRequests: services.options.batchMaxRequests, maxUrlLength: services.options.inputLimits.maxUrlLength, routesToBatch: (path: string) => routesToBatch(router, path) };
+    const requests = parseBatch(ctx.request.body, limits);
     pipeline ??= compose(app.middleware) as unknown as (ctx: Context) => Promise<void>;
     const run = pipeline;
     const outer = ctx.state.requester as Requester;
@@ -73,6 +88,17 @@ export function registerBatchRoute(router: Router, services: HttpServices, app: 
       ctx.body = error.response.body;
     }
   });
+}
+
+/**
+ * Whether the router would serve `path` (or the path a trailing-slash redirect leads to, which
+ * a sub-request follows) with the batch route. The router decides, so case, duplicated or
+ * trailing slashes and query strings cannot get around it.
+ */
+function routesToBatch(router: Router, path: string): boolean {
+  const layer = router.route(BATCH_ROUTE);
+  const bare = path.split("?")[0] ?? path;
+  return [bare, bare.replace(/\/+$/, "")].some((candidate) => router.match(candidate, "POST").pathAndMethod.some((matched) => matched === layer));
 }
 
 /** One version or trailing-slash redirect is followed with the same method, headers and body, as Kinto does. */
@@ -146,7 +172,8 @@ function lowerKeys(headers: Record<string, string>): Record<string, string> {
 }
 
 /** Shape of the batch body; `defaults` merged into each request without overriding it. */
-export function parseBatch(body: unknown, maxRequests: number | null): SubRequest[] {
+export function parseBatch(body: unknown, limits: BatchLimits): SubRequest[] {
+  const { maxRequests } = limits;
   const problems: ValidationDetail[] = [];
   const bad = (name: string, description: string) => problems.push({ location: "body", name, description });
   if (!isJsonObject(body)) throw ValidationError.single("body", null, "Body must be an object with a list of requests");
@@ -161,7 +188,7 @@ export function parseBatch(body: unknown, maxRequests: number | null): SubReques
   raw.forEach((entry, i) => {
     if (isJsonObject(entry)) for (const key of Object.keys(entry)) if (!REQUEST_KEYS.has(key)) bad(`requests.${i}.${key}`, `Unrecognized key "${key}"`);
   });
-  const requests = raw.map((entry, i) => subRequest(merge(defaults as JsonObject, entry), `requests.${i}`, bad));
+  const requests = raw.map((entry, i) => subRequest(merge(defaults as JsonObject, entry), `requests.${i}`, limits, bad));
   if (problems.length > 0) throw new ValidationError(problems);
   return requests as SubRequest[];
 }
@@ -178,7 +205,7 @@ function merge(defaults: JsonObject, entry: JsonValue): JsonValue {
   return merged;
 }
 
-function subRequest(entry: JsonValue, name: string, bad: (name: string, description: string) => void): SubRequest | undefined {
+function subRequest(entry: JsonValue, name: string, limits: BatchLimits, bad: (name: string, description: string) => void): SubRequest | undefined {
   if (!isJsonObject(entry)) {
     bad(name, "each request must be an object");
     return undefined;
@@ -187,15 +214,17 @@ function subRequest(entry: JsonValue, name: string, bad: (name: string, descript
   if (typeof method !== "string" || !METHODS.has(method)) bad(`${name}.method`, `method must be one of ${[...METHODS].join(", ")} (uppercase)`);
   const path = entry.path;
   if (typeof path !== "string" || !path.startsWith("/")) bad(`${name}.path`, "path is required and must start with /");
-  else if (path.includes("/batch")) bad(`${name}.path`, "Recursive calls to the batch endpoint are not allowed");
   const headers = entry.headers ?? {};
   if (!isJsonObject(headers) || !validHeaders(headers)) bad(`${name}.headers`, "headers must be an object of valid header names and string values");
   const body = entry.body;
   if (body !== undefined && !isJsonObject(body)) bad(`${name}.body`, "body must be an object");
   if (typeof path !== "string" || typeof method !== "string") return undefined;
+  const versioned = path.startsWith(`${VERSION_PREFIX}/`) || path === VERSION_PREFIX ? path : `${VERSION_PREFIX}${path}`;
+  if (versioned.length > limits.maxUrlLength) bad(`${name}.path`, urlLimitDescription(limits.maxUrlLength));
+  else if (path.startsWith("/") && limits.routesToBatch(versioned)) bad(`${name}.path`, RECURSIVE);
   return {
     method,
-    path: path.startsWith(`${VERSION_PREFIX}/`) || path === VERSION_PREFIX ? path : `${VERSION_PREFIX}${path}`,
+    path: versioned,
     headers: headers as Record<string, string>,
     body: body as JsonObject | undefined,
   };

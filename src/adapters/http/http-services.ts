@@ -4,6 +4,7 @@ import type { JsonObject, JsonValue } from "../../domain/json.js";
 import type { Authenticator } from "../../application/authenticator.js";
 import type { HealthService } from "../../application/health-service.js";
 import type { Clock } from "../../application/ports/clock.js";
+import type { InputLimits } from "./input-limits.js";
 import type { UnitOfWork } from "../../application/ports/unit-of-work.js";
 import type { RecordService } from "../../application/record-service.js";
 import type { ResourceDefinition } from "../../application/resources.js";
@@ -48,6 +49,7 @@ export interface HttpOptions {
   readonly readonly: boolean;
   readonly maxBodyBytes: number;
   readonly batchMaxRequests: number | null;
+  readonly inputLimits: InputLimits;
   readonly endOfService: EndOfService | undefined;
   /** Settings shown by the root view, already named as they must appear. */
   readonly publicSettings: Readonly<Record<string, JsonValue>>;

@@ -3,13 +3,16 @@
  * Every problem found becomes one `details` entry of a single 400.
  */
 import { ValidationError, type ValidationDetail } from "../../domain/errors.js";
-import { jsonOrText, type JsonValue } from "../../domain/json.js";
+import { jsonOrText as parseJsonOrText, type JsonValue } from "../../domain/json.js";
+import { clientJsonDetail } from "../validation/client-json.js";
+import type { InputLimits } from "./input-limits.js";
 import { FILTER_OPERATORS, ID_FIELD, MODIFIED_FIELD, type Filter, type FilterOperator, type SortKey } from "../../application/listing.js";
 
 export interface ListQueryOptions {
   readonly paginateBy: number | undefined;
   readonly maxFetchSize: number;
   readonly now: number;
+  readonly limits: Pick<InputLimits, "maxJsonDepth" | "maxFilters" | "maxSortFields">;
 }
 
 export interface ParsedListQuery {
@@ -28,7 +31,6 @@ const FIELD_PATTERN = /^[A-Za-z0-9_$@-]+(?:\.[A-Za-z0-9_$@-]+)*$/;
 const DAY_MS = 24 * 3600 * 1000;
 const BOUND_PARAMS: Record<string, FilterOperator> = { _since: "gt", since: "gt", _before: "lt", _to: "lt" };
 
-
 export function parseListQuery(params: URLSearchParams, options: ListQueryOptions): ParsedListQuery {
   const problems: ValidationDetail[] = [];
   const bad = (name: string | null, description: string) => problems.push({ location: "querystring", name, description });
@@ -39,7 +41,10 @@ export function parseListQuery(params: URLSearchParams, options: ListQueryOption
   let fields: string[] | undefined;
   let usedDeprecatedTo = false;
 
+  const { limits } = options;
   for (const [rawName, value] of params) {
+    // Stops early: a query of thousands of filters is refused without parsing them all.
+    if (filters.length > limits.maxFilters) break;
     const name = rawName.trim();
     if (name.includes("\u0000") || value.includes("\u0000")) {
       bad(name, "Invalid character 0x00");
@@ -49,7 +54,7 @@ export function parseListQuery(params: URLSearchParams, options: ListQueryOption
       limit = /^\d+$/.test(value) && Number.isSafeInteger(Number(value)) ? Number(value) : undefined;
       if (limit === undefined) bad(name, `"${value}" is not a positive integer`);
     } else if (name === "_sort") {
-      sort = parseSort(value, bad);
+      sort = parseSort(value, limits.maxSortFields, bad);
     } else if (name === "_token") {
       token = value;
     } else if (name === "_fields") {
@@ -62,10 +67,11 @@ export function parseListQuery(params: URLSearchParams, options: ListQueryOption
       if (ts === undefined) bad(name, `Invalid value for ${name}`);
       else filters.push({ field: MODIFIED_FIELD, operator: BOUND_PARAMS[name], value: ts });
     } else if (!name.startsWith("_")) {
-      const filter = parseFilter(name, value, options.now, bad);
+      const filter = parseFilter(name, value, options, bad);
       if (filter) filters.push(filter);
     }
   }
+  if (filters.length > limits.maxFilters) bad(null, `At most ${limits.maxFilters} filters are allowed`);
   if (problems.length > 0) throw new ValidationError(problems);
   return {
     filters,
@@ -88,9 +94,14 @@ function effectiveLimit(requested: number | undefined, { paginateBy, maxFetchSiz
   return Math.min(capped ?? maxFetchSize, maxFetchSize);
 }
 
-function parseSort(value: string, bad: (name: string, description: string) => void): SortKey[] {
+function parseSort(value: string, maxFields: number, bad: (name: string, description: string) => void): SortKey[] {
   const keys: SortKey[] = [];
-  for (const entry of value.split(",").map((s) => s.trim()).filter(Boolean)) {
+  const entries = value.split(",").map((s) => s.trim()).filter(Boolean);
+  if (entries.length > maxFields) {
+    bad("_sort", `At most ${maxFields} sort fields are allowed`);
+    return keys;
+  }
+  for (const entry of entries) {
     const match = /^([-+]?)(.+)$/.exec(entry);
     const field = match?.[2] ?? "";
     if (!FIELD_PATTERN.test(field)) bad("_sort", `Invalid sort field '${entry}'`);
@@ -99,15 +110,23 @@ function parseSort(value: string, bad: (name: string, description: string) => vo
   return keys;
 }
 
+/** What a client timestamp must be: the rule of `_since`, also applied to `last_modified` sent by clients. */
+export const CLIENT_TIMESTAMP_RULE = "last_modified must be an integer of milliseconds since the epoch, at most 24 hours ahead of the server clock";
+
+/** A client timestamp as a number (JSON data): a safe integer between 0 and 24 hours from now. */
+export function isAcceptableTimestamp(value: unknown, now: number): value is number {
+  return typeof value === "number" && Number.isSafeInteger(value) && value >= 0 && value <= now + DAY_MS;
+}
+
 /** An integer (optionally in ETag quotes) between 0 and 24 hours from now. */
-function timestampValue(text: string, now: number): number | undefined {
+export function timestampValue(text: string, now: number): number | undefined {
   const digits = /^"?(\d+)"?$/.exec(text.trim())?.[1];
   if (digits === undefined) return undefined;
   const ts = Number(digits);
-  return Number.isSafeInteger(ts) && ts <= now + DAY_MS ? ts : undefined;
+  return isAcceptableTimestamp(ts, now) ? ts : undefined;
 }
 
-function parseFilter(name: string, text: string, now: number, bad: (name: string, description: string) => void): Filter | undefined {
+function parseFilter(name: string, text: string, { now, limits }: ListQueryOptions, bad: (name: string, description: string) => void): Filter | undefined {
   const match = OPERATOR_PATTERN.exec(name);
   const operator = (match?.[1] ?? "eq") as FilterOperator;
   const field = match?.[2] ?? name;
@@ -120,6 +139,15 @@ function parseFilter(name: string, text: string, now: number, bad: (name: string
     return undefined;
   };
   const managed = field === ID_FIELD || field === MODIFIED_FIELD;
+  // JSON values reach every store: refused alike when no store could hold them as written.
+  let refused = false;
+  const jsonOrText = (piece: string): JsonValue => {
+    const value = parseJsonOrText(piece);
+    const detail = value === piece ? undefined : clientJsonDetail(piece, value, limits.maxJsonDepth, "querystring", name);
+    if (detail && !refused) bad(name, detail.description);
+    refused ||= detail !== undefined;
+    return value;
+  };
   const scalar = (piece: string): JsonValue | undefined => {
     if (field === ID_FIELD) return piece;
     if (field === MODIFIED_FIELD) return timestampValue(piece, now);

@@ -1,11 +1,13 @@
 /** Shape checks of request bodies (api-contract §2): anything off is a 400 with details. */
 import { ValidationError, type ValidationDetail } from "../../domain/errors.js";
 import { isJsonObject, type JsonObject } from "../../domain/json.js";
+import type { JsonPatchOperation } from "../../domain/json-patch.js";
 import { isValidPrincipal } from "../../domain/principals.js";
 import { isValidRecordId } from "../../domain/records.js";
 import type { PatchPayload, RecordPayload, Submitted } from "../../application/record-service.js";
 import type { ResourceDefinition } from "../../application/resources.js";
 import { pythonRepr } from "./python-repr.js";
+import { CLIENT_TIMESTAMP_RULE, isAcceptableTimestamp } from "./list-query.js";
 
 const TOP_LEVEL_KEYS = new Set(["data", "permissions"]);
 
@@ -14,7 +16,7 @@ interface Checked {
   permissions?: Record<string, string[] | null>;
 }
 
-function check(body: unknown, resource: ResourceDefinition, allowNull: boolean): Checked {
+function check(body: unknown, resource: ResourceDefinition, now: number, allowNull: boolean): Checked {
   const problems: ValidationDetail[] = [];
   const bad = (name: string | null, description: string) => problems.push({ location: "body", name, description });
   if (body === undefined || body === null) return {};
@@ -40,6 +42,9 @@ function check(body: unknown, resource: ResourceDefinition, allowNull: boolean):
       }
     }
   }
+  // A future timestamp would become the collection's clock and break `_since` for every reader.
+  const clientTimestamp = result.data?.last_modified;
+  if (clientTimestamp !== undefined && clientTimestamp !== null && !isAcceptableTimestamp(clientTimestamp, now)) bad("data.last_modified", CLIENT_TIMESTAMP_RULE);
   if (result.data?.id !== undefined && !isValidRecordId(result.data.id)) {
     problems.push({ location: "path", name: null, description: "Invalid object id" });
   }
@@ -48,13 +53,13 @@ function check(body: unknown, resource: ResourceDefinition, allowNull: boolean):
 }
 
 /** POST and PUT bodies: `{data?, permissions?}`; `null` permissions are refused. */
-export function parseRecordPayload(body: unknown, resource: ResourceDefinition): RecordPayload {
-  return check(body, resource, false) as RecordPayload;
+export function parseRecordPayload(body: unknown, resource: ResourceDefinition, now: number): RecordPayload {
+  return check(body, resource, now, false) as RecordPayload;
 }
 
 /** PATCH bodies: at least one of data or permissions; merge patch allows `null` permissions. */
-export function parseRecordPatch(body: unknown, resource: ResourceDefinition, merge: boolean): PatchPayload {
-  const checked = check(body, resource, true);
+export function parseRecordPatch(body: unknown, resource: ResourceDefinition, merge: boolean, now: number): PatchPayload {
+  const checked = check(body, resource, now, true);
   if (checked.data === undefined && checked.permissions === undefined) {
     throw ValidationError.single("body", "data", "Provide at least one of data or permissions");
   }
@@ -71,4 +76,22 @@ export function submitted<T>(parse: () => T): Submitted<T> {
     if (error instanceof ValidationError) return error;
     throw error;
   }
+}
+
+/**
+ * JSON Patch operations may set `last_modified` too: a literal value is bounded like any client
+ * timestamp; one copied or moved from elsewhere cannot be checked here and is refused.
+ */
+export function checkJsonPatchTimestamp(operations: readonly JsonPatchOperation[], now: number): JsonPatchOperation[] {
+  const problems: ValidationDetail[] = [];
+  operations.forEach((operation, i) => {
+    const whole = operation.path === "/data";
+    if (!whole && operation.path !== "/data/last_modified") return;
+    if (operation.op === "copy" || operation.op === "move") problems.push({ location: "body", name: `${i}.path`, description: "last_modified cannot be copied or moved" });
+    if (operation.op !== "add" && operation.op !== "replace") return;
+    const value = whole ? (isJsonObject(operation.value) ? operation.value.last_modified : undefined) : operation.value;
+    if (value !== undefined && value !== null && !isAcceptableTimestamp(value, now)) problems.push({ location: "body", name: `${i}.value`, description: CLIENT_TIMESTAMP_RULE });
+  });
+  if (problems.length > 0) throw new ValidationError(problems);
+  return [...operations];
 }

@@ -12,9 +12,9 @@ import type { Requester } from "../../application/requester.js";
 import { UnknownUrlError } from "./http-errors.js";
 import { preconditionsOf } from "./http-preconditions.js";
 import type { Endpoint, HttpResource, HttpServices } from "./http-services.js";
-import { parseListQuery } from "./list-query.js";
+import { CLIENT_TIMESTAMP_RULE, parseListQuery, timestampValue } from "./list-query.js";
 import { JSON_PATCH_TYPE, MERGE_PATCH_TYPE } from "./negotiation.js";
-import { parseRecordPatch, parseRecordPayload, submitted } from "./payload.js";
+import { checkJsonPatchTimestamp, parseRecordPatch, parseRecordPayload, submitted } from "./payload.js";
 import { respondWithList, respondWithRecord, setTimestampHeaders } from "./responses.js";
 import { requestUrl, urlText } from "./urls.js";
 
@@ -72,7 +72,7 @@ export function registerRecordRoutes(router: Router, services: HttpServices): vo
     switch (ctx.method) {
       case "GET":
       case "HEAD": {
-        const query = parseListQuery(new URLSearchParams(ctx.querystring), { paginateBy: services.options.paginateBy, maxFetchSize: services.options.storageMaxFetchSize, now: services.clock.now() });
+        const query = parseListQuery(new URLSearchParams(ctx.querystring), { paginateBy: services.options.paginateBy, maxFetchSize: services.options.storageMaxFetchSize, now: services.clock.now(), limits: services.options.inputLimits });
         if (query.usedDeprecatedTo) ctx.set("Alert", JSON.stringify({ code: "soft-eol", message: "_to is deprecated, use _before", url: services.options.projectDocs }));
         if (ctx.method === "HEAD") {
           const { count, timestamp } = await records.count(requester, definition, query.filters, preconditions);
@@ -90,12 +90,12 @@ export function registerRecordRoutes(router: Router, services: HttpServices): vo
         return;
       }
       case "POST": {
-        const result = await records.create(requester, definition, submitted(() => parseRecordPayload(ctx.request.body, definition)), preconditions);
+        const result = await records.create(requester, definition, submitted(() => parseRecordPayload(ctx.request.body, definition, services.clock.now())), preconditions);
         respondWithRecord(ctx, result.created ? 201 : 200, result);
         return;
       }
       default: {
-        const query = parseListQuery(new URLSearchParams(ctx.querystring), { paginateBy: undefined, maxFetchSize: Number.MAX_SAFE_INTEGER, now: services.clock.now() });
+        const query = parseListQuery(new URLSearchParams(ctx.querystring), { paginateBy: undefined, maxFetchSize: Number.MAX_SAFE_INTEGER, now: services.clock.now(), limits: services.options.inputLimits });
         const { tombstones, timestamp } = await records.deleteAll(requester, definition, query.filters, preconditions);
         setTimestampHeaders(ctx, timestamp);
         respondWithList(ctx, tombstones);
@@ -119,19 +119,19 @@ export function registerRecordRoutes(router: Router, services: HttpServices): vo
         return;
       }
       case "PUT": {
-        const result = await records.replace(requester, definition, id, submitted(() => parseRecordPayload(ctx.request.body, definition)), preconditions);
+        const result = await records.replace(requester, definition, id, submitted(() => parseRecordPayload(ctx.request.body, definition, services.clock.now())), preconditions);
         respondWithRecord(ctx, result.created ? 201 : 200, result);
         return;
       }
       case "PATCH": {
         const type = ctx.request.type;
-        const parse = (): PatchPayload => (type === JSON_PATCH_TYPE ? { operations: parseJsonPatch(ctx.request.body), merge: false } : parseRecordPatch(ctx.request.body, definition, type === MERGE_PATCH_TYPE));
+        const parse = (): PatchPayload => (type === JSON_PATCH_TYPE ? { operations: checkJsonPatchTimestamp(parseJsonPatch(ctx.request.body), services.clock.now()), merge: false } : parseRecordPatch(ctx.request.body, definition, type === MERGE_PATCH_TYPE, services.clock.now()));
         const result = await records.update(requester, definition, id, submitted(parse), preconditions);
         respondWithRecord(ctx, 200, result);
         return;
       }
       default: {
-        const tombstone = await records.delete(requester, definition, id, preconditions, deletionTimestamp(ctx));
+        const tombstone = await records.delete(requester, definition, id, preconditions, deletionTimestamp(ctx, services.clock.now()));
         setTimestampHeaders(ctx, tombstone.lastModified);
         ctx.status = 200;
         ctx.body = { data: tombstoneBody(tombstone) };
@@ -140,15 +140,13 @@ export function registerRecordRoutes(router: Router, services: HttpServices): vo
   });
 }
 
-/** `DELETE ?last_modified=<int>` forces the tombstone timestamp when greater. */
-function deletionTimestamp(ctx: Context): number | undefined {
+/** `DELETE ?last_modified=<int>` forces the tombstone timestamp when greater; bounded like `_since`. */
+function deletionTimestamp(ctx: Context, now: number): number | undefined {
   const value = new URLSearchParams(ctx.querystring).get("last_modified");
   if (value === null) return undefined;
-  const digits = /^"?(\d+)"?$/.exec(value)?.[1];
-  if (digits === undefined || !Number.isSafeInteger(Number(digits))) {
-    throw ValidationError.single("querystring", "last_modified", `Invalid value for last_modified: ${value}`);
-  }
-  return Number(digits);
+  const timestamp = timestampValue(value, now);
+  if (timestamp === undefined) throw ValidationError.single("querystring", "last_modified", CLIENT_TIMESTAMP_RULE);
+  return timestamp;
 }
 
 /** The same URL with every parameter kept, `_limit` set to the effective limit and `_token` added. */

@@ -3,15 +3,7 @@
 import type { ObjectPermissions, PermissionStore } from "../../application/ports/permission-store.js";
 import { boundPairs, type BoundPermissionsFn } from "../../domain/permissions.js";
 import { AUTHENTICATED } from "../../domain/principals.js";
-
-/** `*` matches any run of characters (`/` included); everything else is literal. */
-function patternRegExp(pattern: string): RegExp {
-  const body = pattern
-    .split("*")
-    .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))
-    .join("[\\s\\S]*");
-  return new RegExp(`^${body}$`);
-}
+import { wildcardMatcher } from "../../domain/wildcard.js";
 
 export class MemoryPermissionStore implements PermissionStore {
   /** object id → permission → principals. Empty sets are never kept. */
@@ -86,21 +78,21 @@ export class MemoryPermissionStore implements PermissionStore {
     if (principals.length === 0) return result;
     const pairs = boundPairs(objectIdMatch ?? "*", permission, getBoundPermissions).map((pair) => ({
       ...pair,
-      regexp: pair.objectId.includes("*") ? patternRegExp(pair.objectId) : undefined,
+      matches: pair.objectId.includes("*") ? wildcardMatcher(pair.objectId, { ignoreCase: false }) : undefined,
     }));
     // Only the callers' grants are read: the cost follows them, not the ACEs of the process.
     for (const principal of new Set(principals)) {
       const byPermission = this.grants.get(principal);
       if (!byPermission) continue;
-      for (const { objectId: match, permission: perm, regexp } of pairs) {
+      for (const { objectId: match, permission: perm, matches } of pairs) {
         const objectIds = byPermission.get(perm);
         if (!objectIds) continue;
-        if (regexp === undefined) {
+        if (matches === undefined) {
           // A literal id matches only itself: one lookup.
           if (objectIds.has(match)) result.add(match);
           continue;
         }
-        for (const objectId of objectIds) if (!result.has(objectId) && regexp.test(objectId)) result.add(objectId);
+        for (const objectId of objectIds) if (!result.has(objectId) && matches(objectId)) result.add(objectId);
       }
     }
     return result;
@@ -152,8 +144,8 @@ export class MemoryPermissionStore implements PermissionStore {
         this.deleteAcl(id);
         continue;
       }
-      const regexp = patternRegExp(id);
-      for (const objectId of [...this.aces.keys()]) if (regexp.test(objectId)) this.deleteAcl(objectId);
+      const matches = wildcardMatcher(id, { ignoreCase: false });
+      for (const objectId of [...this.aces.keys()]) if (matches(objectId)) this.deleteAcl(objectId);
     }
   }
 

@@ -4,6 +4,7 @@
  */
 import { jsonEqual, type JsonObject, type JsonValue } from "../../domain/json.js";
 import type { RecordOrTombstone } from "../../domain/records.js";
+import { wildcardMatcher } from "../../domain/wildcard.js";
 import { ID_FIELD, MODIFIED_FIELD, type Filter, type PageCursor, type RecordAccess, type SortKey } from "../../application/listing.js";
 import { compareJson } from "./json-ordering.js";
 
@@ -35,16 +36,6 @@ function includesEqual(items: readonly JsonValue[], value: JsonValue): boolean {
   return items.some((item) => jsonEqual(item, value));
 }
 
-/** `*` is the only wildcard; every other character (regex or SQL ones) is literal; anchored. */
-function likeMatcher(pattern: string): (value: string) => boolean {
-  const source = pattern
-    .split("*")
-    .map((part) => part.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&"))
-    .join(".*");
-  const regex = new RegExp(`^${source}$`, "isu");
-  return (value) => regex.test(value);
-}
-
 /** Value-level predicate of one filter; a missing value is `undefined` (it sorts after all values). */
 function valuePredicate(filter: Filter): (value: JsonValue | undefined) => boolean {
   const expected = filter.value;
@@ -67,7 +58,7 @@ function valuePredicate(filter: Filter): (value: JsonValue | undefined) => boole
       return (value) => compareJson(value, expected) >= 0;
     case "like": {
       if (typeof expected !== "string") return () => false;
-      const matches = likeMatcher(expected);
+      const matches = wildcardMatcher(expected);
       return (value) => typeof value === "string" && matches(value);
     }
     case "has":

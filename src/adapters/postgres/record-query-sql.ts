@@ -8,7 +8,7 @@
  */
 import type { JsonValue } from "../../domain/json.js";
 import { ID_FIELD, MODIFIED_FIELD, type Filter, type PageCursor, type RecordAccess, type SortKey } from "../../application/listing.js";
-import { escapeLike, prefixRange } from "./like-pattern.js";
+import { prefixRange, wildcardToLike } from "./like-pattern.js";
 
 /** Collects bound values and hands out their `$n` placeholders. */
 export class SqlParams {
@@ -110,11 +110,6 @@ function listOf(value: JsonValue): JsonValue[] {
   return Array.isArray(value) ? value : [value];
 }
 
-/** `*` is the only wildcard; everything else (`%`, `_`, `\`) is literal. */
-function likePattern(value: string): string {
-  return value.split("*").map(escapeLike).join("%");
-}
-
 function filterOnColumn(params: SqlParams, f: Filter): string {
   const column = columnOf(f.field);
   const cast = f.field === ID_FIELD ? "text" : "bigint";
@@ -140,7 +135,7 @@ function filterOnColumn(params: SqlParams, f: Filter): string {
     case "max":
       return compareColumn(params, f.field, f.operator, f.value);
     case "like":
-      return f.field === ID_FIELD && typeof f.value === "string" ? `r.id ILIKE ${params.add(likePattern(f.value), "text")}` : "FALSE";
+      return f.field === ID_FIELD && typeof f.value === "string" ? `r.id ILIKE ${params.add(wildcardToLike(f.value), "text")}` : "FALSE";
     case "has":
       return f.value === false ? "FALSE" : "TRUE";
     case "contains":
@@ -179,7 +174,7 @@ function filterOnData(params: SqlParams, f: Filter): string {
     case "max":
       return compareJson(params, x, f.operator, f.value);
     case "like":
-      return `(jsonb_typeof(${x}) = 'string' AND (${x} #>> '{}') ILIKE ${params.add(likePattern(typeof f.value === "string" ? f.value : ""), "text")})`;
+      return `(jsonb_typeof(${x}) = 'string' AND (${x} #>> '{}') ILIKE ${params.add(wildcardToLike(typeof f.value === "string" ? f.value : ""), "text")})`;
     case "has":
       return f.value === false ? `${x} IS NULL` : `${x} IS NOT NULL`;
     case "contains": {

@@ -19,20 +19,13 @@ import {
   REPLACE_ACL,
   type KeyKind,
 } from "./redis-permission-scripts.js";
+import { wildcardMatcher } from "../../domain/wildcard.js";
 
 export const DEFAULT_PERMISSION_PREFIX = "tessera:perm:";
 
 /** Objects deleted per Lua call: a wildcard delete of a big collection must not block Redis for long. */
 export const DELETE_BATCH = 500;
 
-/** `*` matches any run of characters (`/` included); everything else is literal. */
-function patternRegExp(pattern: string): RegExp {
-  const body = pattern
-    .split("*")
-    .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))
-    .join("[\\s\\S]*");
-  return new RegExp(`^${body}$`);
-}
 
 function uniquePairs(pairs: readonly BoundPermission[]): BoundPermission[] {
   const seen = new Map<string, BoundPermission>();
@@ -122,8 +115,8 @@ export class RedisPermissionStore implements PermissionStore {
         if (reply.some((member) => Number(member) === 1)) result.add(pair.objectId);
         return;
       }
-      const regexp = patternRegExp(pair.objectId);
-      for (const objectId of reply as string[]) if (regexp.test(objectId)) result.add(objectId);
+      const matches = wildcardMatcher(pair.objectId, { ignoreCase: false });
+      for (const objectId of reply as string[]) if (matches(objectId)) result.add(objectId);
     });
     return result;
   }
