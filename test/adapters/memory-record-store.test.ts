@@ -28,6 +28,16 @@ describe("MemoryRecordStore", () => {
     expect((await store.get(scope, "a1"))?.data).to.deep.equal({ tags: ["x"], meta: { n: 1 } });
   });
 
+  it("gives writes in the same millisecond (a fixed clock) distinct increasing timestamps", async () => {
+    const store = new MemoryRecordStore({ now: () => 5_000 });
+    const first = await store.create(scope, "a1", {});
+    const second = await store.create(scope, "a2", {});
+    const third = await store.update(scope, "a1", { v: 2 });
+    const fourth = await store.delete(scope, "a2");
+    expect([first, second, third, fourth].map((w) => w.lastModified)).to.deep.equal([5_000, 5_001, 5_002, 5_003]);
+    expect(await store.collectionTimestamp(scope)).to.equal(5_003);
+  });
+
   it("keeps no reference to the data object it was given", async () => {
     const store = new MemoryRecordStore(realClock);
     const data = { nested: { v: 1 } };

@@ -21,6 +21,7 @@ import { BackendError, ValidationError } from "../../src/domain/errors.js";
 import type { Tombstone } from "../../src/domain/records.js";
 import { databaseUrl, ensureDatabase, withAdmin } from "../support/postgres.js";
 import { POSTGRES_URL, requireService } from "../support/services.js";
+import { track } from "../support/settling.js";
 
 const MAIN = "tessera_test";
 const MIGRATED = "tessera_test_migrated";
@@ -262,7 +263,13 @@ describe("PostgreSQL specifics", function () {
         await unitOfWork.run(() => permissions!.replaceObjectPermissions("/articles/doomed", { write: ["alice"] }));
         throw new Error("veto");
       });
-      await failed.catch((err: Error) => expect(err.message).to.equal("veto"));
+      let vetoed: unknown;
+      try {
+        await failed;
+      } catch (error) {
+        vetoed = error;
+      }
+      expect((vetoed as Error | undefined)?.message, "the unit of work rethrows the veto").to.equal("veto");
       expect(await records!.get(articles, "doomed")).to.equal(undefined);
       expect(await permissions!.objectPermissions("/articles/doomed")).to.deep.equal({});
       expect(await records!.collectionTimestamp(articles)).to.equal(before);
@@ -297,9 +304,9 @@ describe("PostgreSQL specifics", function () {
       const store = new PostgresRecordStore(database);
       expect(await store.heartbeat()).to.equal(true);
       const { busy } = await occupy(database, 400);
-      const started = Date.now();
+      const occupied = track(busy);
       const error = await rejection(store.get(articles, "x"));
-      expect(Date.now() - started).to.be.below(100);
+      expect(occupied.settled, "refused while the only connection was still busy: it did not wait").to.equal(false);
       expect(error.backend).to.equal("storage");
       await busy;
       expect(await store.get(articles, "x")).to.equal(undefined);
@@ -321,9 +328,15 @@ describe("PostgreSQL specifics", function () {
       const database = open({ poolSize: 1, maxOverflow: 0, poolTimeoutSeconds: 0.2 });
       await database.heartbeat("storage");
       const { busy } = await occupy(database, 800);
-      const started = Date.now();
+      const occupied = track(busy);
+      const order: string[] = [];
+      const halfway = sleep(100).then(() => order.push("half of pool_timeout"));
       await rejection(new PostgresPermissionStore(database).userPrincipals("u"));
-      expect(Date.now() - started).to.be.within(150, 700);
+      order.push("refused");
+      await halfway;
+      // It waited (past half the timeout), and gave up before the connection came free.
+      expect(order).to.deep.equal(["half of pool_timeout", "refused"]);
+      expect(occupied.settled).to.equal(false);
       await busy;
     });
 

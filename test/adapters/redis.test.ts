@@ -12,6 +12,7 @@ import { defaultBoundPermissions } from "../../src/domain/permissions.js";
 import { cacheContract } from "../contract/cache.contract.js";
 import { permissionStoreContract } from "../contract/permission-store.contract.js";
 import { REDIS_URL, requireService } from "../support/services.js";
+import { settlesWithin, track } from "../support/settling.js";
 
 /** A prefix no other run (or developer) shares, so tests never touch foreign keys. */
 const RUN = `tessera-test:${process.pid}-${Date.now().toString(36)}:`;
@@ -299,11 +300,10 @@ describe("Redis adapters", function () {
         await store.addPrincipalToAce("/a", "read", "u");
         await port.set("k", "v", 60);
         paused.freeze();
-        const started = Date.now();
-        await expectBackendError(store.checkPermission("/a", "read", ["u"]), "permission");
-        await expectBackendError(store.principalsAccessibleObjects(["u"], "read", "/*"), "permission");
-        await expectBackendError(port.get("k"), "cache");
-        expect(Date.now() - started).to.be.lessThan(1_000);
+        // Each call ends by the 200 ms command timeout while Redis is still paused (bound: 10×).
+        await expectBackendError(settlesWithin(store.checkPermission("/a", "read", ["u"]), 2_000, "checkPermission"), "permission");
+        await expectBackendError(settlesWithin(store.principalsAccessibleObjects(["u"], "read", "/*"), 2_000, "principalsAccessibleObjects"), "permission");
+        await expectBackendError(settlesWithin(port.get("k"), 2_000, "cache get"), "cache");
         expect(await store.heartbeat()).to.equal(false);
         paused.thaw();
         expect(await store.checkPermission("/a", "read", ["u"])).to.equal(true);
@@ -319,7 +319,6 @@ describe("Redis adapters", function () {
         await port.set("k", "v", 60);
 
         await gone.cut();
-        const started = Date.now();
         const permissionCalls: (() => Promise<unknown>)[] = [
           () => store.flush(),
           () => store.initializeSchema(),
@@ -338,7 +337,8 @@ describe("Redis adapters", function () {
           () => store.replaceObjectPermissions("", { write: [] }),
           () => store.deleteObjectPermissions(""),
         ];
-        for (const call of permissionCalls) await expectBackendError(call(), "permission");
+        // Every call fails without waiting for its 1 s command timeout (bound: that timeout).
+        for (const call of permissionCalls) await expectBackendError(settlesWithin(call(), 1_000, call.toString()), "permission");
         const cacheCalls: (() => Promise<unknown>)[] = [
           () => port.flush(),
           () => port.initializeSchema(),
@@ -348,10 +348,9 @@ describe("Redis adapters", function () {
           () => port.set("", "", 42),
           () => port.delete(""),
         ];
-        for (const call of cacheCalls) await expectBackendError(call(), "cache");
+        for (const call of cacheCalls) await expectBackendError(settlesWithin(call(), 1_000, call.toString()), "cache");
         expect(await store.heartbeat()).to.equal(false);
         expect(await port.heartbeat()).to.equal(false);
-        expect(Date.now() - started, "every call failed fast").to.be.lessThan(2_000);
 
         await gone.start();
         expect(await eventually(5_000, () => store.checkPermission("/a", "read", ["u"]))).to.equal(true);
@@ -363,9 +362,7 @@ describe("Redis adapters", function () {
         const silent = await proxy();
         silent.freeze();
         const store = permissionStore({ url: silent.url(), commandTimeoutMs: 300, connectTimeoutMs: 300 });
-        const started = Date.now();
-        await expectBackendError(store.checkPermission("/a", "read", ["u"]), "permission");
-        expect(Date.now() - started).to.be.lessThan(2_000);
+        await expectBackendError(settlesWithin(store.checkPermission("/a", "read", ["u"]), 3_000, "checkPermission (300 ms timeouts)"), "permission");
         silent.thaw();
         expect(await eventually(5_000, () => store.checkPermission("/a", "read", ["u"]))).to.equal(false);
       });
@@ -377,11 +374,10 @@ describe("Redis adapters", function () {
         await new Promise<void>((resolve) => server.close(() => resolve()));
         const store = permissionStore({ url: `redis://127.0.0.1:${deadPort}/15`, connectTimeoutMs: 300 });
         const port = cache({ url: `redis://127.0.0.1:${deadPort}/15`, connectTimeoutMs: 300 });
-        const started = Date.now();
-        await expectBackendError(store.checkPermission("/a", "read", ["u"]), "permission");
-        await expectBackendError(port.get("k"), "cache");
-        expect(await store.heartbeat()).to.equal(false);
-        expect(Date.now() - started).to.be.lessThan(2_000);
+        // Bound: 10× the 300 ms connect timeout.
+        await expectBackendError(settlesWithin(store.checkPermission("/a", "read", ["u"]), 3_000, "checkPermission"), "permission");
+        await expectBackendError(settlesWithin(port.get("k"), 3_000, "cache get"), "cache");
+        expect(await settlesWithin(store.heartbeat(), 3_000, "heartbeat")).to.equal(false);
       });
     });
 
@@ -393,14 +389,14 @@ describe("Redis adapters", function () {
         const store = permissionStore({ url: slow.url(), poolSize: 1, maxBacklog: 1, commandTimeoutMs: 3_000 });
         await store.addPrincipalToAce("/a", "read", "u");
         slow.freeze();
-        const inFlight = store.checkPermission("/a", "read", ["u"]);
-        const waiting = store.checkPermission("/a", "read", ["u"]);
-        const started = Date.now();
+        const inFlight = track(store.checkPermission("/a", "read", ["u"]));
+        const waiting = track(store.checkPermission("/a", "read", ["u"]));
         await expectBackendError(store.checkPermission("/a", "read", ["u"]), "permission");
-        expect(Date.now() - started).to.be.lessThan(50);
+        // Refused at once: while the others still wait for the frozen Redis.
+        expect([inFlight.settled, waiting.settled]).to.deep.equal([false, false]);
         slow.thaw();
-        expect(await inFlight).to.equal(true);
-        expect(await waiting).to.equal(true);
+        expect(await inFlight.promise).to.equal(true);
+        expect(await waiting.promise).to.equal(true);
       });
 
       it("with max_backlog 0 never queues for a connection", async () => {
@@ -408,19 +404,18 @@ describe("Redis adapters", function () {
         const port = cache({ url: slow.url(), poolSize: 1, maxBacklog: 0, commandTimeoutMs: 3_000 });
         await port.set("k", "v", 60);
         slow.freeze();
-        const inFlight = port.get("k");
-        const started = Date.now();
+        const inFlight = track(port.get("k"));
         await expectBackendError(port.get("k"), "cache");
-        expect(Date.now() - started).to.be.lessThan(50);
+        expect(inFlight.settled, "refused while the only connection was busy").to.equal(false);
         slow.thaw();
-        expect(await inFlight).to.equal("v");
+        expect(await inFlight.promise).to.equal("v");
       });
 
       it("queues without limit by default and runs every operation", async () => {
         const store = permissionStore({ poolSize: 2 });
-        const results = await Promise.all(Array.from({ length: 50 }, (_, i) => store.addPrincipalToAce(`/b/${i}`, "read", "u")));
-        expect(results).to.have.length(50);
-        expect((await store.principalsAccessibleObjects(["u"], "read", "/b/*")).size).to.equal(50);
+        await Promise.all(Array.from({ length: 50 }, (_, i) => store.addPrincipalToAce(`/b/${i}`, "read", "u")));
+        const granted = [...(await store.principalsAccessibleObjects(["u"], "read", "/b/*"))].sort();
+        expect(granted).to.deep.equal(Array.from({ length: 50 }, (_, i) => `/b/${i}`).sort());
       });
     });
 

@@ -45,9 +45,11 @@ export function cacheContract(name: string, open: (options?: CacheOpenOptions) =
     }
 
     describe("schema and health", () => {
-      it("initializes the schema idempotently", async () => {
+      it("initializes the schema idempotently, keeping what is stored", async () => {
+        await cache.set("kept", { v: 1 }, 60);
         await cache.initializeSchema();
         await cache.initializeSchema();
+        expect(await cache.get("kept")).to.deep.equal({ v: 1 });
       });
 
       it("answers the heartbeat when available", async () => {

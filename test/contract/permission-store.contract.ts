@@ -29,9 +29,13 @@ export function permissionStoreContract(name: string, open: () => Promise<Harnes
     after(() => h?.close());
 
     describe("schema and health", () => {
-      it("initializes the schema idempotently", async () => {
+      it("initializes the schema idempotently, keeping what is stored", async () => {
+        await store.addUserPrincipal("alice", "team");
+        await store.addPrincipalToAce("/a/1", "read", "team");
         await store.initializeSchema();
         await store.initializeSchema();
+        expect(sorted(await store.userPrincipals("alice"))).to.deep.equal(["team"]);
+        expect(plain(await store.objectPermissions("/a/1"))).to.deep.equal({ read: ["team"] });
       });
 
       it("answers the heartbeat when available", async () => {
@@ -614,8 +618,12 @@ export function permissionStoreContract(name: string, open: () => Promise<Harnes
         expect(plain(await store.objectPermissions("/url/a/id/1"))).to.have.keys("write", "read", "obj:del");
       });
 
-      it("ignores unknown ids", async () => {
+      it("ignores unknown ids, leaving the others", async () => {
+        await seed();
+        const before = plain(await store.objectPermissions("/url/a/id/1"));
         await store.deleteObjectPermissions("/nothing", "/nothing/*");
+        expect(before).to.not.deep.equal({});
+        expect(plain(await store.objectPermissions("/url/a/id/1"))).to.deep.equal(before);
       });
 
       it("deletes with wildcard ids", async () => {
@@ -667,18 +675,29 @@ export function permissionStoreContract(name: string, open: () => Promise<Harnes
     describe("empty inputs", () => {
       it("accepts empty strings everywhere without failing", async () => {
         await store.addUserPrincipal("", "");
+        expect(sorted(await store.userPrincipals(""))).to.deep.equal([""]);
         await store.removeUserPrincipal("", "");
+        expect(sorted(await store.userPrincipals(""))).to.deep.equal([]);
+        await store.addUserPrincipal("u", "");
         await store.removePrincipal("");
-        await store.userPrincipals("");
+        expect(sorted(await store.userPrincipals("u"))).to.deep.equal([]);
         await store.addPrincipalToAce("", "", "");
         expect(sorted(await store.objectPermissionPrincipals("", ""))).to.deep.equal([""]);
+        expect(sorted(await store.objectPermissionAuthorizedPrincipals("", ""))).to.deep.equal([""]);
+        expect(await store.checkPermission("", "", [""])).to.equal(true);
+        expect(await store.checkPermission("", "", [])).to.equal(false);
+        expect(sorted(await store.principalsAccessibleObjects([""], ""))).to.deep.equal([""]);
+        expect(sorted(await store.principalsAccessibleObjects([], ""))).to.deep.equal([]);
         await store.removePrincipalFromAce("", "", "");
-        await store.objectPermissionAuthorizedPrincipals("", "");
-        await store.checkPermission("", "", []);
-        await store.objectPermissions("", []);
+        expect(sorted(await store.objectPermissionPrincipals("", ""))).to.deep.equal([]);
+        await store.replaceObjectPermissions("", { write: ["w"] });
+        expect(plain(await store.objectPermissions("", ["write"]))).to.deep.equal({ write: ["w"] });
+        expect(plain(await store.objectPermissions("", []))).to.deep.equal({});
         await store.replaceObjectPermissions("", { write: [] });
+        expect(plain(await store.objectPermissions(""))).to.deep.equal({});
+        await store.addPrincipalToAce("", "read", "r");
         await store.deleteObjectPermissions("");
-        await store.principalsAccessibleObjects([], "");
+        expect(plain(await store.objectPermissions(""))).to.deep.equal({});
       });
     });
   });

@@ -47,7 +47,6 @@ const BACKENDS: Backend[] = [
 /** Settles both, and returns them as [fulfilled values, rejection reasons]. */
 async function settle<T>(racers: Array<Promise<T>>): Promise<[T[], unknown[]]> {
   const results = await Promise.allSettled(racers);
-  expect(results).to.have.length(racers.length);
   return [results.flatMap((r) => (r.status === "fulfilled" ? [r.value] : [])), results.flatMap((r) => (r.status === "rejected" ? [r.reason as unknown] : []))];
 }
 

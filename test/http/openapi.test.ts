@@ -92,6 +92,24 @@ describe("OpenAPI document (GET /v1/__api__)", () => {
     expect(response.status).to.equal(405);
   });
 
+  it("documents for every path exactly the methods the server allows (its 405 Allow header)", async () => {
+    const paths = Object.keys(document.paths);
+    expect(paths.length).to.be.greaterThan(8);
+    let compared = 0;
+    for (const [template, item] of Object.entries(document.paths as Record<string, Record<string, unknown>>)) {
+      const documented = methodsOf(item).map((m) => m.toUpperCase());
+      const refused = ["PUT", "POST", "PATCH", "DELETE", "GET"].find((m) => !documented.includes(m));
+      if (!refused) continue; // every method served: no 405 to compare with
+      const path = `/v1${template.replace(/\{[^}]+\}/g, "x")}`;
+      const response = await server.request(refused, path, { user: "alice:pw", body: {} });
+      expect(response.status, `${refused} ${path}`).to.equal(405);
+      const allowed = (response.headers.get("allow") ?? "").split(",").map((m) => m.trim()).filter(Boolean).sort();
+      expect(allowed, `Allow of ${path}`).to.deep.equal([...documented].sort());
+      compared += 1;
+    }
+    expect(compared, "paths compared").to.be.greaterThan(5);
+  });
+
   it("lists the utility routes", () => {
     for (const path of ["/", "/__heartbeat__", "/__lbheartbeat__", "/__version__", "/batch", "/__api__"]) expect(document.paths, path).to.have.property(path);
     expect(methodsOf(document.paths["/batch"])).to.deep.equal(["post"]);

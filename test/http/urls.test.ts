@@ -1,6 +1,7 @@
 import { connect } from "node:net";
 import { expect } from "chai";
 import { TOKENS } from "../../src/bootstrap/tokens.js";
+import { settlesWithin } from "../support/settling.js";
 import { startTestServer, userId, type TestServer } from "../support/http.js";
 
 const ALICE = "alice:pw";
@@ -187,11 +188,10 @@ describe("HTTP URLs, root and utility views", () => {
       const slow = await startTestServer({ heartbeat_timeout_seconds: "1" });
       try {
         slow.running.container.get(TOKENS.Backends).cache.heartbeat = () => new Promise(() => undefined);
-        const started = Date.now();
-        const res = await slow.request("GET", "/v1/__heartbeat__");
+        // The check never settles: an answer at all means the 1 s timeout ended it (bound: 5×).
+        const res = await settlesWithin(slow.request("GET", "/v1/__heartbeat__"), 5_000, "__heartbeat__");
         expect(res.status).to.equal(503);
         expect(res.body.cache).to.equal(false);
-        expect(Date.now() - started).to.be.below(3000);
       } finally {
         await slow.stop();
       }

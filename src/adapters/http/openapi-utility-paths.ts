@@ -63,9 +63,16 @@ const VERSION: JsonObject = {
   properties: { name: { type: "string" }, version: { type: "string" }, source: { type: "string" }, commit: { type: "string" } },
 };
 
+/** A GET route also answers HEAD (same status and headers, no body): both are documented. */
+function withHead(item: JsonObject): JsonObject {
+  const get = item.get as JsonObject & { operationId: string; summary: string };
+  const responses = Object.fromEntries(Object.entries(get.responses as JsonObject).map(([status, response]) => [status, "$ref" in (response as JsonObject) ? response : { description: (response as JsonObject).description ?? "" }]));
+  return { ...item, head: { ...get, operationId: `head_${get.operationId}`, summary: `${get.summary} (headers only)`, responses } };
+}
+
 export function utilityPaths(basicAuth: boolean): JsonObject {
   const tags = ["utilities"];
-  return {
+  const paths: Record<string, JsonObject> = {
     "/": {
       get: {
         tags,
@@ -98,4 +105,5 @@ export function utilityPaths(basicAuth: boolean): JsonObject {
       get: { tags, operationId: "openapi", summary: "This OpenAPI document", security: NO_AUTH, responses: { "200": json("The OpenAPI 3.1 document of this server.", { type: "object" }), ...errorResponses([405]) } },
     },
   };
+  return Object.fromEntries(Object.entries(paths).map(([path, item]) => [path, item.get ? withHead(item) : item]));
 }

@@ -14,10 +14,17 @@ export function timestampCases(store: StoreRef): void {
       expect(created.lastModified).to.be.within(before - 2000, after + 2000);
     });
 
-    it("gives two writes in the same millisecond distinct increasing timestamps", async () => {
-      const first = await store().create(articles, "a1", {});
+    it("gives a write whose clock reads at or behind the collection timestamp a greater one", async () => {
+      // The first write's timestamp is set an hour ahead of every clock, so the clock reading of
+      // the writes that follow is behind it (as a second write in the same millisecond is at it).
+      const ahead = Date.now() + 3_600_000;
+      const first = await store().create(articles, "a1", {}, { lastModified: ahead });
+      expect(first.lastModified).to.equal(ahead);
       const second = await store().create(articles, "a2", {});
-      expect(second.lastModified).to.be.greaterThan(first.lastModified);
+      const third = await store().update(articles, "a1", { v: 2 });
+      const fourth = await store().delete(articles, "a2");
+      expectStrictlyIncreasing([ahead, second.lastModified, third.lastModified, fourth.lastModified]);
+      expect(await store().collectionTimestamp(articles)).to.equal(fourth.lastModified);
     });
 
     it("keeps timestamps strictly increasing over many quick writes of every kind", async () => {
