@@ -4,7 +4,7 @@
  */
 import type { Context, Next } from "koa";
 import { ValidationError } from "../../domain/errors.js";
-import { clientJsonDetail } from "../validation/client-json.js";
+import { clientJsonDetail } from "./client-json.js";
 
 export interface InputLimits {
   /** Nesting of arrays/objects in a request body or a JSON filter value. */

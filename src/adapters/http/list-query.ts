@@ -4,7 +4,7 @@
  */
 import { ValidationError, type ValidationDetail } from "../../domain/errors.js";
 import { jsonOrText as parseJsonOrText, type JsonValue } from "../../domain/json.js";
-import { clientJsonDetail } from "../validation/client-json.js";
+import { clientJsonDetail } from "./client-json.js";
 import type { InputLimits } from "./input-limits.js";
 import { FILTER_OPERATORS, ID_FIELD, MODIFIED_FIELD, type Filter, type FilterOperator, type SortKey } from "../../application/listing.js";
 
