@@ -50,6 +50,7 @@ export function registerBatchRoute(router: Router, services: HttpServices, app: 
   router.all("/batch", async (ctx) => {
     if (ctx.method !== "POST") throw new MethodNotAllowedError(["POST"]);
     const requests = parseBatch(ctx.request.body, services.options.batchMaxRequests);
+    services.metrics?.batchReceived(requests.length);
     pipeline ??= compose(app.middleware) as unknown as (ctx: Context) => Promise<void>;
     const run = pipeline;
     const outer = ctx.state.requester as Requester;

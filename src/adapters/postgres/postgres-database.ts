@@ -52,6 +52,8 @@ function isPool(value: unknown): value is pg.Pool {
 export class PostgresDatabase {
   readonly url: string;
   readonly maxConnections: number;
+  /** Requests refused by max_backlog so far (metrics). */
+  backlogRefusals = 0;
   private readonly maxBacklog: number;
   private readonly poolOptions: Readonly<Record<string, unknown>>;
   private readonly migrations: readonly MigrationClass[];
@@ -224,6 +226,7 @@ export class PostgresDatabase {
     if (this.maxBacklog < 0) return;
     const mustWait = pool.idleCount === 0 && pool.totalCount >= this.maxConnections;
     if (mustWait && pool.waitingCount >= this.maxBacklog) {
+      this.backlogRefusals++;
       throw new BackendError(backend, undefined, `The ${backend} backend is overloaded: ${pool.waitingCount} requests already wait for a connection`);
     }
   }
