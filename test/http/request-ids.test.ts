@@ -97,7 +97,8 @@ describe("request ids", () => {
     expect(response.status).to.equal(200);
     expect(response.headers.get("x-request-id")).to.equal("batch-1");
     const { responses } = (await response.json()) as { responses: { status: number; headers: Record<string, string> }[] };
-    expect(responses.map((r) => r.headers["x-request-id"])).to.deep.equal(["batch-1", "batch-1"]);
+    const idOf = (headers: Record<string, string>) => Object.entries(headers).find(([name]) => name.toLowerCase() === "x-request-id")?.[1];
+    expect(responses.map((r) => idOf(r.headers))).to.deep.equal(["batch-1", "batch-1"]);
     const logged = linesOf("batch-1");
     expect(logged.map((l) => [l.method, l.route])).to.deep.equal([
       ["POST", "/v1/:collection"],
