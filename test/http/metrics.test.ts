@@ -160,5 +160,24 @@ describe("metrics", () => {
         await pg.stop();
       }
     });
+
+    it("counts a request refused by max_backlog while the only connection is taken", async () => {
+      const url = databaseUrl(DATABASE); // migrated by the test above
+      const pg = await startTestServer({ storage_backend: "postgresql", storage_url: url, storage_pool_size: "1", storage_maxoverflow: "0", storage_max_backlog: "0" });
+      try {
+        const backends = await pg.running.container.getAsync(TOKENS.Backends);
+        // A unit of work holds the pool's one connection; the HTTP request, outside it, may not wait.
+        const during = await backends.unitOfWork.run(async () => {
+          expect((await pg.request("GET", "/v1/notes", { user: "alice:pw" })).status).to.equal(503);
+          return scrape(`${pg.url}/v1/__metrics__`);
+        });
+        expect(valueOf(during, "tessera_db_pool_connections", { pool: "storage", state: "in_use" })).to.equal(1);
+        expect(valueOf(during, "tessera_db_pool_connections", { pool: "storage", state: "idle" })).to.equal(0);
+        expect(valueOf(during, "tessera_db_pool_backlog_refusals_total", { pool: "storage" })).to.equal(1);
+        expect(valueOf(during, "tessera_backend_errors_total", { backend: "storage" })).to.equal(1);
+      } finally {
+        await pg.stop();
+      }
+    });
   });
 });
