@@ -7,6 +7,7 @@ import type { Clock } from "../application/ports/clock.js";
 import type { PermissionStore } from "../application/ports/permission-store.js";
 import type { RecordStore } from "../application/ports/record-store.js";
 import type { UnitOfWork } from "../application/ports/unit-of-work.js";
+import type { PoolProbe } from "../adapters/http/metrics.js";
 import { MemoryCache } from "../adapters/memory/memory-cache.js";
 import { MemoryPermissionStore } from "../adapters/memory/memory-permission-store.js";
 import { MemoryRecordStore } from "../adapters/memory/memory-record-store.js";
@@ -22,6 +23,8 @@ export interface Backends {
   readonly unitOfWork: UnitOfWork;
   /** Records and ACEs in one database: a listing joins them in one query. */
   readonly recordsJoinPermissions: boolean;
+  /** Connection pools, for metrics. */
+  readonly pools: readonly PoolProbe[];
   /** Creates every backend's tables and indices (`tessera migrate`). */
   migrate(): Promise<void>;
   close(): Promise<void>;
@@ -36,6 +39,7 @@ export interface OpenedBackends {
   unitOfWork?: UnitOfWork;
   /** Records and ACEs live in one database: listings join them in one query. */
   recordsJoinPermissions?: boolean;
+  pools?: readonly PoolProbe[];
   /** Creates tables and indices; the ports' initializeSchema otherwise. */
   migrate?(): Promise<void>;
   close(): Promise<void>;
@@ -100,6 +104,7 @@ export async function openBackends(settings: Settings, clock: Clock): Promise<Ba
     // technologies (PostgreSQL records, Redis permissions) each write commits on its own.
     unitOfWork: storage?.unitOfWork ?? new DirectUnitOfWork(),
     recordsJoinPermissions: storage?.recordsJoinPermissions ?? false,
+    pools: opened.flatMap((o) => o.pools ?? []),
     async migrate() {
       for (const backend of opened) if (backend.migrate) await backend.migrate();
       await records.initializeSchema();

@@ -23,9 +23,11 @@ import { COLLECTION_NAME_PATTERN } from "../application/resources.js";
 import { BasicAuthPolicy } from "../adapters/auth/basic-auth-policy.js";
 import { createApp } from "../adapters/http/app.js";
 import type { HttpOptions, HttpServices } from "../adapters/http/http-services.js";
+import { HttpMetrics } from "../adapters/http/metrics.js";
 import { SystemClock } from "../adapters/system/system-clock.js";
 import { UuidIdGenerator } from "../adapters/system/uuid-id-generator.js";
 import { openBackends } from "./backends.js";
+import { observeBackends } from "./observed-backends.js";
 import { projectRoot } from "./project-root.js";
 import { buildResources } from "./resources.js";
 import { PROJECT_NAME, SettingsError, text, type Settings } from "./settings.js";
@@ -46,13 +48,18 @@ export function buildContainer(settings: Settings, options: CompositionOptions =
   const specs = resourceSpecs(settings, extensions);
   checkComposition(settings, extensions, specs);
   const container = new Container({ defaultScope: "Singleton" });
+  const metrics = settings.metricsEnabled ? new HttpMetrics() : undefined;
   container.bind(TOKENS.Settings).toConstantValue(settings);
   container.bind(TOKENS.Logger).toConstantValue(options.logger ?? pino({ level: settings.logLevel, base: { name: PROJECT_NAME } }));
   container.bind(TOKENS.Clock).toConstantValue(options.clock ?? new SystemClock());
   container.bind(TOKENS.IdGenerator).toConstantValue(new UuidIdGenerator());
   container
     .bind(TOKENS.Backends)
-    .toResolvedValue((clock: Clock) => openBackends(settings, clock), [TOKENS.Clock])
+    .toResolvedValue(async (clock: Clock) => {
+      const backends = await openBackends(settings, clock);
+      metrics?.observePools(backends.pools);
+      return observeBackends(backends, metrics);
+    }, [TOKENS.Clock])
     .onDeactivation((backends) => backends.close());
 
   container.bind(TOKENS.RecordService).toResolvedValue(
@@ -103,6 +110,7 @@ export function buildContainer(settings: Settings, options: CompositionOptions =
       clock,
       logger,
       versionInfo: { name: PROJECT_NAME, version: PROJECT_VERSION, source: "https://github.com/tessera-records/tessera", commit: text(settings.all.commit ?? "unknown") },
+      ...(metrics ? { metrics } : {}),
     }),
     [TOKENS.RecordService, TOKENS.Authenticator, TOKENS.HealthService, TOKENS.Clock, TOKENS.Logger, TOKENS.Backends],
   );
@@ -172,6 +180,8 @@ function httpOptions(settings: Settings): HttpOptions {
         ? { hardEol: eosDate && !Number.isNaN(eosDate.getTime()) ? eosDate : undefined, message: text(all.eos_message ?? "The service will soon be decommissioned."), url: text(all.eos_url ?? PROJECT_DOCS) }
         : undefined,
     publicSettings: publicSettings(settings),
+    metricsOnApiPort: settings.metricsEnabled && settings.metricsListenPort === undefined,
+    adminEnabled: settings.adminEnabled,
     capabilities: settings.multiauthPolicies.includes("basicauth") ? { basicauth: { description: "Very basic authentication sessions. Not for production use.", url: PROJECT_DOCS } } : {},
   };
 }

@@ -29,6 +29,12 @@ export function openPostgresBackends(request: BackendRequest): Promise<OpenedBac
     cache: opened.cache,
     unitOfWork: opened.unitOfWork,
     recordsJoinPermissions: sameDatabase,
+    // Each pool is named after the backends using it ("storage,permission"): never its URL.
+    pools: opened.databases.map((database) => ({
+      name: (["storage", "permission", "cache"] as const).filter((kind) => request[kind]?.url === database.url).join(","),
+      status: () => database.poolStatus(),
+      backlogRefusals: () => database.backlogRefusals,
+    })),
     migrate: () => opened.migrate(),
     close: () => opened.close(),
   });

@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import type { Container } from "inversify";
 import type { Logger } from "pino";
+import { metricsListener } from "../adapters/http/metrics-route.js";
 import { buildContainer, type CompositionOptions } from "./container.js";
 import type { ConnectionLimits, Settings } from "./settings.js";
 import { TOKENS } from "./tokens.js";
@@ -11,6 +12,8 @@ export interface RunningServer {
   readonly server: Server;
   readonly container: Container;
   readonly url: string;
+  /** The metrics server's URL when `metrics_listen_port` is set. */
+  readonly metricsUrl: string | undefined;
   stop(): Promise<void>;
 }
 
@@ -22,20 +25,18 @@ export async function startServer(settings: Settings, options: CompositionOption
     for (const warning of settings.warnings) logger.warn(warning);
     const declared = new Set((options.extensions ?? []).flatMap((extension) => extension.settings ?? []));
     for (const name of settings.unknown) if (!declared.has(name)) logger.warn(`unknown setting "${name}" is ignored`);
-    const server = createLimitedServer(settings.connections, app.callback());
-    await new Promise<void>((resolve, reject) => {
-      server.once("error", reject);
-      server.listen(settings.listenPort, settings.listenHost, () => {
-        server.off("error", reject);
-        resolve();
-      });
+    const metrics = (await container.getAsync(TOKENS.HttpServices)).metrics;
+    const metricsServer = metrics && settings.metricsListenPort !== undefined ? await listen(createServer(metricsListener(metrics)), settings.metricsListenPort, settings.listenHost) : undefined;
+    const server = await listen(createLimitedServer(settings.connections, app.callback()), settings.listenPort, settings.listenHost).catch(async (error: unknown) => {
+      if (metricsServer) await closeServer(metricsServer, logger);
+      throw error;
     });
-    const { port } = server.address() as AddressInfo;
-    const url = `http://${settings.listenHost.includes(":") ? `[${settings.listenHost}]` : settings.listenHost}:${port}`;
-    logger.info({ url }, "tessera listening");
+    const url = urlOf(server, settings.listenHost);
+    const metricsUrl = metricsServer && urlOf(metricsServer, settings.listenHost);
+    logger.info({ url, ...(metricsUrl ? { metrics_url: metricsUrl } : {}) }, "tessera listening");
     let stopping: Promise<void> | undefined;
-    const stop = () => (stopping ??= closeServer(server, logger).then(() => container.unbindAllAsync()));
-    return { server, container, url, stop };
+    const stop = () => (stopping ??= Promise.all([closeServer(server, logger), metricsServer && closeServer(metricsServer, logger)]).then(() => container.unbindAllAsync()));
+    return { server, container, url, metricsUrl, stop };
   } catch (error) {
     await container.unbindAllAsync();
     throw error;
@@ -62,6 +63,21 @@ function createLimitedServer(limits: ConnectionLimits, handle: (req: IncomingMes
   );
   server.maxConnections = limits.maxConnections;
   return server;
+}
+
+function listen(server: Server, port: number, host: string): Promise<Server> {
+  return new Promise<Server>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => {
+      server.off("error", reject);
+      resolve(server);
+    });
+  });
+}
+
+function urlOf(server: Server, host: string): string {
+  const { port } = server.address() as AddressInfo;
+  return `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
 }
 
 function closeServer(server: Server, logger: Logger): Promise<void> {

@@ -72,6 +72,10 @@ export interface Settings {
   readonly connections: ConnectionLimits;
   readonly heartbeatTimeoutSeconds: number;
   readonly logLevel: string;
+  readonly metricsEnabled: boolean;
+  /** A port of its own for `/v1/__metrics__` (then not served on the API port). */
+  readonly metricsListenPort: number | undefined;
+  readonly adminEnabled: boolean;
   /** Every setting, unprefixed, for per-collection lookups (`articles_read_principals`...). */
   readonly all: Readonly<Record<string, JsonValue>>;
   /** Problems that do not stop the service (development secret, unread sections). */
@@ -129,6 +133,9 @@ const DEFAULTS: Record<string, JsonValue> = {
   max_connections: 1000,
   heartbeat_timeout_seconds: 10,
   log_level: "info",
+  metrics_enabled: true,
+  metrics_listen_port: null,
+  admin_enabled: true,
 };
 
 const BACKEND_KINDS = ["storage", "permission", "cache"] as const;
@@ -323,6 +330,9 @@ function interpret(raw: Record<string, JsonValue>, problems: string[], warnings:
     connections: connectionLimits(raw, problems),
     heartbeatTimeoutSeconds: int("heartbeat_timeout_seconds", 0),
     logLevel: str("log_level") ?? "info",
+    metricsEnabled: bool("metrics_enabled"),
+    metricsListenPort: raw.metrics_listen_port === null ? undefined : integerSetting(raw, "metrics_listen_port", 0, problems, 65535),
+    adminEnabled: bool("admin_enabled"),
     all: raw,
     warnings,
   };

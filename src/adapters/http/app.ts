@@ -5,6 +5,7 @@
  */
 import { bodyParser } from "@koa/bodyparser";
 import Router from "@koa/router";
+import { Stream } from "node:stream";
 import Koa, { type Context, type Next } from "koa";
 import { ValidationError } from "../../domain/errors.js";
 import type { Requester } from "../../application/requester.js";
@@ -17,6 +18,9 @@ import type { HttpServices } from "./http-services.js";
 import { BODY_TYPES, emptyBodyAsObject, JSON_TYPE, negotiationMiddleware } from "./negotiation.js";
 import { registerOpenApiRoute } from "./openapi.js";
 import { registerRecordRoutes } from "./record-routes.js";
+import { adminPages } from "./admin-pages.js";
+import { metricsRoute, routeOf } from "./metrics-route.js";
+import { currentRequest, REQUEST_ID_HEADER, requestIdFrom, runInRequest } from "./request-context.js";
 import { urlMiddleware, VERSION_PREFIX } from "./routing-middleware.js";
 import { registerUtilityRoutes } from "./utility-routes.js";
 
@@ -32,6 +36,9 @@ export function createApp(services: HttpServices): Koa {
   app.use(errorMiddleware({ retryAfterSeconds: options.retryAfterSeconds, challenge: services.authenticator.challenge, infoLink: options.errorInfoLink, logger }));
   app.use(corsMiddleware({ origins: options.corsOrigins, maxAgeSeconds: options.corsMaxAgeSeconds }));
   app.use(urlLengthMiddleware(options.inputLimits));
+  // Operators' pages come before URL hygiene and media types: never redirected, authenticated or refused.
+  if (services.metrics && options.metricsOnApiPort) app.use(metricsRoute(services.metrics));
+  if (options.adminEnabled) app.use(adminPages());
   app.use(urlMiddleware(options, () => services.clock.now()));
   if (options.endOfService) app.use(endOfService(services));
   app.use(negotiationMiddleware(options));
@@ -80,27 +87,41 @@ function authentication({ authenticator }: HttpServices) {
 }
 
 /**
- * Outermost: the headers every response carries (errors and 304 included), `Retry-After` on
- * every 503, and one structured log line per request (method, path, status, duration, user id).
+ * Outermost: the request id (the client's when acceptable, else a new one; a batch's
+ * sub-requests share the batch's), the headers every response carries (errors and 304 included),
+ * `Retry-After` on every 503, metrics, and one structured log line per request.
  */
-function responseBasics({ logger, options }: HttpServices) {
+function responseBasics({ logger, options, metrics }: HttpServices) {
   const logging = logger.isLevelEnabled("info");
-  return async (ctx: Context, next: Next): Promise<void> => {
-    const started = logging ? performance.now() : 0;
-    ctx.set("X-Content-Type-Options", "nosniff");
-    ctx.set("Content-Security-Policy", CONTENT_SECURITY_POLICY);
-    ctx.set("Cache-Control", "no-cache, no-store");
-    ctx.type = JSON_TYPE;
-    if (options.backoff !== undefined) ctx.set("Backoff", options.backoff);
-    try {
-      await next();
-    } finally {
-      if (ctx.status === 503) ctx.set("Retry-After", String(options.retryAfterSeconds));
-      if (logging) {
-        const requester = ctx.state.requester as { userId?: string } | undefined;
-        logger.info({ method: ctx.method, path: ctx.path, status: ctx.status, duration_ms: Math.round((performance.now() - started) * 100) / 100, user: requester?.userId ?? null }, "request");
+  return (ctx: Context, next: Next): Promise<void> => {
+    const batch = currentRequest();
+    const requestId = batch?.requestId ?? requestIdFrom(ctx.get(REQUEST_ID_HEADER) || undefined);
+    return runInRequest(requestId, async (request) => {
+      const started = performance.now();
+      const answered = batch ? undefined : metrics?.requestStarted(); // a sub-request is part of its batch
+      const log = logger.child({ request_id: requestId });
+      ctx.state.logger = log;
+      ctx.set(REQUEST_ID_HEADER, requestId);
+      ctx.set("X-Content-Type-Options", "nosniff");
+      ctx.set("Content-Security-Policy", CONTENT_SECURITY_POLICY);
+      ctx.set("Cache-Control", "no-cache, no-store");
+      ctx.type = JSON_TYPE;
+      if (options.backoff !== undefined) ctx.set("Backoff", options.backoff);
+      try {
+        await next();
+      } finally {
+        if (ctx.status === 503) ctx.set("Retry-After", String(options.retryAfterSeconds));
+        // Serialised here, once, so that the log knows the size; a batch reads its sub-responses as JSON.
+        if (!batch && ctx.body !== null && typeof ctx.body === "object" && !Buffer.isBuffer(ctx.body) && !(ctx.body instanceof Stream)) ctx.body = JSON.stringify(ctx.body);
+        const route = routeOf(ctx);
+        answered?.(ctx.method, route, ctx.status);
+        if (logging) {
+          const requester = ctx.state.requester as { userId?: string } | undefined;
+          const ms = (value: number) => Math.round(value * 1000) / 1000;
+          log.info({ method: ctx.method, path: ctx.path, route, status: ctx.status, bytes: ctx.response.length ?? 0, duration_ms: ms(performance.now() - started), backend_ms: ms(request.backendMs), user: requester?.userId ?? null }, "request");
+        }
       }
-    }
+    });
   };
 }
 

@@ -65,6 +65,7 @@ export function registerBatchRoute(router: Router, services: HttpServices, app: 
     if (ctx.state[BATCH_REQUESTERS] !== undefined) throw ValidationError.single("body", "path", RECURSIVE);
     const limits = { maxRequests: services.options.batchMaxRequests, maxUrlLength: services.options.inputLimits.maxUrlLength, routesToBatch: (path: string) => routesToBatch(router, path) };
     const requests = parseBatch(ctx.request.body, limits);
+    services.metrics?.batchReceived(requests.length);
     pipeline ??= compose(app.middleware) as unknown as (ctx: Context) => Promise<void>;
     const run = pipeline;
     const outer = ctx.state.requester as Requester;

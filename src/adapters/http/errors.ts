@@ -116,8 +116,9 @@ export function errorMiddleware(context: ErrorContext & { infoLink: string; logg
       }
       const response = describeError(error, context);
       if (response.status >= 500) {
-        if (response.status === 500) context.logger.error({ err: error, path: ctx.path }, "unexpected error");
-        else context.logger.warn({ err: (error as Error).cause ?? error, path: ctx.path }, (error as Error).message);
+        const logger = (ctx.state.logger as Logger | undefined) ?? context.logger; // the request's, with its id
+        if (response.status === 500) logger.error({ err: error, path: ctx.path }, "unexpected error");
+        else logger.warn({ err: (error as Error).cause ?? error, path: ctx.path }, (error as Error).message);
       }
       ctx.status = response.status;
       for (const [name, value] of Object.entries(response.headers ?? {})) ctx.set(name, value);

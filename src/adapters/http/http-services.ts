@@ -8,6 +8,7 @@ import type { InputLimits } from "./input-limits.js";
 import type { UnitOfWork } from "../../application/ports/unit-of-work.js";
 import type { RecordService } from "../../application/record-service.js";
 import type { ResourceDefinition } from "../../application/resources.js";
+import type { HttpMetrics } from "./metrics.js";
 
 export type Endpoint = "collection" | "record";
 
@@ -54,6 +55,10 @@ export interface HttpOptions {
   /** Settings shown by the root view, already named as they must appear. */
   readonly publicSettings: Readonly<Record<string, JsonValue>>;
   readonly capabilities: JsonObject;
+  /** `metrics_enabled` and no `metrics_listen_port`: `/v1/__metrics__` on the API's port. */
+  readonly metricsOnApiPort: boolean;
+  /** `admin_enabled`: the admin page at `/v1/admin/`. */
+  readonly adminEnabled: boolean;
 }
 
 export interface HttpServices {
@@ -67,4 +72,6 @@ export interface HttpServices {
   readonly clock: Clock;
   readonly logger: Logger;
   readonly versionInfo: JsonObject;
+  /** Absent when `metrics_enabled` is false. */
+  readonly metrics?: HttpMetrics;
 }

@@ -53,6 +53,11 @@ const ROOT: JsonObject = {
     url: { type: "string", format: "uri" },
     settings: { type: "object", description: "Public settings." },
     capabilities: { type: "object" },
+    resources: {
+      type: "array",
+      description: "The declared collections (a Tessera addition to the Kinto root view): name, kind and the permissions a record of it stores.",
+      items: { type: "object", required: ["name", "kind", "permissions"], properties: { name: { type: "string" }, kind: { type: "string", enum: ["user", "shareable"] }, permissions: { type: "array", items: { type: "string" } } } },
+    },
     user: { type: "object", required: ["id", "principals"], properties: { id: { type: "string" }, principals: { type: "array", items: { type: "string" } } }, description: "Present when the request carries valid credentials." },
   },
 };

@@ -59,6 +59,8 @@ function ignorePoolError(): void {
 export class PostgresDatabase {
   readonly url: string;
   readonly maxConnections: number;
+  /** Requests refused by max_backlog so far (metrics). */
+  backlogRefusals = 0;
   private readonly maxBacklog: number;
   private readonly connection: pg.ClientConfig;
   private readonly migrations: readonly MigrationClass[] | undefined;
@@ -226,6 +228,7 @@ export class PostgresDatabase {
     const pool = this.pool;
     const mustWait = pool.idleCount === 0 && pool.totalCount >= this.maxConnections;
     if (mustWait && pool.waitingCount >= this.maxBacklog) {
+      this.backlogRefusals++;
       throw new BackendError(backend, undefined, `The ${backend} backend is overloaded: ${pool.waitingCount} requests already wait for a connection`);
     }
   }

@@ -1,0 +1,130 @@
+/**
+ * Prometheus metrics of one app instance (tests run many apps in one process, so every app has
+ * its own registry); the process-wide default metrics live in one registry of their own and are
+ * appended to every scrape. Labels are bounded: method, route template, status, backend, pool.
+ */
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
+
+/** One PostgreSQL pool as metrics see it; `name` says which backends use it ("storage,permission"). */
+export interface PoolProbe {
+  readonly name: string;
+  status(): Promise<{ total: number; idle: number; waiting: number }>;
+  backlogRefusals(): number;
+}
+
+export const BACKENDS = ["storage", "permission", "cache"] as const;
+const KNOWN_METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
+/** Requests that reached no route (unknown URLs, redirects before routing). */
+export const UNMATCHED_ROUTE = "unmatched";
+
+let processRegistry: Registry | undefined;
+
+/** Default process metrics, registered once per process: they describe the process, not an app. */
+function processMetrics(): Registry {
+  if (!processRegistry) {
+    processRegistry = new Registry();
+    collectDefaultMetrics({ register: processRegistry });
+  }
+  return processRegistry;
+}
+
+export class HttpMetrics {
+  readonly registry = new Registry();
+  private readonly requests = new Counter({ name: "tessera_http_requests_total", help: "HTTP requests answered, by method, route template and status.", labelNames: ["method", "route", "status"] as const, registers: [this.registry] });
+  private readonly durations = new Histogram({
+    name: "tessera_http_request_duration_seconds",
+    help: "Time from receiving a request to handing its response to Node, by method, route template and status.",
+    labelNames: ["method", "route", "status"] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [this.registry],
+  });
+  private readonly inFlight = new Gauge({ name: "tessera_http_requests_in_flight", help: "HTTP requests being served.", registers: [this.registry] });
+  private readonly backendErrors = new Counter({ name: "tessera_backend_errors_total", help: "Calls to a backend that failed with a backend error (503), by backend.", labelNames: ["backend"] as const, registers: [this.registry] });
+  private readonly batchSizes = new Histogram({ name: "tessera_batch_subrequests", help: "Sub-requests per batch request.", buckets: [1, 2, 5, 10, 25, 50, 100], registers: [this.registry] });
+  private pools: readonly PoolProbe[] = [];
+  /** Label children by "method route status": the hot path skips prom-client's label hashing. */
+  private readonly series = new Map<string, { count: Counter.Internal; duration: Histogram.Internal<"method" | "route" | "status"> }>();
+
+  constructor() {
+    for (const backend of BACKENDS) this.backendErrors.inc({ backend }, 0);
+    const pools = () => this.pools;
+    new Gauge({
+      name: "tessera_db_pool_connections",
+      help: "PostgreSQL pool connections, by pool and state (in_use, idle).",
+      labelNames: ["pool", "state"] as const,
+      registers: [this.registry],
+      async collect() {
+        this.reset();
+        for (const pool of pools()) {
+          const status = await pool.status().catch(() => undefined);
+          if (!status) continue;
+          this.set({ pool: pool.name, state: "in_use" }, status.total - status.idle);
+          this.set({ pool: pool.name, state: "idle" }, status.idle);
+        }
+      },
+    });
+    new Gauge({
+      name: "tessera_db_pool_waiting_requests",
+      help: "Requests waiting for a PostgreSQL connection, by pool.",
+      labelNames: ["pool"] as const,
+      registers: [this.registry],
+      async collect() {
+        this.reset();
+        for (const pool of pools()) {
+          const status = await pool.status().catch(() => undefined);
+          if (status) this.set({ pool: pool.name }, status.waiting);
+        }
+      },
+    });
+    new Counter({
+      name: "tessera_db_pool_backlog_refusals_total",
+      help: "Requests refused at once because max_backlog requests already waited for a connection, by pool.",
+      labelNames: ["pool"] as const,
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const pool of pools()) this.inc({ pool: pool.name }, pool.backlogRefusals());
+      },
+    });
+  }
+
+  observePools(pools: readonly PoolProbe[]): void {
+    this.pools = pools;
+  }
+
+  /** Call when a request starts; the returned function records it once answered. */
+  requestStarted(): (method: string, route: string, status: number) => void {
+    this.inFlight.inc();
+    const started = performance.now();
+    return (method, route, status) => {
+      this.inFlight.dec();
+      const known = KNOWN_METHODS.has(method) ? method : "other";
+      const key = `${known} ${route} ${status}`;
+      let series = this.series.get(key);
+      if (!series) {
+        const labels = { method: known, route, status: String(status) };
+        series = { count: this.requests.labels(labels), duration: this.durations.labels(labels) };
+        this.series.set(key, series);
+      }
+      series.count.inc();
+      series.duration.observe((performance.now() - started) / 1000);
+    };
+  }
+
+  backendFailed(backend: string): void {
+    this.backendErrors.inc({ backend });
+  }
+
+  batchReceived(size: number): void {
+    this.batchSizes.observe(size);
+  }
+
+  contentType(): string {
+    return this.registry.contentType;
+  }
+
+  /** The text exposition: this app's metrics, then the process's. */
+  async exposition(): Promise<string> {
+    return (await this.registry.metrics()) + (await processMetrics().metrics());
+  }
+}
