@@ -21,7 +21,8 @@ import type { ResourceDefinition } from "../../src/application/resources.js";
 import { databaseUrl, ensureDatabase } from "../support/postgres.js";
 import { requireService, underCi } from "../support/services.js";
 
-const DATABASE = "tessera_granted_differential";
+// Shared with the permission differential test (files run one after the other; each empties its tables).
+const DATABASE = "tessera_differential_test";
 const RECORDS = 10;
 const PRINCIPALS = ["alice", "bob", "group:staff", "system.Everyone", "system.Authenticated"] as const;
 const MAX_PAGES = RECORDS + 2;

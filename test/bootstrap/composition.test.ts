@@ -50,6 +50,9 @@ describe("startup warnings", () => {
   });
 });
 
+/** The adapter suites' database (suites run one after the other); only migrated and pinged here. */
+const DATABASE = "tessera_test";
+
 describe("technology modules", () => {
   const quiet = { logger: pino({ level: "silent" }), clock: new SystemClock() };
   const postgres = (name: string) => databaseUrl(name);
@@ -70,20 +73,20 @@ describe("technology modules", () => {
       const bound = container.isBound(TOKENS.GrantedRecordStore);
       return container.unbindAllAsync().then(() => bound);
     };
-    const storage = { storage_backend: "postgresql", storage_url: postgres("tessera_composition") };
+    const storage = { storage_backend: "postgresql", storage_url: postgres(DATABASE) };
     expect(await capable({})).to.equal(false);
-    expect(await capable({ ...storage, permission_backend: "postgresql", permission_url: postgres("tessera_composition") })).to.equal(true);
-    expect(await capable({ ...storage, permission_backend: "postgresql", permission_url: postgres("tessera_composition_acl") })).to.equal(false);
+    expect(await capable({ ...storage, permission_backend: "postgresql", permission_url: postgres(DATABASE) })).to.equal(true);
+    expect(await capable({ ...storage, permission_backend: "postgresql", permission_url: postgres("tessera_acl_elsewhere") })).to.equal(false);
     expect(await capable({ ...storage, permission_backend: "redis", permission_url: REDIS_URL })).to.equal(false);
     expect(await capable({ ...storage, permission_backend: "memory" })).to.equal(false);
   });
 
   describe("on PostgreSQL", () => {
     requireService("postgresql");
-    before(() => ensureDatabase("tessera_composition"));
+    before(() => ensureDatabase(DATABASE));
 
     it("migrates through the container and closes the pools it opened when unbound", async () => {
-      const url = postgres("tessera_composition");
+      const url = postgres(DATABASE);
       const container = buildContainer(settingsFrom({ storage_backend: "postgresql", storage_url: url, permission_backend: "postgresql", permission_url: url, cache_backend: "postgresql", cache_url: url }), quiet);
       await (await container.getAsync(TOKENS.Migrator)).migrate();
       const records = await container.getAsync(TOKENS.RecordStore);
