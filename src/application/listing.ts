@@ -46,14 +46,14 @@ export interface PageCursor {
 }
 
 /**
- * Restricts a query to the records a caller may see, when they lack collection-level access.
- * - `ids`: exactly these record ids (resolved beforehand through the PermissionStore);
- * - `principals`: records whose ACL grants one of `permissions` to one of `principals`; only a
- *   store sharing its database with the PermissionStore accepts this form (one query, a join).
+ * Restricts a query to exactly these record ids: those a caller without collection-level access
+ * holds a permission on, resolved beforehand through the PermissionStore. (A store sharing its
+ * database with the ACEs can do it in one query instead: see GrantedRecordStore.)
  */
-export type RecordAccess =
-  | { readonly kind: "ids"; readonly ids: readonly string[] }
-  | { readonly kind: "principals"; readonly principals: readonly string[]; readonly permissions: readonly string[]; readonly objectIdPrefix: string };
+export interface RecordAccess {
+  readonly kind: "ids";
+  readonly ids: readonly string[];
+}
 
 export interface ListQuery {
   readonly filters: readonly Filter[];

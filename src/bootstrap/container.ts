@@ -1,6 +1,8 @@
 /**
- * The single composition root: every service is built here from settings, by factories, so the
- * core needs no decorators. Deactivation closes the backends on shutdown.
+ * The single composition root. Each technology named in settings loads its container module,
+ * which binds the port tokens it serves; the services are built here from those ports, by
+ * factories, so the core needs no decorators. Unbinding the container (shutdown, or the end of
+ * `migrate` and `purge`) closes every resource a module opened.
  */
 import { readFileSync } from "node:fs";
 import path from "node:path";
@@ -15,23 +17,28 @@ import { resourceKinds } from "../application/kinds/resource-kinds.js";
 import { NO_PERMISSION_STORE } from "../application/no-permission-store.js";
 import { PaginationTokens } from "../application/pagination-token.js";
 import type { AuthenticationPolicy } from "../application/ports/authentication-policy.js";
-import type { Clock } from "../application/ports/clock.js";
-import { AccessByGrants, AccessByIds } from "../application/record-access.js";
+import type { Cache } from "../application/ports/cache.js";
+import type { Clock, IdGenerator } from "../application/ports/clock.js";
+import type { GrantedRecordStore } from "../application/ports/granted-record-store.js";
+import type { PermissionStore } from "../application/ports/permission-store.js";
+import type { RecordStore } from "../application/ports/record-store.js";
+import type { UnitOfWork } from "../application/ports/unit-of-work.js";
+import { GrantsJoinedInStore, GrantsResolvedToIds } from "../application/record-access.js";
 import { RecordService } from "../application/record-service.js";
 import { noGroups, type GroupFinder } from "../application/requester.js";
 import { COLLECTION_NAME_PATTERN } from "../application/resources.js";
 import { BasicAuthPolicy } from "../adapters/auth/basic-auth-policy.js";
 import { createApp } from "../adapters/http/app.js";
 import type { HttpOptions, HttpServices } from "../adapters/http/http-services.js";
-import { HttpMetrics } from "../adapters/http/metrics.js";
+import { HttpMetrics, type PoolProbe } from "../adapters/http/metrics.js";
 import { SystemClock } from "../adapters/system/system-clock.js";
 import { UuidIdGenerator } from "../adapters/system/uuid-id-generator.js";
-import { openBackends } from "./backends.js";
-import { observeBackends } from "./observed-backends.js";
 import { projectRoot } from "./project-root.js";
 import { buildResources } from "./resources.js";
-import { PROJECT_NAME, SettingsError, text, type Settings } from "./settings.js";
-import { TOKENS } from "./tokens.js";
+import { permissionBackendProblem, PROJECT_NAME, SettingsError, text, type Settings } from "./settings.js";
+import { observedPort } from "./observed-backends.js";
+import { technologyModules } from "./technologies.js";
+import { TOKENS, type Migrator, type SchemaMigration } from "./tokens.js";
 
 export interface CompositionOptions {
   readonly extensions?: readonly TesseraExtension[];
@@ -53,70 +60,97 @@ export function buildContainer(settings: Settings, options: CompositionOptions =
   container.bind(TOKENS.Logger).toConstantValue(options.logger ?? pino({ level: settings.logLevel, base: { name: PROJECT_NAME } }));
   container.bind(TOKENS.Clock).toConstantValue(options.clock ?? new SystemClock());
   container.bind(TOKENS.IdGenerator).toConstantValue(new UuidIdGenerator());
-  container
-    .bind(TOKENS.Backends)
-    .toResolvedValue(async (clock: Clock) => {
-      const backends = await openBackends(settings, clock);
-      metrics?.observePools(backends.pools);
-      return observeBackends(backends, metrics);
-    }, [TOKENS.Clock])
-    .onDeactivation((backends) => backends.close());
+  container.load(...technologyModules(settings));
+  checkPorts(container);
+  // Every port call counts in the request's backend time and, failing, in the metrics.
+  container.onActivation(TOKENS.RecordStore, (_context, port) => observedPort(port, "storage", metrics));
+  container.onActivation(TOKENS.GrantedRecordStore, (_context, port) => observedPort(port, "storage", metrics));
+  container.onActivation(TOKENS.PermissionStore, (_context, port) => observedPort(port, "permission", metrics));
+  container.onActivation(TOKENS.Cache, (_context, port) => observedPort(port, "cache", metrics));
+  const permissionStore = { serviceIdentifier: TOKENS.PermissionStore, optional: true } as const;
+
+  container.bind(TOKENS.Migrator).toResolvedValue(
+    (migrations: SchemaMigration[] | undefined, records: RecordStore, permissions: PermissionStore | undefined, cache: Cache): Migrator => ({
+      async migrate() {
+        for (const migration of migrations ?? []) await migration.migrate();
+        await records.initializeSchema();
+        await permissions?.initializeSchema();
+        await cache.initializeSchema();
+      },
+    }),
+    [{ serviceIdentifier: TOKENS.SchemaMigration, isMultiple: true, optional: true }, TOKENS.RecordStore, permissionStore, TOKENS.Cache],
+  );
 
   container.bind(TOKENS.RecordService).toResolvedValue(
-    (backends, ids) => {
-      const permissions = backends.permissions ?? NO_PERMISSION_STORE;
-      const access = backends.recordsJoinPermissions ? new AccessByGrants() : new AccessByIds(permissions);
-      const kinds = resourceKinds({ authorizer: new Authorizer(permissions), permissions, access });
+    (records: RecordStore, stored: PermissionStore | undefined, joined: GrantedRecordStore | undefined, unitOfWork: UnitOfWork, ids: IdGenerator) => {
+      const permissions = stored ?? NO_PERMISSION_STORE;
+      const kinds = resourceKinds({ authorizer: new Authorizer(permissions), permissions });
+      // Decided once, here: one query where the store can join the ACEs, else ids resolved first.
+      const granted = joined ? new GrantsJoinedInStore(joined) : new GrantsResolvedToIds(records, permissions);
       return new RecordService({
-        records: backends.records,
+        records,
         kinds,
-        unitOfWork: backends.unitOfWork,
-        aclInRecordTransaction: backends.recordsJoinPermissions,
+        granted,
+        unitOfWork,
+        // The capability is bound exactly when the ACEs live in the storage database: ACL writes then join the record's transaction.
+        aclInRecordTransaction: joined !== undefined,
         ids,
         tokens: new PaginationTokens(settings.userIdHmacSecret),
       });
     },
-    [TOKENS.Backends, TOKENS.IdGenerator],
+    [TOKENS.RecordStore, permissionStore, { serviceIdentifier: TOKENS.GrantedRecordStore, optional: true }, TOKENS.UnitOfWork, TOKENS.IdGenerator],
   );
 
   container.bind(TOKENS.Authenticator).toResolvedValue(
-    (backends) => {
-      const context: ExtensionContext = { settings: settings.all, permissions: backends.permissions };
+    (permissions: PermissionStore | undefined) => {
+      const context: ExtensionContext = { settings: settings.all, permissions };
       return new Authenticator(authenticationPolicies(settings, extensions, context), groupFinder(extensions, context));
     },
-    [TOKENS.Backends],
+    [permissionStore],
   );
 
   container.bind(TOKENS.HealthService).toResolvedValue(
-    (backends) => {
+    (records: RecordStore, permissions: PermissionStore | undefined, cache: Cache) => {
       const health = new HealthService(settings.heartbeatTimeoutSeconds * 1000);
-      health.register("storage", () => backends.records.heartbeat());
-      health.register("permission", () => (backends.permissions ? backends.permissions.heartbeat() : Promise.resolve(null)));
-      health.register("cache", () => backends.cache.heartbeat());
+      health.register("storage", () => records.heartbeat());
+      health.register("permission", () => (permissions ? permissions.heartbeat() : Promise.resolve(null)));
+      health.register("cache", () => cache.heartbeat());
       for (const extension of extensions) for (const [name, check] of Object.entries(extension.heartbeatChecks ?? {})) health.register(name, check);
       return health;
     },
-    [TOKENS.Backends],
+    [TOKENS.RecordStore, permissionStore, TOKENS.Cache],
   );
 
   container.bind(TOKENS.HttpServices).toResolvedValue(
-    (records, authenticator, health, clock, logger, backends): HttpServices => ({
+    (records: RecordService, authenticator: Authenticator, health: HealthService, clock: Clock, logger: Logger, unitOfWork: UnitOfWork, pools: PoolProbe[] | undefined): HttpServices => {
+      metrics?.observePools(pools ?? []);
+      return {
       options: httpOptions(settings),
       records,
       authenticator,
-      unitOfWork: backends.unitOfWork,
+      unitOfWork,
       resources: buildResources(specs, settings.all),
       health,
       clock,
       logger,
       versionInfo: { name: PROJECT_NAME, version: PROJECT_VERSION, source: "https://github.com/tessera-records/tessera", commit: text(settings.all.commit ?? "unknown") },
       ...(metrics ? { metrics } : {}),
-    }),
-    [TOKENS.RecordService, TOKENS.Authenticator, TOKENS.HealthService, TOKENS.Clock, TOKENS.Logger, TOKENS.Backends],
+      };
+    },
+    [TOKENS.RecordService, TOKENS.Authenticator, TOKENS.HealthService, TOKENS.Clock, TOKENS.Logger, TOKENS.UnitOfWork, { serviceIdentifier: TOKENS.ConnectionPool, isMultiple: true, optional: true }],
   );
 
   container.bind(TOKENS.App).toResolvedValue((services: HttpServices) => createApp(services), [TOKENS.HttpServices]);
   return container;
+}
+
+/** Every port a service needs has a technology serving it; a capability comes with what it relies on. */
+function checkPorts(container: Container): void {
+  const missing = (["RecordStore", "Cache", "UnitOfWork"] as const).filter((port) => !container.isBound(TOKENS[port]));
+  if (missing.length > 0) throw new Error(`no configured backend serves ${missing.join(", ")}`);
+  if (container.isBound(TOKENS.GrantedRecordStore) && !container.isBound(TOKENS.PermissionStore)) {
+    throw new Error("a GrantedRecordStore is bound without a PermissionStore whose ACEs it could join");
+  }
 }
 
 /** Resources from settings, then those defined in code (which win on a shared name). */
@@ -129,8 +163,8 @@ function resourceSpecs(settings: Settings, extensions: readonly TesseraExtension
 /** What settings alone cannot check: resources and policies that code adds. */
 function checkComposition(settings: Settings, extensions: readonly TesseraExtension[], specs: readonly ResourceSpec[]): void {
   const problems: string[] = [];
-  const shareable = specs.filter((spec) => spec.kind === "shareable").map((spec) => spec.name);
-  if (!settings.permission && shareable.length > 0) problems.push(`permission_backend is required: shareable resources are declared (${shareable.join(", ")})`);
+  const missingBackend = permissionBackendProblem(settings.permission, specs);
+  if (missingBackend) problems.push(missingBackend);
   for (const spec of specs) if (!COLLECTION_NAME_PATTERN.test(spec.name)) problems.push(`resource "${spec.name}" has an invalid name (letters, digits, _; starting with a letter)`);
   const known = new Set(["basicauth", ...extensions.flatMap((e) => Object.keys(e.authenticationPolicies ?? {}))]);
   for (const name of settings.multiauthPolicies) if (!known.has(name)) problems.push(`multiauth.policies names "${name}", which no code registers`);

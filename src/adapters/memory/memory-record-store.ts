@@ -47,7 +47,7 @@ function ownData(data: JsonObject): JsonObject {
  * cheaper. Callers still apply the access predicate, so both paths keep the same entries.
  */
 function reachable<T>(map: ReadonlyMap<string, T>, access: RecordAccess | undefined): Iterable<T> {
-  if (access?.kind !== "ids" || access.ids.length >= map.size) return map.values();
+  if (access === undefined || access.ids.length >= map.size) return map.values();
   const found: T[] = [];
   for (const id of new Set(access.ids)) {
     const entry = map.get(id);

@@ -5,6 +5,7 @@
  */
 import { createHash } from "node:crypto";
 import type { CountQuery, ListQuery } from "../../application/listing.js";
+import type { GrantedRecordStore, Grants } from "../../application/ports/granted-record-store.js";
 import type { ConditionalWriteOptions, RecordStore, Scope, WriteOptions } from "../../application/ports/record-store.js";
 import { ConflictError, PreconditionFailedError, RecordNotFoundError } from "../../domain/errors.js";
 import type { JsonObject } from "../../domain/json.js";
@@ -117,11 +118,13 @@ function statementFor(text: string): Statement {
   return { name, text };
 }
 
-export class PostgresRecordStore implements RecordStore {
-  constructor(
-    private readonly database: PostgresDatabase,
-    private readonly ownsDatabase = false,
-  ) {}
+/**
+ * Also a GrantedRecordStore (`grants` on list, count and deleteMany), which is only true when
+ * the permission store uses the same database: the composition root binds it as one only then.
+ */
+export class PostgresRecordStore implements RecordStore, GrantedRecordStore {
+  /** The database belongs to whoever opened it (PostgresDatabases), which closes it. */
+  constructor(private readonly database: PostgresDatabase) {}
 
   async initializeSchema(): Promise<void> {
     await this.database.migrate("storage");
@@ -152,9 +155,9 @@ export class PostgresRecordStore implements RecordStore {
     return { id, lastModified, deleted: true };
   }
 
-  async deleteMany(scope: Scope, query: CountQuery): Promise<Tombstone[]> {
+  async deleteMany(scope: Scope, query: CountQuery, grants?: Grants): Promise<Tombstone[]> {
     const params = new SqlParams();
-    const source = this.sourceSql(params, scope, query, { includeDeleted: false, lock: true });
+    const source = this.sourceSql(params, scope, query, { includeDeleted: false, lock: true, grants });
     // One timestamp per victim: the counter jumps by their number and each gets its own value.
     const text = `WITH victims AS (
         SELECT r.id, r.last_modified FROM ${source}
@@ -177,11 +180,12 @@ export class PostgresRecordStore implements RecordStore {
     return rows.map((row) => ({ id: row.id, lastModified: Number(row.last_modified), deleted: true }));
   }
 
-  async list(scope: Scope, query: ListQuery): Promise<RecordOrTombstone[]> {
+  async list(scope: Scope, query: ListQuery, grants?: Grants): Promise<RecordOrTombstone[]> {
     if (query.limit <= 0) return [];
     const params = new SqlParams();
     const source = this.sourceSql(params, scope, query, {
       includeDeleted: query.includeDeleted,
+      grants,
       more: () => [
         ...(query.upTo !== undefined ? [`r.last_modified <= ${params.add(query.upTo, "bigint")}`] : []),
         ...(query.after ? [keysetSql(params, query.sort, query.after)] : []),
@@ -197,9 +201,9 @@ export class PostgresRecordStore implements RecordStore {
     );
   }
 
-  async count(scope: Scope, query: CountQuery): Promise<number> {
+  async count(scope: Scope, query: CountQuery, grants?: Grants): Promise<number> {
     const params = new SqlParams();
-    const text = `SELECT count(*) AS n FROM ${this.sourceSql(params, scope, query, { includeDeleted: false })}`;
+    const text = `SELECT count(*) AS n FROM ${this.sourceSql(params, scope, query, { includeDeleted: false, grants })}`;
     const rows = await this.run<{ n: string }>(statementFor(text), params.values);
     return Number(rows[0]?.n ?? 0);
   }
@@ -231,25 +235,26 @@ export class PostgresRecordStore implements RecordStore {
     return this.database.heartbeat("storage");
   }
 
-  async close(): Promise<void> {
-    if (this.ownsDatabase) await this.database.close();
+  /** Nothing of its own to close: the shared database is closed by its owner. */
+  close(): Promise<void> {
+    return Promise.resolve();
   }
 
   /**
    * `records r WHERE …` for the scope ($1, $2), tombstones, filters, access and `more` conditions.
-   * With access by principals, the rows come from the caller's grants instead: each granted id is
+   * With grants, the rows come from the caller's grants instead: each granted id is
    * looked up by primary key (a LATERAL with LIMIT 1, so the planner cannot turn it into a scan of
    * the scope). Work is proportional to the caller's grants in this collection, never to its size.
    */
-  private sourceSql(params: SqlParams, scope: Scope, query: CountQuery, options: { includeDeleted: boolean; lock?: boolean; more?: () => string[] }): string {
+  private sourceSql(params: SqlParams, scope: Scope, query: CountQuery, options: { includeDeleted: boolean; lock?: boolean; more?: () => string[]; grants?: Grants }): string {
     params.add(scope.collection);
     params.add(scope.parentId);
     const conditions = ["r.collection = $1", "r.parent_id = $2"];
     if (!options.includeDeleted) conditions.push("NOT r.deleted");
     for (const f of query.filters) conditions.push(filterSql(params, f));
-    if (query.access?.kind === "ids") conditions.push(idsAccessSql(params, query.access.ids));
-    const granted = query.access?.kind === "principals" ? grantedIdsSql(params, query.access) : undefined;
-    if (query.access?.kind === "principals" && granted === undefined) conditions.push("FALSE");
+    if (query.access) conditions.push(idsAccessSql(params, query.access.ids));
+    const granted = options.grants && grantedIdsSql(params, options.grants);
+    if (options.grants && granted === undefined) conditions.push("FALSE");
     conditions.push(...(options.more?.() ?? []));
     const lock = options.lock ? " FOR UPDATE OF r" : "";
     if (granted === undefined) return `records r WHERE ${conditions.join(" AND ")}${lock}`;
