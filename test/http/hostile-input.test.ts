@@ -79,21 +79,18 @@ describe("HTTP hostile input, differential across backends", function () {
     setups.push({ name: "memory", server: await startTestServer() });
     setups.push({ name: "postgresql", server: await startTestServer({ storage_backend: "postgresql", storage_url: pg, permission_backend: "postgresql", permission_url: pg }) });
     setups.push({ name: "postgresql+redis", server: await startTestServer({ storage_backend: "postgresql", storage_url: pg, permission_backend: "redis", permission_url: REDIS_URL, permission_prefix: prefix }) });
-    const backends = await setups[1].server.running.container.getAsync(TOKENS.Backends);
-    await backends.migrate();
+    await (await setups[1].server.running.container.getAsync(TOKENS.Migrator)).migrate();
   });
   beforeEach(async () => {
     for (const { server } of setups) {
-      const backends = await server.running.container.getAsync(TOKENS.Backends);
-      await backends.records.flush();
-      await backends.permissions?.flush();
+      await (await server.running.container.getAsync(TOKENS.RecordStore)).flush();
+      await (await server.running.container.getAsync(TOKENS.PermissionStore)).flush();
       await server.request("PUT", "/v1/articles/hostile", { user: ALICE, body: { data: { t: "a".repeat(500) } } });
     }
   });
   after(async () => {
     for (const { server } of setups) {
-      const backends = await server.running.container.getAsync(TOKENS.Backends);
-      await backends.permissions?.flush();
+      await (await server.running.container.getAsync(TOKENS.PermissionStore)).flush();
       await server.stop();
     }
   });
