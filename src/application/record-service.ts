@@ -164,6 +164,7 @@ export class RecordService {
     const acl = kind.aclToStore(resource, caller, replaceAcl({}, payload.permissions ?? {}));
     try {
       const record = await this.writeWithAcl(
+        scope,
         () => this.deps.records.create(scope, id, fields, { lastModified }),
         acl && this.aclWrite(kind, resource, id, acl, {}),
       );
@@ -204,6 +205,7 @@ export class RecordService {
     const kept = existing ? (currentAcl ?? {}) : {};
     const acl = kind.aclToStore(resource, caller, payload.permissions ? replaceAcl(kept, payload.permissions) : kept);
     const record = await this.writeWithAcl(
+      scope,
       () => (existing ? this.deps.records.update(scope, id, fields, { lastModified, ifMatch: numeric(preconditions.ifMatch) }) : this.deps.records.create(scope, id, fields, { lastModified })),
       acl && (!existing || !aclEqual(acl, kept)) ? this.aclWrite(kind, resource, id, acl, kept) : undefined,
     );
@@ -237,6 +239,7 @@ export class RecordService {
       if (!dataChanged && !aclChanged) return { record: existing, permissions: kind.visibleAcl(caller, acl), created: false };
       try {
         const record = await this.writeWithAcl(
+          scope,
           () => this.deps.records.update(scope, id, data, { lastModified, ifMatch: existing.lastModified }),
           acl && aclChanged ? this.aclWrite(kind, resource, id, acl, currentAcl) : undefined,
         );
@@ -261,6 +264,7 @@ export class RecordService {
     checkPreconditions(preconditions, { timestamp: existing.lastModified, record: existing }, false);
     const removal = kind.aclRemoval(resource, [id]);
     return this.writeWithAcl(
+      scope,
       () => this.deps.records.delete(scope, id, { lastModified, ifMatch: numeric(preconditions.ifMatch) }),
       removal && { write: removal, undo: () => kind.saveAcl(resource, id, found.acl ?? {}) },
     );
@@ -298,8 +302,8 @@ export class RecordService {
   }
 
   /** Writes a record and its ACL together (record-acl-write.ts explains the order and the undo). */
-  private writeWithAcl<R>(writeRecord: () => Promise<R>, acl: AclWrite | undefined): Promise<R> {
-    return writeRecordWithAcl(this.deps.unitOfWork, this.deps.aclInRecordTransaction === true, writeRecord, acl);
+  private writeWithAcl<R>(scope: Scope, writeRecord: () => Promise<R>, acl: AclWrite | undefined): Promise<R> {
+    return writeRecordWithAcl(this.deps.unitOfWork, this.deps.aclInRecordTransaction === true, writeRecord, acl, scope);
   }
 
   /** Storing `acl` for the record, undone by storing `previous` again. */

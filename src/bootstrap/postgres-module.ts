@@ -50,8 +50,9 @@ export const postgresModule: TechnologyModule = (roles) =>
       bind(RECORD_STORE).toResolvedValue((_owner: PostgresDatabases) => new PostgresRecordStore(storage), [DATABASES]);
       // Bound as values, not toService aliases: the container's activation (timing) applies to each token.
       bind(TOKENS.RecordStore).toResolvedValue((store: PostgresRecordStore) => store, [RECORD_STORE]);
-      // One transaction on the storage database, which the permission store joins when it shares it.
-      bind(TOKENS.UnitOfWork).toResolvedValue((_owner: PostgresDatabases) => new PostgresUnitOfWork(storage), [DATABASES]);
+      // One transaction on the storage database, which the permission store joins when it shares it
+      // (then units of work also join the group commit of their collection, ADR 10).
+      bind(TOKENS.UnitOfWork).toResolvedValue((_owner: PostgresDatabases) => new PostgresUnitOfWork(storage, databases.recordsBesideAces), [DATABASES]);
       if (databases.recordsBesideAces) bind(TOKENS.GrantedRecordStore).toResolvedValue((store: PostgresRecordStore) => store, [RECORD_STORE]);
     }
     if (permission) bind(TOKENS.PermissionStore).toResolvedValue((_owner: PostgresDatabases) => new PostgresPermissionStore(permission), [DATABASES]);

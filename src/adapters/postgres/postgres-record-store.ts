@@ -1,7 +1,9 @@
 /**
- * RecordStore on PostgreSQL. Each write is one statement: it bumps the scope's counter row
- * (`timestamps`) and writes the record in the same transaction, so timestamps are decided by the
- * database, strictly increasing per scope across processes, with no retry and no 409.
+ * RecordStore on PostgreSQL. Timestamps are decided under the scope's counter row lock
+ * (`timestamps`), so they are strictly increasing per scope across processes, with no retry and
+ * no 409. A write outside any transaction joins its scope's group commit (one counter write and
+ * one commit per group, the stamp handed out by the group); inside another transaction (a batch)
+ * each write statement bumps the counter itself.
  */
 import { createHash } from "node:crypto";
 import type { CountQuery, ListQuery } from "../../application/listing.js";
@@ -10,6 +12,7 @@ import type { ConditionalWriteOptions, RecordStore, Scope, WriteOptions } from "
 import { ConflictError, PreconditionFailedError, RecordNotFoundError } from "../../domain/errors.js";
 import type { JsonObject } from "../../domain/json.js";
 import { recordBody, type RecordOrTombstone, type StoredRecord, type Tombstone } from "../../domain/records.js";
+import { groupCommitOf, type GroupClock, type GroupCommit } from "./group-commit.js";
 import type { PostgresDatabase, Statement } from "./postgres-database.js";
 import { filterSql, grantedIdsSql, idsAccessSql, keysetSql, orderSql, SqlParams } from "./record-query-sql.js";
 import { NOW_MS } from "./sql-clock.js";
@@ -34,12 +37,18 @@ const GET: Statement = {
   text: "SELECT last_modified, data FROM records WHERE collection = $1 AND parent_id = $2 AND id = $3 AND NOT deleted",
 };
 
-// $3 id, $4 data, $5 requested timestamp. Over a tombstone the insert becomes an update.
-const CREATE: Statement = {
-  name: "tessera_records_create",
-  text: `WITH existing AS (
+/** The timestamp CTE's body: the counter bump ($5 requested), or the group's stamp ($5 given). */
+function stampSql(stamped: boolean, source: string): string {
+  return stamped ? `SELECT $5::bigint AS last_modified ${source}` : bumpTimestamp(source, "$5");
+}
+
+/** $3 id, $4 data, $5 timestamp (see stampSql). Over a tombstone the insert becomes an update. */
+function create(name: string, stamped: boolean): Statement {
+  return {
+    name,
+    text: `WITH existing AS (
       SELECT last_modified, data FROM records WHERE collection = $1 AND parent_id = $2 AND id = $3 AND NOT deleted
-    ), ts AS (${bumpTimestamp("WHERE NOT EXISTS (SELECT 1 FROM existing)", "$5")}
+    ), ts AS (${stampSql(stamped, "WHERE NOT EXISTS (SELECT 1 FROM existing)")}
     ), written AS (
       INSERT INTO records AS r (collection, parent_id, id, last_modified, data, deleted)
       SELECT $1, $2, $3, ts.last_modified, $4::jsonb, FALSE FROM ts
@@ -49,15 +58,16 @@ const CREATE: Statement = {
     )
     SELECT TRUE AS written, last_modified, NULL::jsonb AS data FROM written
     UNION ALL SELECT FALSE, last_modified, data FROM existing`,
-};
+  };
+}
 
-/** Update or delete of a live record: $3 id, $4 data, $5 requested timestamp, $6 ifMatch. */
-function rewrite(name: string, deleted: boolean): Statement {
+/** Update or delete of a live record: $3 id, $4 data, $5 timestamp (see stampSql), $6 ifMatch. */
+function rewrite(name: string, deleted: boolean, stamped: boolean): Statement {
   return {
     name,
     text: `WITH current AS (
         SELECT last_modified, data FROM records WHERE collection = $1 AND parent_id = $2 AND id = $3 AND NOT deleted
-      ), ts AS (${bumpTimestamp("FROM current WHERE $6::bigint IS NULL OR current.last_modified = $6::bigint", "$5")}
+      ), ts AS (${stampSql(stamped, "FROM current WHERE $6::bigint IS NULL OR current.last_modified = $6::bigint")}
       ), written AS (
         UPDATE records AS r SET last_modified = ts.last_modified, data = $4::jsonb, deleted = ${deleted ? "TRUE" : "FALSE"}
         FROM ts WHERE r.collection = $1 AND r.parent_id = $2 AND r.id = $3 AND NOT r.deleted
@@ -68,8 +78,22 @@ function rewrite(name: string, deleted: boolean): Statement {
       UNION ALL SELECT FALSE, last_modified, data FROM current`,
   };
 }
-const UPDATE = rewrite("tessera_records_update", false);
-const DELETE = rewrite("tessera_records_delete", true);
+
+/** A write's two forms: bumping the counter itself, or stamped by its group. */
+interface WriteStatements {
+  readonly bump: Statement;
+  readonly stamped: Statement;
+}
+
+const CREATE: WriteStatements = { bump: create("tessera_records_create", false), stamped: create("tessera_records_create_stamped", true) };
+const UPDATE: WriteStatements = {
+  bump: rewrite("tessera_records_update", false, false),
+  stamped: rewrite("tessera_records_update_stamped", false, true),
+};
+const DELETE: WriteStatements = {
+  bump: rewrite("tessera_records_delete", true, false),
+  stamped: rewrite("tessera_records_delete_stamped", true, true),
+};
 
 // Reads the counter; creates it with the current time the first time, so it stays stable until a write.
 const COLLECTION_TIMESTAMP: Statement = {
@@ -123,8 +147,12 @@ function statementFor(text: string): Statement {
  * the permission store uses the same database: the composition root binds it as one only then.
  */
 export class PostgresRecordStore implements RecordStore, GrantedRecordStore {
+  private readonly groups: GroupCommit;
+
   /** The database belongs to whoever opened it (PostgresDatabases), which closes it. */
-  constructor(private readonly database: PostgresDatabase) {}
+  constructor(private readonly database: PostgresDatabase) {
+    this.groups = groupCommitOf(database);
+  }
 
   async initializeSchema(): Promise<void> {
     await this.database.migrate("storage");
@@ -137,7 +165,7 @@ export class PostgresRecordStore implements RecordStore, GrantedRecordStore {
   }
 
   async create(scope: Scope, id: string, data: JsonObject, options: WriteOptions = {}): Promise<StoredRecord> {
-    const rows = await this.run<WriteRow>(CREATE, [scope.collection, scope.parentId, id, JSON.stringify(data), options.lastModified ?? null]);
+    const rows = await this.write(scope, CREATE, [scope.collection, scope.parentId, id, JSON.stringify(data)], [], options.lastModified);
     const written = rows.find((row) => row.written);
     if (written) return { id, lastModified: Number(written.last_modified), data };
     // A live record won, possibly created by a concurrent writer after this statement's snapshot.
@@ -262,9 +290,27 @@ export class PostgresRecordStore implements RecordStore, GrantedRecordStore {
       SELECT r.* FROM records r WHERE ${conditions.join(" AND ")} AND r.id = g.id LIMIT 1${lock}) AS r`;
   }
 
-  private async rewrite(statement: Statement, scope: Scope, id: string, data: string, options: ConditionalWriteOptions): Promise<number> {
-    const values = [scope.collection, scope.parentId, id, data, options.lastModified ?? null, options.ifMatch ?? null];
-    const rows = await this.run<WriteRow>(statement, values);
+  /**
+   * Runs a write: with the stamp of the current group of this scope; bumping the counter itself
+   * inside another transaction; else in the scope's next group. `before` and `after` are the
+   * values around the timestamp parameter ($5).
+   */
+  private write(scope: Scope, statements: WriteStatements, before: unknown[], after: unknown[], requested: number | undefined): Promise<WriteRow[]> {
+    const clock = this.groups.clockFor(scope);
+    if (clock) return this.stampedWrite(clock, statements.stamped, before, after, requested);
+    if (this.database.inTransaction()) return this.run<WriteRow>(statements.bump, [...before, requested ?? null, ...after]);
+    return this.groups.write(scope, (group) => this.stampedWrite(group, statements.stamped, before, after, requested));
+  }
+
+  private async stampedWrite(clock: GroupClock, statement: Statement, before: unknown[], after: unknown[], requested: number | undefined): Promise<WriteRow[]> {
+    const stamp = clock.next(requested);
+    const rows = await this.run<WriteRow>(statement, [...before, stamp, ...after]);
+    if (rows.some((row) => row.written)) clock.wrote(stamp);
+    return rows;
+  }
+
+  private async rewrite(statements: WriteStatements, scope: Scope, id: string, data: string, options: ConditionalWriteOptions): Promise<number> {
+    const rows = await this.write(scope, statements, [scope.collection, scope.parentId, id, data], [options.ifMatch ?? null], options.lastModified);
     const written = rows.find((row) => row.written);
     if (written) return Number(written.last_modified);
     // Nothing written: the record is missing, or ifMatch differs (judged on its latest version).
