@@ -71,7 +71,7 @@ describe("two server processes on one database", function () {
     expect(records).to.have.length(PATCHES);
     const statuses = await Promise.all(
       records.map(async (record, i) => {
-        const server = servers[i % servers.length]!;
+        const server = servers[i % servers.length];
         const response = await fetch(`${server.url}/v1/articles/${record.id}`, {
           method: "PATCH",
           headers: { Authorization: AUTH, "Content-Type": "application/json", "If-Match": `"${record.last_modified}"` },
