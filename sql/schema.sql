@@ -1,10 +1,10 @@
--- Tessera PostgreSQL schema, version 2: the same schema `tessera migrate` builds from the
+-- Tessera PostgreSQL schema, version 3: the same schema `tessera migrate` builds from the
 -- TypeORM migrations in src/adapters/postgres/migrations (a test compares the two).
 --
 -- For operators who keep schema rights away from the service: apply it once with
 --   psql -v ON_ERROR_STOP=1 -d <database> -f sql/schema.sql
 -- then grant the service's role SELECT, INSERT, UPDATE, DELETE on these tables. Re-applying it is
--- harmless, and on a version-1 database it adds what version 2 adds. The rows it writes in
+-- harmless, and on an older database it adds what the later versions add. The rows it writes in
 -- tessera_migrations tell `tessera migrate` that nothing is left to do.
 
 BEGIN;
@@ -19,9 +19,8 @@ CREATE TABLE IF NOT EXISTS records (
   deleted BOOLEAN NOT NULL DEFAULT FALSE,
   CONSTRAINT pk_records PRIMARY KEY (collection, parent_id, id)
 );
-CREATE INDEX IF NOT EXISTS idx_records_scope_last_modified ON records (collection, parent_id, last_modified);
 
--- One counter per scope, bumped in each write's transaction: strictly increasing timestamps.
+-- One counter per scope, written once per group commit: strictly increasing timestamps.
 CREATE TABLE IF NOT EXISTS timestamps (
   collection TEXT COLLATE "C" NOT NULL,
   parent_id TEXT COLLATE "C" NOT NULL,
@@ -57,6 +56,13 @@ CREATE TABLE IF NOT EXISTS cache (
 CREATE INDEX IF NOT EXISTS idx_records_tombstones ON records (last_modified) WHERE deleted;
 CREATE INDEX IF NOT EXISTS idx_cache_expires ON cache (expires);
 
+-- Version 3: plans that hold without statistics. The scope index keys collection and parent_id
+-- under "POSIX" (same order as "C"): only queries naming it use it, so id lookups (under "C")
+-- can only take the primary key. Counter rows leave room for HOT updates on their page.
+CREATE INDEX IF NOT EXISTS idx_records_scope_modified ON records (collection COLLATE "POSIX", parent_id COLLATE "POSIX", last_modified);
+DROP INDEX IF EXISTS idx_records_scope_last_modified;
+ALTER TABLE timestamps SET (fillfactor = 10);
+
 -- TypeORM's migrations table, as its migration runner creates it.
 CREATE TABLE IF NOT EXISTS tessera_migrations (
   "id" SERIAL NOT NULL,
@@ -67,7 +73,8 @@ CREATE TABLE IF NOT EXISTS tessera_migrations (
 INSERT INTO tessera_migrations ("timestamp", "name")
 SELECT v.ts, v.name FROM (VALUES
   (1763769600000, 'InitialSchema1763769600000'),
-  (1763769600001, 'PurgeIndexes1763769600001')
+  (1763769600001, 'PurgeIndexes1763769600001'),
+  (1763856000000, 'PlansWithoutStatistics1763856000000')
 ) AS v(ts, name)
 WHERE NOT EXISTS (SELECT 1 FROM tessera_migrations m WHERE m.name = v.name)
 ORDER BY v.ts;

@@ -277,11 +277,13 @@ export class PostgresRecordStore implements RecordStore, GrantedRecordStore {
   private sourceSql(params: SqlParams, scope: Scope, query: CountQuery, options: { includeDeleted: boolean; lock?: boolean; more?: () => string[]; grants?: Grants }): string {
     params.add(scope.collection);
     params.add(scope.parentId);
-    const conditions = ["r.collection = $1", "r.parent_id = $2"];
+    const granted = options.grants && grantedIdsSql(params, options.grants);
+    // Known ids are looked up by primary key, a whole scope through the scope index (migration 3).
+    const byId = granted !== undefined || query.access !== undefined;
+    const conditions = byId ? ["r.collection = $1", "r.parent_id = $2"] : [`r.collection COLLATE "POSIX" = $1`, `r.parent_id COLLATE "POSIX" = $2`];
     if (!options.includeDeleted) conditions.push("NOT r.deleted");
     for (const f of query.filters) conditions.push(filterSql(params, f));
     if (query.access) conditions.push(idsAccessSql(params, query.access.ids));
-    const granted = options.grants && grantedIdsSql(params, options.grants);
     if (options.grants && granted === undefined) conditions.push("FALSE");
     conditions.push(...(options.more?.() ?? []));
     const lock = options.lock ? " FOR UPDATE OF r" : "";
