@@ -46,8 +46,8 @@ interface PlanNode {
 function literal(client: pg.Client, value: unknown): string {
   if (value === null || value === undefined) return "NULL";
   if (typeof value === "number") return String(value);
-  if (Array.isArray(value)) return client.escapeLiteral(`{${value.map((v) => `"${String(v).replace(/[\\"]/g, "\\$&")}"`).join(",")}}`);
-  return client.escapeLiteral(String(value));
+  if (Array.isArray(value)) return client.escapeLiteral(`{${value.map((v) => `"${String(v as string).replace(/[\\"]/g, "\\$&")}"`).join(",")}}`);
+  return client.escapeLiteral(String(value as string));
 }
 
 /** Every scan of the plan: node type, table and index. */
@@ -67,7 +67,7 @@ describe("PostgreSQL plans without statistics", function () {
   async function plansOf(sent: Sent): Promise<{ custom: ReturnType<typeof scans>; generic: ReturnType<typeof scans> }> {
     const explain = async (text: string, values: readonly unknown[]) => {
       const result = await client.query<{ "QUERY PLAN": { Plan: PlanNode }[] }>(`EXPLAIN (FORMAT JSON) ${text}`, values as unknown[]);
-      return scans(result.rows[0]!["QUERY PLAN"][0]!.Plan);
+      return scans(result.rows[0]["QUERY PLAN"][0].Plan);
     };
     const custom = await explain(sent.text, sent.values);
     await client.query(`PREPARE planned AS ${sent.text}`);
