@@ -47,7 +47,7 @@ function literal(client: pg.Client, value: unknown): string {
   if (value === null || value === undefined) return "NULL";
   if (typeof value === "number") return String(value);
   if (Array.isArray(value)) return client.escapeLiteral(`{${value.map((v) => `"${String(v as string).replace(/[\\"]/g, "\\$&")}"`).join(",")}}`);
-  return client.escapeLiteral(String(value as string));
+  return client.escapeLiteral(typeof value === "string" ? value : JSON.stringify(value));
 }
 
 /** Every scan of the plan: node type, table and index. */
