@@ -80,7 +80,7 @@ export class GroupClock {
 }
 
 interface Member {
-  /** Runs in the group's transaction; `isolated` members run under a savepoint. */
+  /** Runs in the group's transaction; `isolated` members may run under a savepoint. */
   readonly work: (clock: GroupClock) => Promise<unknown>;
   readonly isolated: boolean;
   readonly resolve: (value: unknown) => void;
@@ -89,7 +89,7 @@ interface Member {
 
 type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 
-/** A non-isolated member raised: its statement aborted the whole transaction. */
+/** A member threw outside any savepoint: the whole transaction must roll back. */
 class MemberAborted extends Error {
   constructor(
     readonly member: Member,
@@ -141,7 +141,7 @@ export class GroupCommit {
     return this.enqueue(scope, work, false);
   }
 
-  /** A unit of work (record + ACL): under a savepoint, so that its failure undoes only itself. */
+  /** A unit of work (record + ACL): when it fails, its writes are undone and only its own. */
   unitOfWork<T>(scope: Scope, work: () => Promise<T>): Promise<T> {
     return this.enqueue(scope, () => work(), true);
   }
@@ -170,13 +170,18 @@ export class GroupCommit {
     this.queues.delete(key);
   }
 
-  /** One transaction for the members; replays the rest when one of them aborted it. */
+  /**
+   * One transaction for the members. Optimistic first: no savepoints, so a member that throws
+   * (a unit of work refused after writing its ACL, a statement that raised) rolls the whole group
+   * back; it gets its error and the others are replayed, units of work now under savepoints.
+   */
   private async runGroup(scope: Scope, members: Member[]): Promise<void> {
     let pending = members;
+    let savepoints = false;
     // Bounded: every replay leaves out the member that aborted the previous attempt.
     while (pending.length > 0) {
       try {
-        const outcomes = await this.database.transaction("storage", () => this.runMembers(scope, pending));
+        const outcomes = await this.database.transaction("storage", () => this.runMembers(scope, pending, savepoints));
         pending.forEach((member, i) => {
           const outcome = outcomes[i];
           if (outcome?.ok) member.resolve(outcome.value);
@@ -190,21 +195,23 @@ export class GroupCommit {
         }
         error.member.reject(error.error);
         pending = pending.filter((member) => member !== error.member);
+        savepoints = true;
       }
     }
   }
 
-  private async runMembers(scope: Scope, members: readonly Member[]): Promise<Outcome[]> {
+  private async runMembers(scope: Scope, members: readonly Member[], savepoints: boolean): Promise<Outcome[]> {
     const clock = await this.lockCounter(scope);
     const outcomes: Outcome[] = [];
     for (const member of members) {
-      if (member.isolated) await this.run("SAVEPOINT tessera_member");
+      const isolated = savepoints && member.isolated;
+      if (isolated) await this.run("SAVEPOINT tessera_member");
       try {
         outcomes.push({ ok: true, value: await this.current.run(clock, () => member.work(clock)) });
         clock.keep();
       } catch (error) {
         clock.discard();
-        if (!member.isolated) throw new MemberAborted(member, error);
+        if (!isolated) throw new MemberAborted(member, error);
         await this.run("ROLLBACK TO SAVEPOINT tessera_member");
         outcomes.push({ ok: false, error });
       }
