@@ -9,12 +9,18 @@ import { buildContainer } from "./container.js";
 import { startServer } from "./server.js";
 import { loadSettings, SettingsError, type Settings } from "./settings.js";
 import { TOKENS } from "./tokens.js";
+import { superviseWorkers } from "./workers.js";
 
 const USAGE = "usage: tessera <serve|migrate|purge> [--config FILE] [--before TIMESTAMP]";
 
 async function serve(settings: Settings): Promise<void> {
+  if (await superviseWorkers(settings)) return;
   const running = await startServer(settings);
+  let stopping = false;
+  // `on`, not `once`: a second signal (the group's and the primary's) must not kill a draining worker.
   const shutdown = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
     process.stderr.write(`received ${signal}, shutting down\n`);
     running.stop().then(
       () => process.exit(0),
@@ -24,8 +30,8 @@ async function serve(settings: Settings): Promise<void> {
       },
     );
   };
-  process.once("SIGTERM", () => shutdown("SIGTERM"));
-  process.once("SIGINT", () => shutdown("SIGINT"));
+  process.on("SIGTERM", () => shutdown("SIGTERM"));
+  process.on("SIGINT", () => shutdown("SIGINT"));
 }
 
 /** A one-off command over the same container as `serve`; unbinding it closes what it opened. */

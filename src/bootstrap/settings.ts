@@ -136,6 +136,8 @@ const DEFAULTS: Record<string, JsonValue> = {
   metrics_enabled: true,
   metrics_listen_port: null,
   admin_enabled: true,
+  // Read by workers.ts: processes sharing the listening port.
+  workers: 1,
 };
 
 const BACKEND_KINDS = ["storage", "permission", "cache"] as const;
