@@ -5,12 +5,14 @@
  *                    [--connections 32] [--duration 10] [--warmup 3] [--sizes 10000,100000,1000000]
  *                    [--no-ceilings] [--profile] [--compare A B] [--rounds N] [--set name=value]...
  *                    [--postgres URL] [--database tessera_bench_harness] [--redis URL] [--json FILE]
- *                    [--peer parse]
+ *                    [--peer parse] [--series N]
  *
  * Each (backend, workload) gets a fresh server child (`node dist/src/bootstrap/cli.js serve`).
  * `--compare A B`: A and B are build directories (holding a compiled dist/) or setting sets
  * (`name=value,name=value`, on this build); rounds alternate A, B, A, B… and the medians are compared.
  * Without --compare, `--rounds N` repeats the whole run and ends with the medians of every figure.
+ * `--series N`: each figure is measured N times back to back on the same server (one warm-up), to
+ * see a figure drift as tables grow (e.g. W2 for 5 minutes: --duration 60 --series 5).
  * `--peer parse`: W1, W2, W3 (cold and analyzed) and W5 on Tessera (PostgreSQL) and on Parse Server,
  * interleaved, with the ratio per workload (bench/peer-run.ts).
  */
@@ -56,6 +58,7 @@ interface Options {
   redis: string;
   json: string | undefined;
   peer: "parse" | undefined;
+  series: number;
 }
 
 function parseOptions(argv: readonly string[]): Options {
@@ -75,6 +78,7 @@ function parseOptions(argv: readonly string[]): Options {
     redis: "redis://127.0.0.1:6379/3",
     json: undefined,
     peer: undefined,
+    series: 1,
   };
   const list = (text: string) => text.split(",").map((s) => s.trim()).filter(Boolean);
   const number = (flag: string, text: string | undefined) => {
@@ -150,6 +154,9 @@ function parseOptions(argv: readonly string[]): Options {
         break;
       case "--json":
         options.json = value();
+        break;
+      case "--series":
+        options.series = Math.max(1, number(flag, value()));
         break;
       case "--peer": {
         const peer = value();
@@ -273,7 +280,12 @@ async function runWorkload(workload: WorkloadName, backend: BackendName, options
       redisUrl: backend === "redis" ? options.redis : undefined,
       log,
     });
-    for (const figure of figures) report(await measure(server, backend, figure, options.load));
+    for (const figure of figures) {
+      for (let i = 1; i <= options.series; i++) {
+        const measured = await measure(server, backend, figure, i === 1 ? options.load : { ...options.load, warmup: 0 });
+        report(options.series > 1 ? { ...measured, label: `${measured.label} #${i}` } : measured);
+      }
+    }
   } finally {
     await server.stop();
   }
