@@ -12,7 +12,8 @@ import { ConflictError, PreconditionFailedError, RecordNotFoundError, Validation
 import { databaseUrl, ensureDatabase, withAdmin } from "../support/postgres.js";
 import { requireService } from "../support/services.js";
 
-const DATABASE = "tessera_group_commit_test";
+// The contract suites' database (its own collection names here): one database fewer to drop.
+const DATABASE = "tessera_test";
 const POOLS = 3;
 const WRITES_PER_POOL = 60;
 
@@ -44,7 +45,7 @@ describe("PostgreSQL group commit", function () {
   const opened: { close(): Promise<void> }[] = [];
 
   before(async () => {
-    await ensureDatabase(DATABASE, true);
+    await ensureDatabase(DATABASE);
     const database = new PostgresDatabase({ url: databaseUrl(DATABASE) });
     await database.migrate();
     await database.close();
@@ -61,11 +62,11 @@ describe("PostgreSQL group commit", function () {
   };
 
   it("gives concurrent writes from several pools unique stamps, each transaction's stamps one unbroken run", async () => {
-    const scope = { collection: "concurrent", parentId: "" };
+    const scope = { collection: "group_concurrent", parentId: "" };
     const stores = Array.from({ length: POOLS }, () => backends().recordStore);
     await Promise.all(stores.flatMap((store, p) => Array.from({ length: WRITES_PER_POOL }, (_, i) => store.create(scope, `p${p}-${i}`, { p, i }))));
 
-    const rows = await rowsOf("concurrent");
+    const rows = await rowsOf("group_concurrent");
     expect(rows).to.have.length(POOLS * WRITES_PER_POOL);
     const stamps = rows.map((r) => BigInt(r.last_modified));
     expect(new Set(stamps).size, "unique").to.equal(stamps.length);
@@ -79,7 +80,7 @@ describe("PostgreSQL group commit", function () {
   });
 
   it("keeps each write's own outcome: failures in a group never fail the others", async () => {
-    const scope = { collection: "mixed", parentId: "" };
+    const scope = { collection: "group_mixed", parentId: "" };
     const { recordStore, permissionStore, unitOfWork } = backends();
     const records = recordStore;
     const permissions = permissionStore;
@@ -98,16 +99,16 @@ describe("PostgreSQL group commit", function () {
       d: records.create(scope, "d", {}),
       // Units of work last: the writes after a savepoint carry its own transaction id.
       refusedUnit: unitOfWork.run(async () => {
-        await permissions.replaceObjectPermissions("/mixed/refused", { write: ["alice"] });
+        await permissions.replaceObjectPermissions("/group_mixed/refused", { write: ["alice"] });
         await records.create(scope, "refused", {});
         throw ValidationError.single("body", "x", "refused after writing");
       }, scope),
       conflictUnit: unitOfWork.run(async () => {
-        await permissions.replaceObjectPermissions("/mixed/taken", { write: ["mallory"] });
+        await permissions.replaceObjectPermissions("/group_mixed/taken", { write: ["mallory"] });
         return records.create(scope, "taken", { v: 2 });
       }, scope),
       unit: unitOfWork.run(async () => {
-        await permissions.replaceObjectPermissions("/mixed/c", { write: ["alice"] });
+        await permissions.replaceObjectPermissions("/group_mixed/c", { write: ["alice"] });
         return records.create(scope, "c", {});
       }, scope),
     };
@@ -125,13 +126,13 @@ describe("PostgreSQL group commit", function () {
     expect((await records.get(scope, "target"))?.data).to.deep.equal({ v: 0 });
     for (const id of ["refused", "nul"]) expect(await records.get(scope, id), id).to.equal(undefined);
     // A failed unit of work leaves no ACE behind; a successful one keeps its own.
-    expect(await permissions.objectPermissions("/mixed/refused")).to.deep.equal({});
-    expect(await permissions.objectPermissions("/mixed/taken")).to.deep.equal({});
-    expect([...((await permissions.objectPermissions("/mixed/c")).write ?? [])]).to.deep.equal(["alice"]);
+    expect(await permissions.objectPermissions("/group_mixed/refused")).to.deep.equal({});
+    expect(await permissions.objectPermissions("/group_mixed/taken")).to.deep.equal({});
+    expect([...((await permissions.objectPermissions("/group_mixed/c")).write ?? [])]).to.deep.equal(["alice"]);
 
     // The single writes issued together were committed together (a unit of work's rows carry
     // its savepoint's own transaction id, so "c" cannot be compared this way).
-    const rows = await rowsOf("mixed");
+    const rows = await rowsOf("group_mixed");
     const xmins = new Set(rows.filter((r) => ["a", "b", "d"].includes(r.id)).map((r) => r.xmin));
     expect(xmins.size).to.equal(1);
     const stamps = rows.map((r) => BigInt(r.last_modified));
@@ -140,7 +141,7 @@ describe("PostgreSQL group commit", function () {
   });
 
   it("keeps a batch-style transaction one transaction: its writes bump the counter themselves", async () => {
-    const scope = { collection: "batch", parentId: "" };
+    const scope = { collection: "group_batch", parentId: "" };
     const { recordStore, unitOfWork } = backends();
     const records = recordStore;
     const written = await unitOfWork.run(async () => [await records.create(scope, "x", {}), await records.create(scope, "y", {})]);
@@ -151,7 +152,7 @@ describe("PostgreSQL group commit", function () {
       }),
     );
     expect(failed).to.be.instanceOf(ConflictError);
-    const rows = await rowsOf("batch");
+    const rows = await rowsOf("group_batch");
     expect(rows.map((r) => r.id)).to.deep.equal(["x", "y"]);
     expect(new Set(rows.map((r) => r.xmin)).size).to.equal(1);
     expect(written[1].lastModified).to.be.greaterThan(written[0].lastModified);
