@@ -1,0 +1,27 @@
+/** The messages of domain errors reach clients as the `message` of error bodies. */
+import { expect } from "chai";
+import { BackendError, ConflictError, ForbiddenError, MethodNotAllowedError, NotModifiedError, PreconditionFailedError, RecordNotFoundError, UnauthenticatedError, ValidationError } from "../../src/domain/errors.js";
+
+describe("domain errors", () => {
+  it("summarises validation details as `name in location: description`, joined by `; `", () => {
+    const error = new ValidationError([
+      { location: "body", name: "data.title", description: "required" },
+      { location: "querystring", name: null, description: "bad query" },
+    ]);
+    expect(error.message).to.equal("data.title in body: required; querystring: bad query");
+    expect(new ValidationError([], "given").message).to.equal("given");
+  });
+
+  it("has the documented default messages", () => {
+    expect(new UnauthenticatedError().message).to.equal("Please authenticate yourself to use this endpoint.");
+    expect(new ForbiddenError().message).to.equal("This user cannot access this resource.");
+    expect(new RecordNotFoundError("articles", "a1").message).to.equal("Record a1 not found in articles");
+    expect(new PreconditionFailedError(null).message).to.equal("Resource was modified meanwhile");
+    expect(new ConflictError(null).message).to.equal("Conflict with an existing object");
+    expect(new MethodNotAllowedError(["GET"]).message).to.equal("Method not allowed on this endpoint.");
+    expect(new BackendError("storage").message).to.equal("The storage backend is unavailable");
+    expect(new BackendError("storage", undefined, "given").message).to.equal("given");
+    expect(new NotModifiedError(1).message).to.equal("Not modified");
+    expect(new ForbiddenError().name).to.equal("ForbiddenError");
+  });
+});
