@@ -3,12 +3,15 @@ import { expect } from "chai";
 import { BackendError, ConflictError, ForbiddenError, MethodNotAllowedError, NotModifiedError, PreconditionFailedError, RecordNotFoundError, UnauthenticatedError, ValidationError } from "../../src/domain/errors.js";
 
 describe("domain errors", () => {
-  it("summarises validation details as `name in location: description`, joined by `; `", () => {
-    const error = new ValidationError([
+  it("summarises validation errors the Kinto way: the first detail by name, without repeating the name", () => {
+    expect(new ValidationError([{ location: "body", name: "data.title", description: "required" }]).message).to.equal("data.title in body: required");
+    expect(new ValidationError([{ location: "querystring", name: "_limit", description: "_limit is not an integer" }]).message).to.equal("_limit is not an integer");
+    const two = [
       { location: "body", name: "data.title", description: "required" },
       { location: "querystring", name: null, description: "bad query" },
-    ]);
-    expect(error.message).to.equal("data.title in body: required; querystring: bad query");
+    ] as const;
+    expect(new ValidationError(two).message, "no name sorts as None, before lower-case names").to.equal("querystring: bad query");
+    expect(new ValidationError([]).message).to.equal("Invalid parameters");
     expect(new ValidationError([], "given").message).to.equal("given");
   });
 
