@@ -67,6 +67,8 @@ describe("HTTP preconditions and validators (api-contract §7)", () => {
     it("If-Match: * lets writes on an existing record through", async () => {
       const rec = await article();
       expect((await send("PATCH", rec.path, { "If-Match": "*" }, { data: { v: 5 } })).status).to.equal(200);
+      expect((await send("PUT", rec.path, { "If-Match": "*" }, { data: { v: 6 } })).status).to.equal(200);
+      expect((await send("DELETE", rec.path, { "If-Match": "*" })).status).to.equal(200);
     });
 
     it("on POST without id compares with the collection timestamp", async () => {
