@@ -11,6 +11,17 @@ describe("domain errors", () => {
       { location: "querystring", name: null, description: "bad query" },
     ] as const;
     expect(new ValidationError(two).message, "no name sorts as None, before lower-case names").to.equal("querystring: bad query");
+    const unsorted = [
+      { location: "body", name: "zeta", description: "z" },
+      { location: "body", name: "alpha", description: "a" },
+      { location: "body", name: "mid", description: "m" },
+    ] as const;
+    expect(new ValidationError(unsorted).message).to.equal("alpha in body: a");
+    const upperCase = [
+      { location: "querystring", name: null, description: "bad query" },
+      { location: "body", name: "Abc", description: "x" },
+    ] as const;
+    expect(new ValidationError(upperCase).message, "None sorts after upper-case names").to.equal("Abc in body: x");
     expect(new ValidationError([]).message).to.equal("Invalid parameters");
     expect(new ValidationError([], "given").message).to.equal("given");
   });
