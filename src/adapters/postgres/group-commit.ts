@@ -1,5 +1,5 @@
 /**
- * Group commit per scope (see docs/adr/0007-group-commit-per-collection.md): the writes to one
+ * Group commit per scope (see docs/adr/0010-group-commit-per-collection.md): the writes to one
  * collection that arrive while its transaction is in flight join the next one. A group locks the
  * scope's counter row once, hands out strictly increasing timestamps in memory, writes the
  * counter once at the end and commits once (one fsync). Each write keeps its own outcome.

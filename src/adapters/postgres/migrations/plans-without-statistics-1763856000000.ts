@@ -1,5 +1,5 @@
 /**
- * Schema version 3: plans that hold without statistics (docs/adr/0007-group-commit-per-collection.md
+ * Schema version 3: plans that hold without statistics (docs/adr/0010-group-commit-per-collection.md
  * for the counter row, docs/benchmarks.md for the figures).
  *
  * - The scope index keys `collection` and `parent_id` under the "POSIX" collation (the same byte
