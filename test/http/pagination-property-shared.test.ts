@@ -82,14 +82,13 @@ for (const backend of BACKENDS) {
 
     before(async () => {
       server = await startTestServer(await backend.settings());
-      await (await server.running.container.getAsync(TOKENS.Backends)).migrate();
+      await (await server.running.container.getAsync(TOKENS.Migrator)).migrate();
     });
     after(() => server?.stop());
 
     async function reset(): Promise<void> {
-      const backends = await server.running.container.getAsync(TOKENS.Backends);
-      await backends.records.flush();
-      await backends.permissions?.flush();
+      await (await server.running.container.getAsync(TOKENS.RecordStore)).flush();
+      await (await server.running.container.getAsync(TOKENS.PermissionStore)).flush();
     }
 
     async function apply(op: Write, ids: readonly string[], created: number): Promise<string | undefined> {
