@@ -121,7 +121,8 @@ export class RecordService {
     if (entries.length === 0) await this.refuseIfNothingReachable(kind, caller, resource, scope, reach);
     if (entries.length <= params.limit) return { entries, timestamp };
     const page = entries.slice(0, params.limit);
-    const last = page[page.length - 1];
+    const last = page.at(-1);
+    if (!last) return { entries: page, timestamp }; // a limit of 0 has no page to continue from
     const nextToken = this.deps.tokens.encode(sort, params.filters, { cursor: { values: sort.map((k) => fieldValue(last, k.field)) }, upTo });
     return { entries: page, timestamp, nextToken };
   }

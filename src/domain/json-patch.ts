@@ -111,8 +111,8 @@ function parentOf(root: JsonValue, pointer: string): { parent: JsonValue; key: s
 }
 
 function child(container: JsonValue, token: string, pointer: string): JsonValue {
-  if (Array.isArray(container)) return container[arrayIndex(token, container.length, false)];
-  if (isJsonObject(container) && Object.hasOwn(container, token)) return container[token];
+  const found = Array.isArray(container) ? container[arrayIndex(token, container.length, false)] : isJsonObject(container) && Object.hasOwn(container, token) ? container[token] : undefined;
+  if (found !== undefined) return found;
   throw new JsonPatchError(`member '${token}' not found (${pointer})`);
 }
 
