@@ -364,7 +364,9 @@ function jsonPatched(resource: ResourceDefinition, existing: StoredRecord, acl: 
   const patched = applyRecordJsonPatch(recordBody(existing), acl ?? {}, operations, acl === undefined ? [] : resource.permissions);
   rejectOtherId(patched.data, existing.id);
   const { fields, lastModified } = splitManagedFields(patched.data);
-  return { data: fields, lastModified: lastModified === existing.lastModified ? undefined : lastModified, permissions: acl === undefined ? undefined : patched.permissions };
+  // The patched ACL is whole: a permission it no longer has was removed, so it is named as null.
+  const removed = acl === undefined ? {} : Object.fromEntries(Object.keys(acl).map((permission) => [permission, null]));
+  return { data: fields, lastModified: lastModified === existing.lastModified ? undefined : lastModified, permissions: acl === undefined ? undefined : { ...removed, ...patched.permissions } };
 }
 
 function rejectOtherId(data: JsonObject, id: string): void {

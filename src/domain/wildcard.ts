@@ -19,7 +19,7 @@ function singleCodePoint(text: string): number | undefined {
 const folded = new Map<number, number>();
 
 /** The representative of a code point's case class. */
-export function foldCase(codePoint: number): number {
+function foldCase(codePoint: number): number {
   if (codePoint < 0x80) return codePoint >= 0x41 && codePoint <= 0x5a ? codePoint + 0x20 : codePoint;
   const known = folded.get(codePoint);
   if (known !== undefined) return known;
