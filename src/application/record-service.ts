@@ -12,6 +12,7 @@ import { applyRecordJsonPatch } from "../domain/record-json-patch.js";
 import { isValidRecordId, mergePatch, recordBody, shallowPatch, splitManagedFields, type RecordOrTombstone, type StoredRecord, type Tombstone } from "../domain/records.js";
 import { denial } from "./authorizer.js";
 import { ContentionRetry } from "./contention-retry.js";
+import { RecordTurns } from "./record-turns.js";
 import { writeRecordWithAcl, type AclWrite } from "./record-acl-write.js";
 import type { CollectionView, ResourceKindPolicy, ResourceKinds, Target } from "./kinds/resource-kind-policy.js";
 import { MODIFIED_FIELD, type Filter, type SortKey } from "./listing.js";
@@ -98,6 +99,8 @@ interface Reach {
 }
 
 export class RecordService {
+  private readonly turns = new RecordTurns();
+
   constructor(private readonly deps: RecordServiceDeps) {}
 
   async list(requester: Requester, resource: ResourceDefinition, params: ListParams, preconditions: Preconditions = {}): Promise<ListResult> {
@@ -214,6 +217,11 @@ export class RecordService {
   }
 
   async update(requester: Requester, resource: ResourceDefinition, id: string, submitted: Submitted<PatchPayload>, preconditions: Preconditions = {}): Promise<RecordResult> {
+    const { collection, parentId } = this.kindOf(resource).scope(requester, resource);
+    return this.turns.take(`${collection}\u0000${parentId}\u0000${id}`, () => this.updateRecord(requester, resource, id, submitted, preconditions));
+  }
+
+  private async updateRecord(requester: Requester, resource: ResourceDefinition, id: string, submitted: Submitted<PatchPayload>, preconditions: Preconditions): Promise<RecordResult> {
     const kind = this.kindOf(resource);
     const scope = kind.scope(requester, resource);
     const [caller, found] = await Promise.all([kind.caller(requester), this.target(kind, resource, scope, id)]);
