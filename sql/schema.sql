@@ -1,10 +1,10 @@
--- Tessera PostgreSQL schema, version 2: the same schema `tessera migrate` builds from the
+-- Tessera PostgreSQL schema, version 3: the same schema `tessera migrate` builds from the
 -- TypeORM migrations in src/adapters/postgres/migrations (a test compares the two).
 --
 -- For operators who keep schema rights away from the service: apply it once with
 --   psql -v ON_ERROR_STOP=1 -d <database> -f sql/schema.sql
 -- then grant the service's role SELECT, INSERT, UPDATE, DELETE on these tables. Re-applying it is
--- harmless, and on a version-1 database it adds what version 2 adds. The rows it writes in
+-- harmless, and on an older database it adds what the later versions add. The rows it writes in
 -- tessera_migrations tell `tessera migrate` that nothing is left to do.
 
 BEGIN;
@@ -57,6 +57,18 @@ CREATE TABLE IF NOT EXISTS cache (
 CREATE INDEX IF NOT EXISTS idx_records_tombstones ON records (last_modified) WHERE deleted;
 CREATE INDEX IF NOT EXISTS idx_cache_expires ON cache (expires);
 
+-- Version 3: principals that could read a record and no longer can (deleted, or ACE removed);
+-- their `_since` syncs show it as a tombstone.
+CREATE TABLE IF NOT EXISTS lost_access (
+  collection TEXT COLLATE "C" NOT NULL,
+  parent_id TEXT COLLATE "C" NOT NULL,
+  principal TEXT COLLATE "C" NOT NULL,
+  id TEXT COLLATE "C" NOT NULL,
+  last_modified BIGINT NOT NULL,
+  CONSTRAINT pk_lost_access PRIMARY KEY (collection, parent_id, principal, id)
+);
+CREATE INDEX IF NOT EXISTS idx_lost_access_last_modified ON lost_access (last_modified);
+
 -- TypeORM's migrations table, as its migration runner creates it.
 CREATE TABLE IF NOT EXISTS tessera_migrations (
   "id" SERIAL NOT NULL,
@@ -67,7 +79,8 @@ CREATE TABLE IF NOT EXISTS tessera_migrations (
 INSERT INTO tessera_migrations ("timestamp", "name")
 SELECT v.ts, v.name FROM (VALUES
   (1763769600000, 'InitialSchema1763769600000'),
-  (1763769600001, 'PurgeIndexes1763769600001')
+  (1763769600001, 'PurgeIndexes1763769600001'),
+  (1763769600002, 'LostAccess1763769600002')
 ) AS v(ts, name)
 WHERE NOT EXISTS (SELECT 1 FROM tessera_migrations m WHERE m.name = v.name)
 ORDER BY v.ts;

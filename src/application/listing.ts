@@ -50,9 +50,15 @@ export interface PageCursor {
  * - `ids`: exactly these record ids (resolved beforehand through the PermissionStore);
  * - `principals`: records whose ACL grants one of `permissions` to one of `principals`; only a
  *   store sharing its database with the PermissionStore accepts this form (one query, a join).
+ *
+ * Former readers (docs/adr/0006): with `includeDeleted`, a listing also holds, for every record
+ * the caller may not read now but one of their principals could read before (recorded with
+ * `RecordStore.recordLostAccess`), a tombstone `{id, last_modified, deleted: true}` whose
+ * timestamp is the newest such loss. The principals are `principals` (kind `ids`: the optional
+ * `principals`; without them, no former-reader tombstones).
  */
 export type RecordAccess =
-  | { readonly kind: "ids"; readonly ids: readonly string[] }
+  | { readonly kind: "ids"; readonly ids: readonly string[]; readonly principals?: readonly string[] }
   | { readonly kind: "principals"; readonly principals: readonly string[]; readonly permissions: readonly string[]; readonly objectIdPrefix: string };
 
 export interface ListQuery {

@@ -20,7 +20,7 @@ export class AccessByIds implements RecordAccessResolver {
   async accessFor(caller: Caller, resource: ResourceDefinition, permission: typeof READ | typeof WRITE): Promise<RecordAccess> {
     const objects = await this.permissions.principalsAccessibleObjects(caller.principals, permission, recordsPattern(resource.name), boundPermissionsOf(resource));
     const ids = [...objects].map((o) => recordIdOf(resource.name, o)).filter((id): id is string => id !== undefined);
-    return { kind: "ids", ids };
+    return { kind: "ids", ids, principals: caller.principals };
   }
 }
 

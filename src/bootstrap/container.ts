@@ -17,16 +17,18 @@ import { PaginationTokens } from "../application/pagination-token.js";
 import type { AuthenticationPolicy } from "../application/ports/authentication-policy.js";
 import type { Clock } from "../application/ports/clock.js";
 import { AccessByGrants, AccessByIds } from "../application/record-access.js";
+import { LostAccessPermissionStore } from "../application/lost-access-permission-store.js";
+import type { PermissionStore } from "../application/ports/permission-store.js";
 import { RecordService } from "../application/record-service.js";
 import { noGroups, type GroupFinder } from "../application/requester.js";
 import { COLLECTION_NAME_PATTERN } from "../application/resources.js";
 import { BasicAuthPolicy } from "../adapters/auth/basic-auth-policy.js";
 import { createApp } from "../adapters/http/app.js";
-import type { HttpOptions, HttpServices } from "../adapters/http/http-services.js";
+import type { HttpOptions, HttpResource, HttpServices } from "../adapters/http/http-services.js";
 import { HttpMetrics } from "../adapters/http/metrics.js";
 import { SystemClock } from "../adapters/system/system-clock.js";
 import { UuidIdGenerator } from "../adapters/system/uuid-id-generator.js";
-import { openBackends } from "./backends.js";
+import { openBackends, type Backends } from "./backends.js";
 import { observeBackends } from "./observed-backends.js";
 import { projectRoot } from "./project-root.js";
 import { buildResources } from "./resources.js";
@@ -47,6 +49,7 @@ export function buildContainer(settings: Settings, options: CompositionOptions =
   const extensions = options.extensions ?? [];
   const specs = resourceSpecs(settings, extensions);
   checkComposition(settings, extensions, specs);
+  const resources = buildResources(specs, settings.all);
   const container = new Container({ defaultScope: "Singleton" });
   const metrics = settings.metricsEnabled ? new HttpMetrics() : undefined;
   container.bind(TOKENS.Settings).toConstantValue(settings);
@@ -64,7 +67,7 @@ export function buildContainer(settings: Settings, options: CompositionOptions =
 
   container.bind(TOKENS.RecordService).toResolvedValue(
     (backends, ids) => {
-      const permissions = backends.permissions ?? NO_PERMISSION_STORE;
+      const permissions = trackingLostAccess(backends, resources, false) ?? NO_PERMISSION_STORE;
       const access = backends.recordsJoinPermissions ? new AccessByGrants() : new AccessByIds(permissions);
       const kinds = resourceKinds({ authorizer: new Authorizer(permissions), permissions, access });
       return new RecordService({
@@ -81,7 +84,7 @@ export function buildContainer(settings: Settings, options: CompositionOptions =
 
   container.bind(TOKENS.Authenticator).toResolvedValue(
     (backends) => {
-      const context: ExtensionContext = { settings: settings.all, permissions: backends.permissions };
+      const context: ExtensionContext = { settings: settings.all, permissions: trackingLostAccess(backends, resources, true) };
       return new Authenticator(authenticationPolicies(settings, extensions, context), groupFinder(extensions, context));
     },
     [TOKENS.Backends],
@@ -105,7 +108,7 @@ export function buildContainer(settings: Settings, options: CompositionOptions =
       records,
       authenticator,
       unitOfWork: backends.unitOfWork,
-      resources: buildResources(specs, settings.all),
+      resources,
       health,
       clock,
       logger,
@@ -117,6 +120,19 @@ export function buildContainer(settings: Settings, options: CompositionOptions =
 
   container.bind(TOKENS.App).toResolvedValue((services: HttpServices) => createApp(services), [TOKENS.HttpServices]);
   return container;
+}
+
+/**
+ * The permission backend as the service and extensions see it: ACL changes record who loses
+ * read access (docs/adr/0006). Extensions' grants also touch the record (`touchOnGrant`).
+ */
+function trackingLostAccess(backends: Backends, resources: ReadonlyMap<string, HttpResource>, touchOnGrant: boolean): PermissionStore | undefined {
+  if (!backends.permissions) return undefined;
+  const shareable = (collection: string) => {
+    const definition = resources.get(collection)?.definition;
+    return definition?.kind === "shareable" ? definition : undefined;
+  };
+  return new LostAccessPermissionStore(backends.permissions, { records: backends.records, unitOfWork: backends.unitOfWork, shareable, touchOnGrant });
 }
 
 /** Resources from settings, then those defined in code (which win on a shared name). */

@@ -128,9 +128,10 @@ describe("PostgreSQL specifics", function () {
       await new PostgresRecordStore(v1).create(articles, "kept", { v: 1 });
       expect(await indexNames(databaseUrl(MIGRATED))).to.not.include("idx_records_tombstones");
 
-      const v2 = open({ url: databaseUrl(MIGRATED) });
+      const v2 = open({ url: databaseUrl(MIGRATED), migrations: POSTGRES_MIGRATIONS.slice(0, 2) });
       expect(await v2.migrate()).to.deep.equal(["PurgeIndexes1763769600001"]);
       expect(await v2.migrate()).to.deep.equal([]);
+      expect(await open({ url: databaseUrl(MIGRATED) }).migrate()).to.deep.equal(["LostAccess1763769600002"]);
       expect(await indexNames(databaseUrl(MIGRATED))).to.include.members(["idx_records_tombstones", "idx_cache_expires"]);
       expect((await new PostgresRecordStore(v2).get(articles, "kept"))?.data).to.deep.equal({ v: 1 });
     });
