@@ -13,6 +13,7 @@
 import type { BoundPermissionsFn } from "../domain/permissions.js";
 import { READ, recordIdOf } from "../domain/permissions.js";
 import { PreconditionFailedError, RecordNotFoundError } from "../domain/errors.js";
+import type { CommittedChanges } from "./events.js";
 import type { ObjectPermissions, PermissionStore } from "./ports/permission-store.js";
 import type { RecordStore, Scope } from "./ports/record-store.js";
 import type { UnitOfWork } from "./ports/unit-of-work.js";
@@ -24,6 +25,8 @@ export interface LostAccessOptions {
   /** The shareable resource of a collection name, or undefined (then nothing is recorded). */
   readonly shareable: (collection: string) => ResourceDefinition | undefined;
   readonly touchOnGrant: boolean;
+  /** Told when a change made here gave a scope a new timestamp (the live feed listens). */
+  readonly changes?: CommittedChanges;
 }
 
 interface RecordTarget {
@@ -117,7 +120,7 @@ export class LostAccessPermissionStore implements PermissionStore {
       await change();
       const after = await this.readers(target);
       await this.recordLosses([{ target, lost: new Set([...before].filter((p) => !after.has(p))) }]);
-      if (this.options.touchOnGrant && [...after].some((p) => !before.has(p))) await this.touch(target);
+      if (this.options.touchOnGrant && [...after].some((p) => !before.has(p))) this.touched(target.scope, await this.touch(target));
     });
   }
 
@@ -147,21 +150,26 @@ export class LostAccessPermissionStore implements PermissionStore {
       group.items.push({ id: target.id, principals: [...lost] });
       byScope.set(key, group);
     }
-    for (const { scope, items } of byScope.values()) await this.options.records.recordLostAccess(scope, items);
+    for (const { scope, items } of byScope.values()) this.touched(scope, Math.max(0, ...(await this.options.records.recordLostAccess(scope, items))));
   }
 
-  /** A new timestamp for a live record (a write of its own data), re-read if a writer got there first. */
-  private async touch(target: RecordTarget): Promise<void> {
+  /** Only changes made through the port itself are announced: API writes announce their own. */
+  private touched(scope: Scope, timestamp: number): void {
+    if (this.options.touchOnGrant && timestamp > 0) this.options.changes?.scopeTouched({ scope, timestamp });
+  }
+
+  /** A new timestamp for a live record (a write of its own data), re-read if a writer got there first; 0 when none. */
+  private async touch(target: RecordTarget): Promise<number> {
     for (let attempt = 1; attempt <= MAX_TOUCH_ATTEMPTS; attempt++) {
       const record = await this.options.records.get(target.scope, target.id);
-      if (!record) return;
+      if (!record) return 0;
       try {
-        await this.options.records.update(target.scope, target.id, record.data, { ifMatch: record.lastModified });
-        return;
+        return (await this.options.records.update(target.scope, target.id, record.data, { ifMatch: record.lastModified })).lastModified;
       } catch (error) {
-        if (error instanceof RecordNotFoundError) return;
+        if (error instanceof RecordNotFoundError) return 0;
         if (!(error instanceof PreconditionFailedError)) throw error;
       }
     }
+    return 0;
   }
 }

@@ -13,6 +13,7 @@ import { isValidRecordId, mergePatch, recordBody, shallowPatch, splitManagedFiel
 import { denial } from "./authorizer.js";
 import { ContentionRetry } from "./contention-retry.js";
 import { writeRecordWithAcl, type AclWrite } from "./record-acl-write.js";
+import type { ChangeAction, CommittedChanges, ImpactedRecord } from "./events.js";
 import type { ResourceKindPolicy, ResourceKinds, Target } from "./kinds/resource-kind-policy.js";
 import { MODIFIED_FIELD, type CountQuery, type Filter, type RecordAccess, type SortKey } from "./listing.js";
 import type { PaginationTokens } from "./pagination-token.js";
@@ -74,6 +75,8 @@ export interface RecordServiceDeps {
   readonly aclInRecordTransaction?: boolean;
   readonly ids: IdGenerator;
   readonly tokens: PaginationTokens;
+  /** Where `ResourceChanged` events go after commit (extensions, live feed); none when absent. */
+  readonly changes?: CommittedChanges;
 }
 
 /**
@@ -159,6 +162,7 @@ export class RecordService {
         () => this.deps.records.create(scope, id, fields, { lastModified }),
         acl && this.aclWrite(kind, resource, id, acl, {}),
       );
+      this.changed(requester, scope, "create", [{ new: record }]);
       return { record, permissions: kind.visibleAcl(caller, acl ?? {}), created: true };
     } catch (error) {
       // Created meanwhile by another request: answer as a POST of an existing id does.
@@ -199,6 +203,7 @@ export class RecordService {
       () => (existing ? this.deps.records.update(scope, id, fields, { lastModified, ifMatch: numeric(preconditions.ifMatch) }) : this.deps.records.create(scope, id, fields, { lastModified })),
       acl && (!existing || !aclEqual(acl, kept)) ? this.aclWrite(kind, resource, id, acl, kept) : undefined,
     );
+    this.changed(requester, scope, existing ? "update" : "create", [existing ? { old: existing, new: record } : { new: record }]);
     return { record, permissions: kind.visibleAcl(caller, acl), created: !existing };
   }
 
@@ -232,6 +237,7 @@ export class RecordService {
           () => this.deps.records.update(scope, id, data, { lastModified, ifMatch: existing.lastModified }),
           acl && aclChanged ? this.aclWrite(kind, resource, id, acl, currentAcl) : undefined,
         );
+        this.changed(requester, scope, "update", [{ old: existing, new: record }]);
         return { record, permissions: kind.visibleAcl(caller, acl), created: false };
       } catch (error) {
         const retry = error instanceof PreconditionFailedError && preconditions.ifMatch === undefined;
@@ -252,10 +258,12 @@ export class RecordService {
     if (!existing) throw new RecordNotFoundError(resource.name, id);
     checkPreconditions(preconditions, { timestamp: existing.lastModified, record: existing }, false);
     const removal = kind.aclRemoval(resource, [id]);
-    return this.writeWithAcl(
+    const tombstone = await this.writeWithAcl(
       () => this.deps.records.delete(scope, id, { lastModified, ifMatch: numeric(preconditions.ifMatch) }),
       removal && { write: removal, undo: () => kind.saveAcl(resource, id, found.acl ?? {}) },
     );
+    this.changed(requester, scope, "delete", [{ old: existing, new: tombstone }]);
+    return tombstone;
   }
 
   async deleteAll(requester: Requester, resource: ResourceDefinition, filters: readonly Filter[], preconditions: Preconditions = {}): Promise<DeleteAllResult> {
@@ -274,9 +282,23 @@ export class RecordService {
       )?.();
       return deleted;
     });
+    // The old records are not read back: a collection-wide delete reports tombstones only.
+    this.changed(
+      requester,
+      scope,
+      "delete",
+      tombstones.map((t) => ({ new: t })),
+    );
     if (tombstones.length === 0) await this.refuseIfNothingReachable(kind, caller, resource, scope, access);
     const timestamp = tombstones.length > 0 ? Math.max(...tombstones.map((t) => t.lastModified)) : before;
     return { tombstones, timestamp };
+  }
+
+  /** Announces a write, after its commit, to extensions and the live feed. */
+  private changed(requester: Requester, scope: Scope, action: ChangeAction, impacted: readonly ImpactedRecord[]): void {
+    if (!this.deps.changes || impacted.length === 0) return;
+    const timestamp = Math.max(...impacted.map((i) => i.new.lastModified));
+    this.deps.changes.resourceChanged({ action, collection: scope.collection, parentId: scope.parentId, timestamp, impacted, userId: requester.userId });
   }
 
   private kindOf(resource: ResourceDefinition): ResourceKindPolicy {

@@ -16,6 +16,7 @@ import { NO_PERMISSION_STORE } from "../application/no-permission-store.js";
 import { PaginationTokens } from "../application/pagination-token.js";
 import type { AuthenticationPolicy } from "../application/ports/authentication-policy.js";
 import type { Clock } from "../application/ports/clock.js";
+import { ChangeEvents, CommittedChanges } from "../application/events.js";
 import { AccessByGrants, AccessByIds } from "../application/record-access.js";
 import { LostAccessPermissionStore } from "../application/lost-access-permission-store.js";
 import type { PermissionStore } from "../application/ports/permission-store.js";
@@ -65,11 +66,21 @@ export function buildContainer(settings: Settings, options: CompositionOptions =
     }, [TOKENS.Clock])
     .onDeactivation((backends) => backends.close());
 
+  container.bind(TOKENS.ChangeEvents).toResolvedValue(
+    (logger: Logger) => {
+      const events = new ChangeEvents((error, event) => logger.error({ err: error, event: "scope" in event ? event.scope : { collection: event.collection, action: event.action } }, "a change listener failed"));
+      for (const extension of extensions) if (extension.onResourceChanged) events.onResourceChanged(extension.onResourceChanged);
+      return events;
+    },
+    [TOKENS.Logger],
+  );
+
   container.bind(TOKENS.RecordService).toResolvedValue(
-    (backends, ids) => {
+    (backends, ids, events) => {
       const permissions = trackingLostAccess(backends, resources, false) ?? NO_PERMISSION_STORE;
       const access = backends.recordsJoinPermissions ? new AccessByGrants() : new AccessByIds(permissions);
       const kinds = resourceKinds({ authorizer: new Authorizer(permissions), permissions, access });
+      const changes = new CommittedChanges(events, backends.unitOfWork);
       return new RecordService({
         records: backends.records,
         kinds,
@@ -77,17 +88,19 @@ export function buildContainer(settings: Settings, options: CompositionOptions =
         aclInRecordTransaction: backends.recordsJoinPermissions,
         ids,
         tokens: new PaginationTokens(settings.userIdHmacSecret),
+        changes,
       });
     },
-    [TOKENS.Backends, TOKENS.IdGenerator],
+    [TOKENS.Backends, TOKENS.IdGenerator, TOKENS.ChangeEvents],
   );
 
   container.bind(TOKENS.Authenticator).toResolvedValue(
-    (backends) => {
-      const context: ExtensionContext = { settings: settings.all, permissions: trackingLostAccess(backends, resources, true) };
+    (backends, events) => {
+      const changes = new CommittedChanges(events, backends.unitOfWork);
+      const context: ExtensionContext = { settings: settings.all, permissions: trackingLostAccess(backends, resources, true, changes) };
       return new Authenticator(authenticationPolicies(settings, extensions, context), groupFinder(extensions, context));
     },
-    [TOKENS.Backends],
+    [TOKENS.Backends, TOKENS.ChangeEvents],
   );
 
   container.bind(TOKENS.HealthService).toResolvedValue(
@@ -126,13 +139,13 @@ export function buildContainer(settings: Settings, options: CompositionOptions =
  * The permission backend as the service and extensions see it: ACL changes record who loses
  * read access (docs/adr/0006). Extensions' grants also touch the record (`touchOnGrant`).
  */
-function trackingLostAccess(backends: Backends, resources: ReadonlyMap<string, HttpResource>, touchOnGrant: boolean): PermissionStore | undefined {
+function trackingLostAccess(backends: Backends, resources: ReadonlyMap<string, HttpResource>, touchOnGrant: boolean, changes?: CommittedChanges): PermissionStore | undefined {
   if (!backends.permissions) return undefined;
   const shareable = (collection: string) => {
     const definition = resources.get(collection)?.definition;
     return definition?.kind === "shareable" ? definition : undefined;
   };
-  return new LostAccessPermissionStore(backends.permissions, { records: backends.records, unitOfWork: backends.unitOfWork, shareable, touchOnGrant });
+  return new LostAccessPermissionStore(backends.permissions, { records: backends.records, unitOfWork: backends.unitOfWork, shareable, touchOnGrant, changes });
 }
 
 /** Resources from settings, then those defined in code (which win on a shared name). */

@@ -3,6 +3,7 @@ import type { ServiceIdentifier } from "inversify";
 import type Koa from "koa";
 import type { Logger } from "pino";
 import type { Authenticator } from "../application/authenticator.js";
+import type { ChangeEvents } from "../application/events.js";
 import type { HealthService } from "../application/health-service.js";
 import type { Clock, IdGenerator } from "../application/ports/clock.js";
 import type { RecordService } from "../application/record-service.js";
@@ -17,6 +18,7 @@ export const TOKENS = {
   IdGenerator: Symbol("IdGenerator") as ServiceIdentifier<IdGenerator>,
   Backends: Symbol("Backends") as ServiceIdentifier<Backends>,
   RecordService: Symbol("RecordService") as ServiceIdentifier<RecordService>,
+  ChangeEvents: Symbol("ChangeEvents") as ServiceIdentifier<ChangeEvents>,
   Authenticator: Symbol("Authenticator") as ServiceIdentifier<Authenticator>,
   HealthService: Symbol("HealthService") as ServiceIdentifier<HealthService>,
   HttpServices: Symbol("HttpServices") as ServiceIdentifier<HttpServices>,

@@ -49,7 +49,7 @@ export function openPostgres(options: OpenPostgresOptions): PostgresBackends {
   const permissionStore = options.permission && new PostgresPermissionStore(databaseFor(options.permission));
   const cache = options.cache && new PostgresCache(databaseFor(options.cache), options.cache);
   const transactional = options.storage ?? options.permission;
-  const unitOfWork: UnitOfWork = transactional ? new PostgresUnitOfWork(databaseFor(transactional)) : { atomic: false, run: (work) => work() };
+  const unitOfWork: UnitOfWork = transactional ? new PostgresUnitOfWork(databaseFor(transactional)) : { atomic: false, run: (work) => work(), afterCommit: (callback) => callback() };
   const databases = [...byUrl.values()];
   return {
     databases,
