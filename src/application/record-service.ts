@@ -53,6 +53,8 @@ export interface ListParams {
   readonly limit: number;
   readonly token?: string;
   readonly includeDeleted: boolean;
+  /** Answer an empty page instead of refusing a caller who may read no record (live feed reads). */
+  readonly neverRefuse?: boolean;
 }
 
 export interface ListResult {
@@ -113,7 +115,7 @@ export class RecordService {
       includeDeleted: params.includeDeleted,
       access,
     });
-    if (entries.length === 0) await this.refuseIfNothingReachable(kind, caller, resource, scope, access);
+    if (entries.length === 0 && params.neverRefuse !== true) await this.refuseIfNothingReachable(kind, caller, resource, scope, access);
     if (entries.length <= params.limit) return { entries, timestamp };
     const page = entries.slice(0, params.limit);
     const last = page[page.length - 1];

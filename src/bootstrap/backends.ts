@@ -3,11 +3,13 @@
  * name to the module that opens it; only configured backends are instantiated.
  */
 import type { Cache } from "../application/ports/cache.js";
+import type { ChangeBroadcast } from "../application/ports/change-broadcast.js";
 import type { Clock } from "../application/ports/clock.js";
 import type { PermissionStore } from "../application/ports/permission-store.js";
 import type { RecordStore } from "../application/ports/record-store.js";
 import type { UnitOfWork } from "../application/ports/unit-of-work.js";
 import type { PoolProbe } from "../adapters/http/metrics.js";
+import { InProcessBroadcast } from "../adapters/memory/in-process-broadcast.js";
 import { MemoryCache } from "../adapters/memory/memory-cache.js";
 import { MemoryPermissionStore } from "../adapters/memory/memory-permission-store.js";
 import { MemoryRecordStore } from "../adapters/memory/memory-record-store.js";
@@ -21,6 +23,8 @@ export interface Backends {
   readonly permissions: PermissionStore | undefined;
   readonly cache: Cache;
   readonly unitOfWork: UnitOfWork;
+  /** Change signals for the live feed: between processes where the storage allows it, else in process. */
+  readonly broadcast: ChangeBroadcast;
   /** Records and ACEs in one database: a listing joins them in one query. */
   readonly recordsJoinPermissions: boolean;
   /** Connection pools, for metrics. */
@@ -37,6 +41,8 @@ export interface OpenedBackends {
   cache?: Cache;
   /** A unit of work over this technology's records (and permissions, when they share a database). */
   unitOfWork?: UnitOfWork;
+  /** Change signals shared by every process using this storage. */
+  broadcast?: ChangeBroadcast;
   /** Records and ACEs live in one database: listings join them in one query. */
   recordsJoinPermissions?: boolean;
   pools?: readonly PoolProbe[];
@@ -103,6 +109,7 @@ export async function openBackends(settings: Settings, clock: Clock): Promise<Ba
     // Records and their ACLs commit together only where one transaction spans both; across
     // technologies (PostgreSQL records, Redis permissions) each write commits on its own.
     unitOfWork: storage?.unitOfWork ?? new DirectUnitOfWork(),
+    broadcast: storage?.broadcast ?? new InProcessBroadcast(),
     recordsJoinPermissions: storage?.recordsJoinPermissions ?? false,
     pools: opened.flatMap((o) => o.pools ?? []),
     async migrate() {

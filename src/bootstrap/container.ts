@@ -17,6 +17,7 @@ import { PaginationTokens } from "../application/pagination-token.js";
 import type { AuthenticationPolicy } from "../application/ports/authentication-policy.js";
 import type { Clock } from "../application/ports/clock.js";
 import { ChangeEvents, CommittedChanges } from "../application/events.js";
+import { LiveFeed } from "../application/live-feed.js";
 import { AccessByGrants, AccessByIds } from "../application/record-access.js";
 import { LostAccessPermissionStore } from "../application/lost-access-permission-store.js";
 import type { PermissionStore } from "../application/ports/permission-store.js";
@@ -94,6 +95,19 @@ export function buildContainer(settings: Settings, options: CompositionOptions =
     [TOKENS.Backends, TOKENS.IdGenerator, TOKENS.ChangeEvents],
   );
 
+  container
+    .bind(TOKENS.LiveFeed)
+    .toResolvedValue(
+      (records, events, backends, logger) => {
+        const log = (error: unknown, message: string) => logger.error({ err: error }, message);
+        const feed = new LiveFeed({ records, events, broadcast: backends.broadcast, keepAliveMs: settings.feedKeepaliveSeconds * 1000, log });
+        feed.start();
+        return feed;
+      },
+      [TOKENS.RecordService, TOKENS.ChangeEvents, TOKENS.Backends, TOKENS.Logger],
+    )
+    .onDeactivation((feed) => feed.close());
+
   container.bind(TOKENS.Authenticator).toResolvedValue(
     (backends, events) => {
       const changes = new CommittedChanges(events, backends.unitOfWork);
@@ -116,7 +130,7 @@ export function buildContainer(settings: Settings, options: CompositionOptions =
   );
 
   container.bind(TOKENS.HttpServices).toResolvedValue(
-    (records, authenticator, health, clock, logger, backends): HttpServices => ({
+    (records, authenticator, health, clock, logger, backends, feed): HttpServices => ({
       options: httpOptions(settings),
       records,
       authenticator,
@@ -125,10 +139,11 @@ export function buildContainer(settings: Settings, options: CompositionOptions =
       health,
       clock,
       logger,
+      feed,
       versionInfo: { name: PROJECT_NAME, version: PROJECT_VERSION, source: "https://github.com/tessera-records/tessera", commit: text(settings.all.commit ?? "unknown") },
       ...(metrics ? { metrics } : {}),
     }),
-    [TOKENS.RecordService, TOKENS.Authenticator, TOKENS.HealthService, TOKENS.Clock, TOKENS.Logger, TOKENS.Backends],
+    [TOKENS.RecordService, TOKENS.Authenticator, TOKENS.HealthService, TOKENS.Clock, TOKENS.Logger, TOKENS.Backends, TOKENS.LiveFeed],
   );
 
   container.bind(TOKENS.App).toResolvedValue((services: HttpServices) => createApp(services), [TOKENS.HttpServices]);
@@ -204,6 +219,7 @@ function httpOptions(settings: Settings): HttpOptions {
     maxBodyBytes: settings.maxBodyBytes,
     batchMaxRequests: settings.batchMaxRequests,
     inputLimits: { maxJsonDepth: settings.maxJsonDepth, maxFilters: settings.maxFilters, maxSortFields: settings.maxSortFields, maxUrlLength: settings.maxUrlLength },
+    feedBufferBytes: settings.feedBufferBytes,
     endOfService:
       eosDate !== undefined || all.eos_message !== undefined
         ? { hardEol: eosDate && !Number.isNaN(eosDate.getTime()) ? eosDate : undefined, message: text(all.eos_message ?? "The service will soon be decommissioned."), url: text(all.eos_url ?? PROJECT_DOCS) }

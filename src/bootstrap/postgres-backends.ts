@@ -28,6 +28,7 @@ export function openPostgresBackends(request: BackendRequest): Promise<OpenedBac
     permissions: opened.permissionStore,
     cache: opened.cache,
     unitOfWork: opened.unitOfWork,
+    broadcast: opened.broadcast,
     recordsJoinPermissions: sameDatabase,
     // Each pool is named after the backends using it ("storage,permission"): never its URL.
     pools: opened.databases.map((database) => ({

@@ -5,6 +5,7 @@ import type { Logger } from "pino";
 import type { Authenticator } from "../application/authenticator.js";
 import type { ChangeEvents } from "../application/events.js";
 import type { HealthService } from "../application/health-service.js";
+import type { LiveFeed } from "../application/live-feed.js";
 import type { Clock, IdGenerator } from "../application/ports/clock.js";
 import type { RecordService } from "../application/record-service.js";
 import type { HttpServices } from "../adapters/http/http-services.js";
@@ -19,6 +20,7 @@ export const TOKENS = {
   Backends: Symbol("Backends") as ServiceIdentifier<Backends>,
   RecordService: Symbol("RecordService") as ServiceIdentifier<RecordService>,
   ChangeEvents: Symbol("ChangeEvents") as ServiceIdentifier<ChangeEvents>,
+  LiveFeed: Symbol("LiveFeed") as ServiceIdentifier<LiveFeed>,
   Authenticator: Symbol("Authenticator") as ServiceIdentifier<Authenticator>,
   HealthService: Symbol("HealthService") as ServiceIdentifier<HealthService>,
   HttpServices: Symbol("HttpServices") as ServiceIdentifier<HttpServices>,

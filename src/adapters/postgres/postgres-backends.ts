@@ -3,11 +3,13 @@
  * (storage, permission and cache on one URL share it, and so share the unit of work's transaction).
  */
 import type { UnitOfWork } from "../../application/ports/unit-of-work.js";
+import { PostgresChangeBroadcast } from "./postgres-change-broadcast.js";
 import { PostgresCache, type PostgresCacheOptions } from "./postgres-cache.js";
 import { PostgresDatabase, type PostgresDatabaseOptions } from "./postgres-database.js";
 import { PostgresPermissionStore } from "./postgres-permission-store.js";
 import { PostgresRecordStore } from "./postgres-record-store.js";
 import { PostgresUnitOfWork } from "./postgres-unit-of-work.js";
+import { urlWithPassword } from "./postgres-url.js";
 
 export interface OpenPostgresOptions {
   /** `storage_url`, `storage_pool_size`, ... → PostgresDatabaseOptions; absent: no record store. */
@@ -27,6 +29,8 @@ export interface PostgresBackends {
    * URL); on the permission database when there is no record store.
    */
   readonly unitOfWork: UnitOfWork;
+  /** Change signals between processes sharing the storage database (LISTEN/NOTIFY). */
+  readonly broadcast?: PostgresChangeBroadcast;
   /** Applies pending migrations to every database (idempotent). */
   migrate(): Promise<void>;
   /** Closes every pool. */
@@ -50,6 +54,7 @@ export function openPostgres(options: OpenPostgresOptions): PostgresBackends {
   const cache = options.cache && new PostgresCache(databaseFor(options.cache), options.cache);
   const transactional = options.storage ?? options.permission;
   const unitOfWork: UnitOfWork = transactional ? new PostgresUnitOfWork(databaseFor(transactional)) : { atomic: false, run: (work) => work(), afterCommit: (callback) => callback() };
+  const broadcast = options.storage && new PostgresChangeBroadcast(databaseFor(options.storage), urlWithPassword(options.storage.url, options.storage.passwordFile));
   const databases = [...byUrl.values()];
   return {
     databases,
@@ -57,10 +62,12 @@ export function openPostgres(options: OpenPostgresOptions): PostgresBackends {
     ...(permissionStore ? { permissionStore } : {}),
     ...(cache ? { cache } : {}),
     unitOfWork,
+    ...(broadcast ? { broadcast } : {}),
     async migrate() {
       for (const database of databases) await database.migrate();
     },
     async close() {
+      await broadcast?.close();
       await Promise.all(databases.map((database) => database.close()));
     },
   };
