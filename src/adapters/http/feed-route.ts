@@ -65,7 +65,10 @@ export function registerFeedRoute(router: Router, services: HttpServices): void 
   router.get("/:collection", async (ctx: Context, next: Next) => {
     const feed = services.feed;
     const resource = services.resources.get(String((ctx.params as Record<string, string | undefined>).collection));
-    if (!feed || !wantsEventStream(ctx) || !resource || !allowedMethods(services, resource, "collection").includes("GET")) return next();
+    if (!feed || !wantsEventStream(ctx) || !resource || !allowedMethods(services, resource, "collection").includes("GET")) {
+      await next();
+      return;
+    }
     const query = parseListQuery(new URLSearchParams(ctx.querystring), { paginateBy: undefined, maxFetchSize: services.options.storageMaxFetchSize, now: services.clock.now() });
     const { since, rest } = startOf(ctx, query.filters);
     const requester = requesterOf(ctx);
