@@ -200,8 +200,8 @@ export class LiveFeed {
 
   constructor(readonly options: LiveFeedOptions) {}
 
-  /** Forwards committed changes to every process and listens to theirs. */
-  start(): void {
+  /** Forwards committed changes to every process and listens to theirs (resolves once listening was tried). */
+  start(): Promise<void> {
     const { events, broadcast, log } = this.options;
     const publish = (signal: ChangeSignal) => broadcast.publish(signal).catch((error: unknown) => log(error, "a change signal could not be sent"));
     this.stops.push(
@@ -210,10 +210,14 @@ export class LiveFeed {
         void publish({ collection: event.collection, parentId: event.parentId, timestamp: event.timestamp, ...single });
       }),
       events.onScopeTouched((event) => void publish({ ...event.scope, timestamp: event.timestamp })),
-      broadcast.subscribe((signal) => this.dispatch(signal)),
+      broadcast.subscribe(
+        (signal) => this.dispatch(signal),
+        (error) => log(error, "the change listener connection failed; reconnecting"),
+      ),
     );
     this.keepAlive = setInterval(() => this.sendKeepAlive(), this.options.keepAliveMs);
     this.keepAlive.unref();
+    return broadcast.ready();
   }
 
   /**

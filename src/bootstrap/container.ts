@@ -98,10 +98,10 @@ export function buildContainer(settings: Settings, options: CompositionOptions =
   container
     .bind(TOKENS.LiveFeed)
     .toResolvedValue(
-      (records, events, backends, logger) => {
+      async (records, events, backends, logger) => {
         const log = (error: unknown, message: string) => logger.error({ err: error }, message);
         const feed = new LiveFeed({ records, events, broadcast: backends.broadcast, keepAliveMs: settings.feedKeepaliveSeconds * 1000, log });
-        feed.start();
+        await feed.start();
         return feed;
       },
       [TOKENS.RecordService, TOKENS.ChangeEvents, TOKENS.Backends, TOKENS.Logger],

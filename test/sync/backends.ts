@@ -69,7 +69,8 @@ export function useSyncServer(backend: SyncBackend, extra: Record<string, string
     await backends?.permissions?.flush();
   });
   after(async () => {
-    const backends = await opened?.server.running.container.getAsync(TOKENS.Backends);
+    // A test may have stopped the server already (then its backends are closed).
+    const backends = await opened?.server.running.container.getAsync(TOKENS.Backends).catch(() => undefined);
     await backends?.permissions?.flush();
     await opened?.server.stop();
   });

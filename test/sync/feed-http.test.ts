@@ -130,14 +130,14 @@ for (const backend of SYNC_BACKENDS) {
       expect(summary(await bob.waitFor(3)).slice(2)).to.deep.equal([["delete", "k1"]]);
     });
 
+    // Last: it stops the suite's server.
     it("ends every stream cleanly when the server stops", async () => {
       const bob = await subscribe(BOB);
       await write("PUT", "/v1/articles/s1", { data: {}, permissions: { read: [userId(BOB)] } });
       await bob.waitFor(1);
-      const feed = await server().running.container.getAsync((await import("../../src/bootstrap/tokens.js")).TOKENS.LiveFeed);
-      feed.close();
+      await server().running.stop();
       await bob.waitUntil(() => bob.ended);
-      expect(bob.ended).to.equal(true);
+      expect(bob.endedCleanly).to.equal(true);
     });
   });
 }

@@ -9,6 +9,8 @@ export class SseClient {
   readonly events: SseEvent[] = [];
   readonly comments: string[] = [];
   ended = false;
+  /** The stream ended as HTTP says a response ends (last chunk), not by a cut connection. */
+  endedCleanly = false;
   private readonly controller = new AbortController();
   private reading: Promise<void> = Promise.resolve();
 
@@ -60,7 +62,10 @@ export class SseClient {
     try {
       for (;;) {
         const { done, value } = await reader.read();
-        if (done) break;
+        if (done) {
+          this.endedCleanly = true;
+          break;
+        }
         buffer += decoder.decode(value, { stream: true });
         let end = buffer.indexOf("\n\n");
         while (end >= 0) {

@@ -14,6 +14,10 @@ export class InProcessBroadcast implements ChangeBroadcast {
     return () => this.listeners.delete(listener);
   }
 
+  ready(): Promise<void> {
+    return Promise.resolve();
+  }
+
   close(): Promise<void> {
     this.listeners.clear();
     return Promise.resolve();

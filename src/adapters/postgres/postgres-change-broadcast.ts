@@ -57,7 +57,6 @@ export class PostgresChangeBroadcast implements ChangeBroadcast {
     };
   }
 
-  /** Resolves once the listening connection is up (tests wait for it before writing). */
   ready(): Promise<void> {
     return this.ensureListening();
   }

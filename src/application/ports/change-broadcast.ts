@@ -25,5 +25,7 @@ export interface ChangeBroadcast {
    * `onError` hears about trouble the adapter recovers from by itself (a lost connection).
    */
   subscribe(listener: (signal: ChangeSignal) => void, onError?: (error: unknown) => void): () => void;
+  /** Resolves once listening was attempted (success or not: a failed attempt is retried alone). */
+  ready(): Promise<void>;
   close(): Promise<void>;
 }
