@@ -69,7 +69,7 @@ export function registerFeedRoute(router: Router, services: HttpServices): void 
       await next();
       return;
     }
-    const query = parseListQuery(new URLSearchParams(ctx.querystring), { paginateBy: undefined, maxFetchSize: services.options.storageMaxFetchSize, now: services.clock.now() });
+    const query = parseListQuery(new URLSearchParams(ctx.querystring), { paginateBy: undefined, maxFetchSize: services.options.storageMaxFetchSize, now: services.clock.now(), limits: services.options.inputLimits });
     const { since, rest } = startOf(ctx, query.filters);
     const requester = requesterOf(ctx);
     const definition = resource.definition;
