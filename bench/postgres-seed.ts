@@ -82,7 +82,7 @@ async function explain(n: number): Promise<void> {
     ["count shared", () => store.count(scope, { filters: [], access: shared.access! })],
     [
       "list shared, a creator with N/1000 grants",
-      () => store.list(scope, { ...shared, access: { ...shared.access!, principals: ["basicauth:user7", "system.Everyone", "system.Authenticated"] } as ListQuery["access"] }),
+      () => store.list(scope, { ...shared, access: { ...shared.access!, principals: ["basicauth:user7", "system.Everyone", "system.Authenticated"] } }),
     ],
     ["list page 2 (keyset) of everything", () => store.list(scope, { ...shared, access: undefined, after: { values: [1700000000000 + n - 100] } })],
     ["list filtered on data (n = 7, sort -n)", () => store.list(scope, { ...shared, access: undefined, filters: [{ field: "n", operator: "eq", value: 7 }], sort: [{ field: "n", descending: true }, { field: "last_modified", descending: true }] })],
