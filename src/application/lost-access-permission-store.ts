@@ -16,12 +16,10 @@ import { PreconditionFailedError, RecordNotFoundError } from "../domain/errors.j
 import type { CommittedChanges } from "./events.js";
 import type { ObjectPermissions, PermissionStore } from "./ports/permission-store.js";
 import type { RecordStore, Scope } from "./ports/record-store.js";
-import type { UnitOfWork } from "./ports/unit-of-work.js";
 import { boundPermissionsOf, type ResourceDefinition } from "./resources.js";
 
 export interface LostAccessOptions {
   readonly records: RecordStore;
-  readonly unitOfWork: UnitOfWork;
   /** The shareable resource of a collection name, or undefined (then nothing is recorded). */
   readonly shareable: (collection: string) => ResourceDefinition | undefined;
   readonly touchOnGrant: boolean;
@@ -98,30 +96,31 @@ export class LostAccessPermissionStore implements PermissionStore {
   }
 
   /** Every reader of each deleted record loses it (wildcard ids are passed through untracked). */
-  deleteObjectPermissions(...objectIds: string[]): Promise<void> {
+  async deleteObjectPermissions(...objectIds: string[]): Promise<void> {
     const targets = objectIds.map((objectId) => this.targetOf(objectId)).filter((t): t is RecordTarget => t !== undefined);
     if (targets.length === 0) return this.inner.deleteObjectPermissions(...objectIds);
-    return this.options.unitOfWork.run(async () => {
-      // One after the other: inside a transaction the reads share one connection.
-      const before: Set<string>[] = [];
-      for (const target of targets) before.push(await this.readers(target));
-      await this.inner.deleteObjectPermissions(...objectIds);
-      await this.recordLosses(targets.map((target, i) => ({ target, lost: before[i] })));
-    });
+    // One after the other: inside a transaction the reads share one connection.
+    const before: Set<string>[] = [];
+    for (const target of targets) before.push(await this.readers(target));
+    await this.inner.deleteObjectPermissions(...objectIds);
+    await this.recordLosses(targets.map((target, i) => ({ target, lost: before[i] })));
   }
 
-  /** Runs an ACL change; readers before and not after lose the record, new readers may get it touched. */
-  private changeAcl(objectId: string, permissions: string | readonly string[], change: () => Promise<void>): Promise<void> {
+  /**
+   * Runs an ACL change; readers before and not after lose the record, new readers may get it
+   * touched. No unit of work of its own: the record service's writes already run in one (so the
+   * loss commits with the ACL where they share a database), and a compensating ACL write made
+   * while the storage is down must still reach the permission backend.
+   */
+  private async changeAcl(objectId: string, permissions: string | readonly string[], change: () => Promise<void>): Promise<void> {
     const target = this.targetOf(objectId);
     const named = typeof permissions === "string" ? [permissions] : permissions;
     if (!target || !named.some((p) => target.readPermissions.includes(p))) return change();
-    return this.options.unitOfWork.run(async () => {
-      const before = await this.readers(target);
-      await change();
-      const after = await this.readers(target);
-      await this.recordLosses([{ target, lost: new Set([...before].filter((p) => !after.has(p))) }]);
-      if (this.options.touchOnGrant && [...after].some((p) => !before.has(p))) this.touched(target.scope, await this.touch(target));
-    });
+    const before = await this.readers(target);
+    await change();
+    const after = await this.readers(target);
+    await this.recordLosses([{ target, lost: new Set([...before].filter((p) => !after.has(p))) }]);
+    if (this.options.touchOnGrant && [...after].some((p) => !before.has(p))) this.touched(target.scope, await this.touch(target));
   }
 
   private targetOf(objectId: string): RecordTarget | undefined {

@@ -160,7 +160,7 @@ function trackingLostAccess(backends: Backends, resources: ReadonlyMap<string, H
     const definition = resources.get(collection)?.definition;
     return definition?.kind === "shareable" ? definition : undefined;
   };
-  return new LostAccessPermissionStore(backends.permissions, { records: backends.records, unitOfWork: backends.unitOfWork, shareable, touchOnGrant, changes });
+  return new LostAccessPermissionStore(backends.permissions, { records: backends.records, shareable, touchOnGrant, changes });
 }
 
 /** Resources from settings, then those defined in code (which win on a shared name). */

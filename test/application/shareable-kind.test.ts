@@ -56,8 +56,9 @@ describe("shareable kind", () => {
   });
 
   it("restricts collection views to the records the caller may read or write", async () => {
-    expect(await kind.collectionAccess(bob, articles, "list")).to.deep.equal({ kind: "ids", ids: ["a1"] });
-    expect(await kind.collectionAccess(bob, articles, "deleteAll")).to.deep.equal({ kind: "ids", ids: [] });
+    // The caller's principals come along: the store shows them records they lost (ADR 7).
+    expect(await kind.collectionAccess(bob, articles, "list")).to.deep.equal({ kind: "ids", ids: ["a1"], principals: bob.principals });
+    expect(await kind.collectionAccess(bob, articles, "deleteAll")).to.deep.equal({ kind: "ids", ids: [], principals: bob.principals });
     const readers: ResourceDefinition = { ...articles, settingsPrincipals: { read: ["group:readers"] } };
     expect(await kind.collectionAccess(bob, readers, "list")).to.equal(undefined);
   });
