@@ -50,3 +50,28 @@ describe("live feed limits", function () {
     await idle.close();
   });
 });
+
+describe("live feed authorization", function () {
+  this.timeout(20_000);
+  let server: TestServer;
+
+  before(async () => {
+    // Nobody may create: a caller who may read no record is refused, as by the listing.
+    server = await startTestServer({ articles_create_principals: undefined });
+  });
+  after(() => server?.stop());
+
+  it("answers 403 in JSON where the listing answers 403, and 401 to anonymous callers", async () => {
+    const listing = await server.request("GET", "/v1/articles", { user: BOB });
+    expect(listing.status).to.equal(403);
+    const feed = await SseClient.open(`${server.url}/v1/articles`, { user: BOB });
+    expect(feed.status).to.equal(403);
+    expect(feed.body).to.deep.include({ code: 403, errno: listing.body.errno });
+    expect((await SseClient.open(`${server.url}/v1/articles`)).status).to.equal(401);
+  });
+
+  it("keeps 406 for an event stream asked of a record URL", async () => {
+    const res = await server.request("GET", "/v1/articles/a1", { user: BOB, headers: { Accept: "text/event-stream" } });
+    expect(res.status).to.equal(406);
+  });
+});
