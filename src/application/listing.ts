@@ -51,7 +51,7 @@ export interface PageCursor {
  * - `principals`: records whose ACL grants one of `permissions` to one of `principals`; only a
  *   store sharing its database with the PermissionStore accepts this form (one query, a join).
  *
- * Former readers (docs/adr/0006): with `includeDeleted`, a listing also holds, for every record
+ * Former readers (docs/adr/0011): with `includeDeleted`, a listing also holds, for every record
  * the caller may not read now but one of their principals could read before (recorded with
  * `RecordStore.recordLostAccess`), a tombstone `{id, last_modified, deleted: true}` whose
  * timestamp is the newest such loss. The principals are `principals` (kind `ids`: the optional

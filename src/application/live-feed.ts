@@ -1,5 +1,5 @@
 /**
- * The live change feed (docs/adr/0006): subscribers of a collection get one event per change
+ * The live change feed (docs/adr/0011): subscribers of a collection get one event per change
  * they may see, read back under their own permissions after each signal, never pushed from the
  * writer's data. Each subscription keeps a cursor (the last `last_modified` sent) and reads
  * "what changed after it" exactly as a `_since` sync does, so replay then live has no gap and no

@@ -1,6 +1,6 @@
 /**
  * A PermissionStore that tells the RecordStore who loses read access to a shareable record
- * (docs/adr/0006), so that their next `_since` sync shows it as a tombstone: when the record's
+ * (docs/adr/0011), so that their next `_since` sync shows it as a tombstone: when the record's
  * ACEs are deleted (the record is deleted), or an ACE granting read is removed or replaced.
  * Every other operation is passed through unchanged.
  *

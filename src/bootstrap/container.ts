@@ -152,7 +152,7 @@ export function buildContainer(settings: Settings, options: CompositionOptions =
 
 /**
  * The permission backend as the service and extensions see it: ACL changes record who loses
- * read access (docs/adr/0006). Extensions' grants also touch the record (`touchOnGrant`).
+ * read access (docs/adr/0011). Extensions' grants also touch the record (`touchOnGrant`).
  */
 function trackingLostAccess(backends: Backends, resources: ReadonlyMap<string, HttpResource>, touchOnGrant: boolean, changes?: CommittedChanges): PermissionStore | undefined {
   if (!backends.permissions) return undefined;

@@ -56,7 +56,7 @@ describe("shareable kind", () => {
   });
 
   it("restricts collection views to the records the caller may read or write", async () => {
-    // The caller's principals come along: the store shows them records they lost (ADR 7).
+    // The caller's principals come along: the store shows them records they lost (ADR 11).
     expect(await kind.collectionAccess(bob, articles, "list")).to.deep.equal({ kind: "ids", ids: ["a1"], principals: bob.principals });
     expect(await kind.collectionAccess(bob, articles, "deleteAll")).to.deep.equal({ kind: "ids", ids: [], principals: bob.principals });
     const readers: ResourceDefinition = { ...articles, settingsPrincipals: { read: ["group:readers"] } };

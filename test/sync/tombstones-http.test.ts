@@ -1,5 +1,5 @@
 /**
- * Sync of shared records over HTTP (docs/adr/0006): every former reader of a deleted record gets
+ * Sync of shared records over HTTP (docs/adr/0011): every former reader of a deleted record gets
  * its tombstone, a reader who loses access gets one too, a reader who regains access gets the
  * record back, on every backend combination.
  */

@@ -1,5 +1,5 @@
 /**
- * The memory store's record of lost read access (docs/adr/0006): per principal, the records it
+ * The memory store's record of lost read access (docs/adr/0011): per principal, the records it
  * could read once and when it lost them. Looked up by the caller's principals, so a listing costs
  * what those principals lost, not the size of the scope.
  */

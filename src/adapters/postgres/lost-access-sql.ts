@@ -1,5 +1,5 @@
 /**
- * SQL of the `lost_access` table (docs/adr/0006): recording that principals lost read access to
+ * SQL of the `lost_access` table (docs/adr/0011): recording that principals lost read access to
  * records, and the tombstones a restricted listing shows for them. Kept apart from the record
  * write path: it touches the scope's timestamp counter the same way a delete does.
  */

@@ -188,7 +188,7 @@ export class PostgresRecordStore implements RecordStore {
         ...(query.after ? [keysetSql(params, query.sort, query.after)] : []),
       ],
     });
-    // Tombstones of records the caller's principals lost (docs/adr/0006) join the live entries.
+    // Tombstones of records the caller's principals lost (docs/adr/0011) join the live entries.
     const lost = lostAccessSourceSql(params, query);
     const columns = "r.id, r.last_modified, r.data, r.deleted";
     const from = lost === undefined ? source : `(SELECT ${columns} FROM ${source} UNION ALL SELECT ${columns} FROM ${lost}) AS r`;

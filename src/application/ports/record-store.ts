@@ -70,7 +70,7 @@ export interface RecordStore {
    * scope, returned in that order; losses without principals are skipped. A principal losing the
    * same record again moves its entry to the new timestamp. Listings restricted by an access
    * naming these principals then show the record as a tombstone while it is not readable to the
-   * caller (RecordAccess, docs/adr/0006).
+   * caller (RecordAccess, docs/adr/0011).
    */
   recordLostAccess(scope: Scope, losses: readonly AccessLoss[]): Promise<number[]>;
 

@@ -1,5 +1,5 @@
 /**
- * Contract: lost read access (docs/adr/0006). Principals recorded as having lost a record see it
+ * Contract: lost read access (docs/adr/0011). Principals recorded as having lost a record see it
  * as a tombstone in listings restricted by an access naming them, while they cannot read it,
  * with filters, bounds, sorting, keyset pages and counts as for other entries.
  */

@@ -1,4 +1,4 @@
-/** A principal that could read a record and no longer can (docs/adr/0006). Read and written with plain SQL. */
+/** A principal that could read a record and no longer can (docs/adr/0011). Read and written with plain SQL. */
 import { Column, Entity, Index, PrimaryColumn } from "typeorm";
 
 @Entity({ name: "lost_access" })
