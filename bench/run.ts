@@ -5,11 +5,16 @@
  *                    [--connections 32] [--duration 10] [--warmup 3] [--sizes 10000,100000,1000000]
  *                    [--no-ceilings] [--profile] [--compare A B] [--rounds N] [--set name=value]...
  *                    [--postgres URL] [--database tessera_bench_harness] [--redis URL] [--json FILE]
+ *                    [--peer parse] [--series N]
  *
  * Each (backend, workload) gets a fresh server child (`node dist/src/bootstrap/cli.js serve`).
  * `--compare A B`: A and B are build directories (holding a compiled dist/) or setting sets
  * (`name=value,name=value`, on this build); rounds alternate A, B, A, B… and the medians are compared.
  * Without --compare, `--rounds N` repeats the whole run and ends with the medians of every figure.
+ * `--series N`: each figure is measured N times back to back on the same server (one warm-up), to
+ * see a figure drift as tables grow (e.g. W2 for 5 minutes: --duration 60 --series 5).
+ * `--peer parse`: W1, W2, W3 (cold and analyzed) and W5 on Tessera (PostgreSQL) and on Parse Server,
+ * interleaved, with the ratio per workload (bench/peer-run.ts).
  */
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, statSync, writeFileSync } from "node:fs";
@@ -19,6 +24,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { measure, type LoadSettings, type Measurement } from "./load.js";
 import { latestProfile, summarizeProfile } from "./profile.js";
+import { runParsePeer } from "./peer-run.js";
 import { comparison, header, line, medians } from "./report.js";
 import { databaseUrl, ensureDatabase, BENCH_SECRET } from "./seed.js";
 import { cliOf, freePort, removeSnapshot, runNode, settingsEnv, snapshotBuild, startProcess, type ServerProcess } from "./server-process.js";
@@ -51,6 +57,8 @@ interface Options {
   database: string;
   redis: string;
   json: string | undefined;
+  peer: "parse" | undefined;
+  series: number;
 }
 
 function parseOptions(argv: readonly string[]): Options {
@@ -69,6 +77,8 @@ function parseOptions(argv: readonly string[]): Options {
     database: "tessera_bench_harness",
     redis: "redis://127.0.0.1:6379/3",
     json: undefined,
+    peer: undefined,
+    series: 1,
   };
   const list = (text: string) => text.split(",").map((s) => s.trim()).filter(Boolean);
   const number = (flag: string, text: string | undefined) => {
@@ -145,6 +155,16 @@ function parseOptions(argv: readonly string[]): Options {
       case "--json":
         options.json = value();
         break;
+      case "--series":
+        options.series = Math.max(1, number(flag, value()));
+        break;
+      case "--peer": {
+        const peer = value();
+        if (peer !== "parse") throw new Error(`--peer: only "parse" is known (got ${peer})`);
+        options.peer = peer;
+        options.ceilings = false;
+        break;
+      }
       default:
         throw new Error(`unknown option ${flag}`);
     }
@@ -260,7 +280,12 @@ async function runWorkload(workload: WorkloadName, backend: BackendName, options
       redisUrl: backend === "redis" ? options.redis : undefined,
       log,
     });
-    for (const figure of figures) report(await measure(server, backend, figure, options.load));
+    for (const figure of figures) {
+      for (let i = 1; i <= options.series; i++) {
+        const measured = await measure(server, backend, figure, i === 1 ? options.load : { ...options.load, warmup: 0 });
+        report(options.series > 1 ? { ...measured, label: `${measured.label} #${i}` } : measured);
+      }
+    }
   } finally {
     await server.stop();
   }
@@ -303,7 +328,18 @@ async function main(): Promise<void> {
 }
 
 async function runMeasurements(options: Options, print: (m: Measurement) => void): Promise<void> {
-  if (options.compare) {
+  if (options.peer) {
+    const side: Side = { name: "this build", buildDir: thisBuild, settings: {} };
+    const startTessera = async (database: string) => {
+      const onDatabase = { ...options, database };
+      await runNode([cliOf(thisBuild), "migrate"], thisBuild, settingsEnv(serverSettings("postgresql", 0, onDatabase, side)));
+      const port = await freePort();
+      const env = settingsEnv(serverSettings("postgresql", port, onDatabase, side));
+      return startProcess({ args: [cliOf(thisBuild), "serve"], cwd: thisBuild, env, readyPath: "/v1/__lbheartbeat__" }, port);
+    };
+    const { workloads, connections, load, postgres } = options;
+    await runParsePeer({ workloads, connections, load, postgres, buildDir: thisBuild, startTessera, log }, print);
+  } else if (options.compare) {
     const sides = options.compare.map(sideOf) as [Side, Side];
     const results: [Measurement[], Measurement[]] = [[], []];
     const rounds = options.rounds ?? 3;

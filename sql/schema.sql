@@ -1,4 +1,4 @@
--- Tessera PostgreSQL schema, version 3: the same schema `tessera migrate` builds from the
+-- Tessera PostgreSQL schema, version 4: the same schema `tessera migrate` builds from the
 -- TypeORM migrations in src/adapters/postgres/migrations (a test compares the two).
 --
 -- For operators who keep schema rights away from the service: apply it once with
@@ -19,9 +19,8 @@ CREATE TABLE IF NOT EXISTS records (
   deleted BOOLEAN NOT NULL DEFAULT FALSE,
   CONSTRAINT pk_records PRIMARY KEY (collection, parent_id, id)
 );
-CREATE INDEX IF NOT EXISTS idx_records_scope_last_modified ON records (collection, parent_id, last_modified);
 
--- One counter per scope, bumped in each write's transaction: strictly increasing timestamps.
+-- One counter per scope, written once per group commit: strictly increasing timestamps.
 CREATE TABLE IF NOT EXISTS timestamps (
   collection TEXT COLLATE "C" NOT NULL,
   parent_id TEXT COLLATE "C" NOT NULL,
@@ -57,7 +56,14 @@ CREATE TABLE IF NOT EXISTS cache (
 CREATE INDEX IF NOT EXISTS idx_records_tombstones ON records (last_modified) WHERE deleted;
 CREATE INDEX IF NOT EXISTS idx_cache_expires ON cache (expires);
 
--- Version 3: principals that could read a record and no longer can (deleted, or ACE removed);
+-- Version 3: plans that hold without statistics. The scope index keys collection and parent_id
+-- under "POSIX" (same order as "C"): only queries naming it use it, so id lookups (under "C")
+-- can only take the primary key. Counter rows leave room for HOT updates on their page.
+CREATE INDEX IF NOT EXISTS idx_records_scope_modified ON records (collection COLLATE "POSIX", parent_id COLLATE "POSIX", last_modified);
+DROP INDEX IF EXISTS idx_records_scope_last_modified;
+ALTER TABLE timestamps SET (fillfactor = 10);
+
+-- Version 4: principals that could read a record and no longer can (deleted, or ACE removed);
 -- their `_since` syncs show it as a tombstone.
 CREATE TABLE IF NOT EXISTS lost_access (
   collection TEXT COLLATE "C" NOT NULL,
@@ -80,7 +86,8 @@ INSERT INTO tessera_migrations ("timestamp", "name")
 SELECT v.ts, v.name FROM (VALUES
   (1763769600000, 'InitialSchema1763769600000'),
   (1763769600001, 'PurgeIndexes1763769600001'),
-  (1763769600002, 'LostAccess1763769600002')
+  (1763856000000, 'PlansWithoutStatistics1763856000000'),
+  (1763942400000, 'LostAccess1763942400000')
 ) AS v(ts, name)
 WHERE NOT EXISTS (SELECT 1 FROM tessera_migrations m WHERE m.name = v.name)
 ORDER BY v.ts;

@@ -1,4 +1,7 @@
-/** The layer rules of docs/architecture: domain ← application ← adapters ← bootstrap. */
+/**
+ * The layer rules of docs/architecture.md: domain ← application ← adapters ← bootstrap; no import
+ * cycle anywhere in src/; no port implemented by a cast.
+ */
 import { expect } from "chai";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
@@ -26,6 +29,59 @@ function target(file: string, spec: string): { layer?: string; adapter?: string;
   if (!spec.startsWith(".")) return { pkg: spec };
   const rel = path.relative(srcRoot, path.resolve(path.dirname(file), spec)).split(path.sep);
   return { layer: rel[0], adapter: rel[0] === "adapters" ? rel[1] : undefined };
+}
+
+/** The source file a relative import names (`./x.js` is `./x.ts` in src/), or undefined for a package. */
+function resolved(file: string, spec: string): string | undefined {
+  if (!spec.startsWith(".")) return undefined;
+  return path.resolve(path.dirname(file), spec).replace(/\.js$/, ".ts");
+}
+
+/** Every import cycle of the graph (one per strongly connected component with a loop), as file paths. */
+function importCycles(graph: ReadonlyMap<string, readonly string[]>): string[][] {
+  // Tarjan's algorithm, iterative enough for a source tree (recursion depth = longest import chain).
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const cycles: string[][] = [];
+  let next = 0;
+  const visit = (node: string) => {
+    index.set(node, next);
+    low.set(node, next);
+    next += 1;
+    stack.push(node);
+    onStack.add(node);
+    for (const to of graph.get(node) ?? []) {
+      if (!index.has(to)) {
+        visit(to);
+        low.set(node, Math.min(low.get(node) ?? 0, low.get(to) ?? 0));
+      } else if (onStack.has(to)) {
+        low.set(node, Math.min(low.get(node) ?? 0, index.get(to) ?? 0));
+      }
+    }
+    if (low.get(node) !== index.get(node)) return;
+    const component: string[] = [];
+    for (let member = stack.pop(); member !== undefined; member = stack.pop()) {
+      onStack.delete(member);
+      component.push(member);
+      if (member === node) break;
+    }
+    if (component.length > 1 || (graph.get(node) ?? []).includes(node)) cycles.push(component.sort());
+  };
+  for (const node of graph.keys()) if (!index.has(node)) visit(node);
+  return cycles;
+}
+
+/** Names of the interfaces the application declares as ports. */
+function portNames(): string[] {
+  const ports = path.join(srcRoot, "application", "ports");
+  return readdirSync(ports).flatMap((name) => [...readFileSync(path.join(ports, name), "utf8").matchAll(/^export interface (\w+)/gm)].map((m) => m[1] ?? ""));
+}
+
+/** `as Port` and `as unknown as Port`: a value that claims a port's type instead of implementing it. */
+function portCasts(text: string, ports: readonly string[]): string[] {
+  return [...text.matchAll(new RegExp(`\\bas\\s+(?:unknown\\s+as\\s+)?(?:${ports.join("|")})\\b`, "g"))].map((m) => m[0]);
 }
 
 const NODE_BUILTINS_ALLOWED_IN_CORE = new Set(["node:crypto"]);
@@ -67,5 +123,44 @@ describe("layer rules", () => {
         if (t.layer === "adapters") expect([own, "shared"], `${file} imports ${spec}`).to.include(t.adapter);
       }
     }
+  });
+});
+
+describe("dependency rules", () => {
+  const files = sourceFiles(srcRoot);
+
+  it("finds no import cycle in src/ (type-only imports count: they name a dependency too)", () => {
+    const graph = new Map(files.map((file) => [file, importsOf(file).flatMap((spec) => resolved(file, spec) ?? [])]));
+    const cycles = importCycles(graph).map((cycle) => cycle.map((file) => path.relative(srcRoot, file)).join(" ↔ "));
+    expect(cycles).to.deep.equal([]);
+  });
+
+  it("the cycle finder reports a cycle and only the files on it", () => {
+    const graph = new Map([
+      ["a", ["b"]],
+      ["b", ["c"]],
+      ["c", ["a", "d"]],
+      ["d", []],
+      ["e", ["e"]],
+    ]);
+    expect(importCycles(graph)).to.have.deep.members([["a", "b", "c"], ["e"]]);
+    expect(importCycles(new Map([["a", ["b"]], ["b", []]]))).to.deep.equal([]);
+  });
+
+  it("implements every port with a class or an object of the port's type, never a cast (bootstrap: no `as unknown as` at all)", () => {
+    const ports = portNames();
+    expect(ports).to.include.members(["RecordStore", "PermissionStore", "Cache", "UnitOfWork", "GrantedRecordStore"]);
+    for (const file of files.filter((f) => ["bootstrap", "adapters", "application"].includes(path.relative(srcRoot, f).split(path.sep)[0] ?? ""))) {
+      const text = readFileSync(file, "utf8");
+      expect(portCasts(text, ports), file).to.deep.equal([]);
+      if (path.relative(srcRoot, file).startsWith("bootstrap")) expect(text, file).to.not.match(/\bas\s+unknown\s+as\b/);
+    }
+  });
+
+  it("the cast finder sees the casts bootstrap used to make", () => {
+    const ports = ["RecordStore", "Cache"];
+    expect(portCasts('const records = pick("records") as RecordStore;', ports)).to.have.length(1);
+    expect(portCasts("const cache = thing as unknown as Cache;", ports)).to.have.length(1);
+    expect(portCasts("Symbol('RecordStore') as ServiceIdentifier<RecordStore>; class MemoryCache implements Cache {}", ports)).to.deep.equal([]);
   });
 });

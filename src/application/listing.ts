@@ -46,20 +46,20 @@ export interface PageCursor {
 }
 
 /**
- * Restricts a query to the records a caller may see, when they lack collection-level access.
- * - `ids`: exactly these record ids (resolved beforehand through the PermissionStore);
- * - `principals`: records whose ACL grants one of `permissions` to one of `principals`; only a
- *   store sharing its database with the PermissionStore accepts this form (one query, a join).
+ * Restricts a query to exactly these record ids: those a caller without collection-level access
+ * holds a permission on, resolved beforehand through the PermissionStore. (A store sharing its
+ * database with the ACEs can do it in one query instead: see GrantedRecordStore.)
  *
- * Former readers (docs/adr/0011): with `includeDeleted`, a listing also holds, for every record
- * the caller may not read now but one of their principals could read before (recorded with
- * `RecordStore.recordLostAccess`), a tombstone `{id, last_modified, deleted: true}` whose
- * timestamp is the newest such loss. The principals are `principals` (kind `ids`: the optional
- * `principals`; without them, no former-reader tombstones).
+ * Former readers (docs/adr/0011): with `includeDeleted` and `principals` (the caller's), a listing
+ * also holds, for every record the caller may not read now but one of their principals could read
+ * before (recorded with `RecordStore.recordLostAccess`), a tombstone `{id, last_modified,
+ * deleted: true}` whose timestamp is the newest such loss. Without `principals`, none.
  */
-export type RecordAccess =
-  | { readonly kind: "ids"; readonly ids: readonly string[]; readonly principals?: readonly string[] }
-  | { readonly kind: "principals"; readonly principals: readonly string[]; readonly permissions: readonly string[]; readonly objectIdPrefix: string };
+export interface RecordAccess {
+  readonly kind: "ids";
+  readonly ids: readonly string[];
+  readonly principals?: readonly string[];
+}
 
 export interface ListQuery {
   readonly filters: readonly Filter[];

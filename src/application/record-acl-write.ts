@@ -7,6 +7,7 @@
  * back; and if the transaction still rolls back after the ACL was written (its commit failed, or
  * a later sub-request aborted the batch), the ACL is put back as it was (compensation).
  */
+import type { Scope } from "./ports/record-store.js";
 import type { UnitOfWork } from "./ports/unit-of-work.js";
 
 /** An ACL write and how to take it back (restore what was there before). */
@@ -15,7 +16,8 @@ export interface AclWrite {
   readonly undo: () => Promise<void>;
 }
 
-export function writeRecordWithAcl<R>(unitOfWork: UnitOfWork, aclSharesTransaction: boolean, writeRecord: () => Promise<R>, acl: AclWrite | undefined): Promise<R> {
+/** `scope`: the record's, so that the unit of work may join that scope's group commit. */
+export function writeRecordWithAcl<R>(unitOfWork: UnitOfWork, aclSharesTransaction: boolean, writeRecord: () => Promise<R>, acl: AclWrite | undefined, scope?: Scope): Promise<R> {
   if (!acl) return writeRecord();
   return unitOfWork.run(async () => {
     if (unitOfWork.atomic && aclSharesTransaction) {
@@ -27,5 +29,5 @@ export function writeRecordWithAcl<R>(unitOfWork: UnitOfWork, aclSharesTransacti
     unitOfWork.onRollback?.(acl.undo);
     await acl.write();
     return result;
-  });
+  }, scope);
 }

@@ -14,13 +14,14 @@ import { denial } from "./authorizer.js";
 import { ContentionRetry } from "./contention-retry.js";
 import { writeRecordWithAcl, type AclWrite } from "./record-acl-write.js";
 import type { ChangeAction, CommittedChanges, ImpactedRecord } from "./events.js";
-import type { ResourceKindPolicy, ResourceKinds, Target } from "./kinds/resource-kind-policy.js";
-import { MODIFIED_FIELD, type CountQuery, type Filter, type RecordAccess, type SortKey } from "./listing.js";
+import type { CollectionView, ResourceKindPolicy, ResourceKinds, Target } from "./kinds/resource-kind-policy.js";
+import { MODIFIED_FIELD, type Filter, type SortKey } from "./listing.js";
 import type { PaginationTokens } from "./pagination-token.js";
 import type { IdGenerator } from "./ports/clock.js";
 import type { RecordStore, Scope } from "./ports/record-store.js";
 import type { UnitOfWork } from "./ports/unit-of-work.js";
 import { checkPreconditions, type Preconditions } from "./preconditions.js";
+import type { GrantedRecords, RecordSelection } from "./record-access.js";
 import { fieldValue } from "./record-fields.js";
 import type { Requester } from "./requester.js";
 import type { ResourceDefinition } from "./resources.js";
@@ -72,6 +73,8 @@ export interface RecordServiceDeps {
   readonly records: RecordStore;
   /** The policy of each resource kind: the flows below are the same for every kind. */
   readonly kinds: ResourceKinds;
+  /** How views restricted to the caller's grants select their records (ids first, or joined). */
+  readonly granted: GrantedRecords;
   readonly unitOfWork: UnitOfWork;
   /** True when ACL writes join the record's transaction (permissions in the storage database). */
   readonly aclInRecordTransaction?: boolean;
@@ -93,6 +96,12 @@ function payloadOf<T>(submitted: Submitted<T>): T {
   return submitted;
 }
 
+/** The records of a collection view, and whether they are only those the caller's grants reach. */
+interface Reach {
+  readonly records: RecordSelection;
+  readonly restricted: boolean;
+}
+
 export class RecordService {
   constructor(private readonly deps: RecordServiceDeps) {}
 
@@ -100,22 +109,21 @@ export class RecordService {
     const kind = this.kindOf(resource);
     const scope = kind.scope(requester, resource);
     const caller = await kind.caller(requester);
-    const access = await kind.collectionAccess(caller, resource, "list");
+    const reach = await this.reach(kind, caller, resource, "list");
     const timestamp = await this.deps.records.collectionTimestamp(scope);
     checkPreconditions(preconditions, { timestamp }, true);
     const sort = withTieBreaker(params.sort);
     const position = params.token ? this.deps.tokens.decode(params.token, sort, params.filters) : undefined;
     const upTo = position?.upTo ?? timestamp;
-    const entries = await this.deps.records.list(scope, {
+    const entries = await reach.records.list(scope, {
       filters: params.filters,
       sort,
       limit: params.limit + 1,
       after: position?.cursor,
       upTo,
       includeDeleted: params.includeDeleted,
-      access,
     });
-    if (entries.length === 0 && params.neverRefuse !== true) await this.refuseIfNothingReachable(kind, caller, resource, scope, access);
+    if (entries.length === 0 && params.neverRefuse !== true) await this.refuseIfNothingReachable(kind, caller, resource, scope, reach);
     if (entries.length <= params.limit) return { entries, timestamp };
     const page = entries.slice(0, params.limit);
     const last = page[page.length - 1];
@@ -128,11 +136,11 @@ export class RecordService {
     const kind = this.kindOf(resource);
     const scope = kind.scope(requester, resource);
     const caller = await kind.caller(requester);
-    const access = await kind.collectionAccess(caller, resource, "list");
+    const reach = await this.reach(kind, caller, resource, "list");
     const timestamp = await this.deps.records.collectionTimestamp(scope);
     checkPreconditions(preconditions, { timestamp }, true);
-    const count = await this.deps.records.count(scope, { filters, access });
-    if (count === 0) await this.refuseIfNothingReachable(kind, caller, resource, scope, access);
+    const count = await reach.records.count(scope, { filters });
+    if (count === 0) await this.refuseIfNothingReachable(kind, caller, resource, scope, reach);
     return { count, timestamp };
   }
 
@@ -161,6 +169,7 @@ export class RecordService {
     const acl = kind.aclToStore(resource, caller, replaceAcl({}, payload.permissions ?? {}));
     try {
       const record = await this.writeWithAcl(
+        scope,
         () => this.deps.records.create(scope, id, fields, { lastModified }),
         acl && this.aclWrite(kind, resource, id, acl, {}),
       );
@@ -202,6 +211,7 @@ export class RecordService {
     const kept = existing ? (currentAcl ?? {}) : {};
     const acl = kind.aclToStore(resource, caller, payload.permissions ? replaceAcl(kept, payload.permissions) : kept);
     const record = await this.writeWithAcl(
+      scope,
       () => (existing ? this.deps.records.update(scope, id, fields, { lastModified, ifMatch: numeric(preconditions.ifMatch) }) : this.deps.records.create(scope, id, fields, { lastModified })),
       acl && (!existing || !aclEqual(acl, kept)) ? this.aclWrite(kind, resource, id, acl, kept) : undefined,
     );
@@ -236,6 +246,7 @@ export class RecordService {
       if (!dataChanged && !aclChanged) return { record: existing, permissions: kind.visibleAcl(caller, acl), created: false };
       try {
         const record = await this.writeWithAcl(
+          scope,
           () => this.deps.records.update(scope, id, data, { lastModified, ifMatch: existing.lastModified }),
           acl && aclChanged ? this.aclWrite(kind, resource, id, acl, currentAcl) : undefined,
         );
@@ -261,6 +272,7 @@ export class RecordService {
     checkPreconditions(preconditions, { timestamp: existing.lastModified, record: existing }, false);
     const removal = kind.aclRemoval(resource, [id]);
     const tombstone = await this.writeWithAcl(
+      scope,
       () => this.deps.records.delete(scope, id, { lastModified, ifMatch: numeric(preconditions.ifMatch) }),
       removal && { write: removal, undo: () => kind.saveAcl(resource, id, found.acl ?? {}) },
     );
@@ -272,12 +284,11 @@ export class RecordService {
     const kind = this.kindOf(resource);
     const scope = kind.scope(requester, resource);
     const caller = await kind.caller(requester);
-    const access = await kind.collectionAccess(caller, resource, "deleteAll");
+    const reach = await this.reach(kind, caller, resource, "deleteAll");
     const before = await this.deps.records.collectionTimestamp(scope);
     checkPreconditions(preconditions, { timestamp: before }, false);
-    const query: CountQuery = { filters, access };
     const tombstones = await this.deps.unitOfWork.run(async () => {
-      const deleted = await this.deps.records.deleteMany(scope, query);
+      const deleted = await reach.records.deleteMany(scope, { filters });
       await kind.aclRemoval(
         resource,
         deleted.map((t) => t.id),
@@ -291,7 +302,7 @@ export class RecordService {
       "delete",
       tombstones.map((t) => ({ new: t })),
     );
-    if (tombstones.length === 0) await this.refuseIfNothingReachable(kind, caller, resource, scope, access);
+    if (tombstones.length === 0) await this.refuseIfNothingReachable(kind, caller, resource, scope, reach);
     const timestamp = tombstones.length > 0 ? Math.max(...tombstones.map((t) => t.lastModified)) : before;
     return { tombstones, timestamp };
   }
@@ -307,9 +318,16 @@ export class RecordService {
     return this.deps.kinds[resource.kind];
   }
 
+  /** The records a collection view works on: the whole scope, or those the caller's grants reach. */
+  private async reach(kind: ResourceKindPolicy, caller: Caller, resource: ResourceDefinition, view: CollectionView): Promise<Reach> {
+    const permission = await kind.restriction(caller, resource, view);
+    if (permission === undefined) return { records: this.deps.records, restricted: false };
+    return { records: await this.deps.granted.select(caller, resource, permission), restricted: true };
+  }
+
   /** Writes a record and its ACL together (record-acl-write.ts explains the order and the undo). */
-  private writeWithAcl<R>(writeRecord: () => Promise<R>, acl: AclWrite | undefined): Promise<R> {
-    return writeRecordWithAcl(this.deps.unitOfWork, this.deps.aclInRecordTransaction === true, writeRecord, acl);
+  private writeWithAcl<R>(scope: Scope, writeRecord: () => Promise<R>, acl: AclWrite | undefined): Promise<R> {
+    return writeRecordWithAcl(this.deps.unitOfWork, this.deps.aclInRecordTransaction === true, writeRecord, acl, scope);
   }
 
   /** Storing `acl` for the record, undone by storing `previous` again. */
@@ -334,10 +352,10 @@ export class RecordService {
    * an empty answer). Checked only when the answer came out empty, so the usual request pays
    * nothing for it; a caller with access to the whole collection is never refused here.
    */
-  private async refuseIfNothingReachable(kind: ResourceKindPolicy, caller: Caller, resource: ResourceDefinition, scope: Scope, access: RecordAccess | undefined): Promise<void> {
-    if (access === undefined) return;
+  private async refuseIfNothingReachable(kind: ResourceKindPolicy, caller: Caller, resource: ResourceDefinition, scope: Scope, reach: Reach): Promise<void> {
+    if (!reach.restricted) return;
     if (await kind.allowsCollection(caller, resource, "create")) return;
-    if ((await this.deps.records.count(scope, { filters: [], access })) === 0) throw denial(caller);
+    if ((await reach.records.count(scope, { filters: [] })) === 0) throw denial(caller);
   }
 
   /** POST of an id that exists: the stored record, unchanged, for callers who may read it. */

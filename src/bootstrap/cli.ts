@@ -4,16 +4,23 @@
  * Configuration problems are printed all at once and exit with status 2 before anything starts.
  */
 import "reflect-metadata";
-import { openBackends } from "./backends.js";
-import { SystemClock } from "../adapters/system/system-clock.js";
+import type { Container } from "inversify";
+import { buildContainer } from "./container.js";
 import { startServer } from "./server.js";
 import { loadSettings, SettingsError, type Settings } from "./settings.js";
+import { TOKENS } from "./tokens.js";
+import { superviseWorkers } from "./workers.js";
 
 const USAGE = "usage: tessera <serve|migrate|purge> [--config FILE] [--before TIMESTAMP]";
 
 async function serve(settings: Settings): Promise<void> {
+  if (await superviseWorkers(settings)) return;
   const running = await startServer(settings);
+  let stopping = false;
+  // `on`, not `once`: a second signal (the group's and the primary's) must not kill a draining worker.
   const shutdown = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
     process.stderr.write(`received ${signal}, shutting down\n`);
     running.stop().then(
       () => process.exit(0),
@@ -23,16 +30,17 @@ async function serve(settings: Settings): Promise<void> {
       },
     );
   };
-  process.once("SIGTERM", () => shutdown("SIGTERM"));
-  process.once("SIGINT", () => shutdown("SIGINT"));
+  process.on("SIGTERM", () => shutdown("SIGTERM"));
+  process.on("SIGINT", () => shutdown("SIGINT"));
 }
 
-async function withBackends(settings: Settings, work: (backends: Awaited<ReturnType<typeof openBackends>>) => Promise<void>): Promise<void> {
-  const backends = await openBackends(settings, new SystemClock());
+/** A one-off command over the same container as `serve`; unbinding it closes what it opened. */
+async function withContainer(settings: Settings, work: (container: Container) => Promise<void>): Promise<void> {
+  const container = buildContainer(settings);
   try {
-    await work(backends);
+    await work(container);
   } finally {
-    await backends.close();
+    await container.unbindAllAsync();
   }
 }
 
@@ -53,14 +61,14 @@ async function main(argv: readonly string[]): Promise<void> {
     case "serve":
       return serve(settings);
     case "migrate":
-      return withBackends(settings, async (backends) => {
-        await backends.migrate();
+      return withContainer(settings, async (container) => {
+        await (await container.getAsync(TOKENS.Migrator)).migrate();
         process.stdout.write(`schemas of the ${settings.storage.backend} storage, ${settings.permission?.backend ?? "no"} permission and ${settings.cache.backend} cache backends are up to date\n`);
       });
     case "purge": {
       const before = beforeOption(argv);
-      return withBackends(settings, async (backends) => {
-        const purged = await backends.records.purgeTombstones(undefined, before);
+      return withContainer(settings, async (container) => {
+        const purged = await (await container.getAsync(TOKENS.RecordStore)).purgeTombstones(undefined, before);
         process.stdout.write(`purged ${purged} tombstone(s)${before === undefined ? "" : ` older than ${new Date(before).toISOString()}`}\n`);
       });
     }

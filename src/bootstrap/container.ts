@@ -1,6 +1,8 @@
 /**
- * The single composition root: every service is built here from settings, by factories, so the
- * core needs no decorators. Deactivation closes the backends on shutdown.
+ * The single composition root. Each technology named in settings loads its container module,
+ * which binds the port tokens it serves; the services are built here from those ports, by
+ * factories, so the core needs no decorators. Unbinding the container (shutdown, or the end of
+ * `migrate` and `purge`) closes every resource a module opened.
  */
 import { readFileSync } from "node:fs";
 import path from "node:path";
@@ -15,27 +17,33 @@ import { resourceKinds } from "../application/kinds/resource-kinds.js";
 import { NO_PERMISSION_STORE } from "../application/no-permission-store.js";
 import { PaginationTokens } from "../application/pagination-token.js";
 import type { AuthenticationPolicy } from "../application/ports/authentication-policy.js";
-import type { Clock } from "../application/ports/clock.js";
+import type { Cache } from "../application/ports/cache.js";
+import type { ChangeBroadcast } from "../application/ports/change-broadcast.js";
+import type { Clock, IdGenerator } from "../application/ports/clock.js";
 import { ChangeEvents, CommittedChanges } from "../application/events.js";
 import { LiveFeed } from "../application/live-feed.js";
-import { AccessByGrants, AccessByIds } from "../application/record-access.js";
 import { LostAccessPermissionStore } from "../application/lost-access-permission-store.js";
+import type { GrantedRecordStore } from "../application/ports/granted-record-store.js";
 import type { PermissionStore } from "../application/ports/permission-store.js";
+import type { RecordStore } from "../application/ports/record-store.js";
+import type { UnitOfWork } from "../application/ports/unit-of-work.js";
+import { GrantsJoinedInStore, GrantsResolvedToIds } from "../application/record-access.js";
 import { RecordService } from "../application/record-service.js";
 import { noGroups, type GroupFinder } from "../application/requester.js";
 import { COLLECTION_NAME_PATTERN } from "../application/resources.js";
 import { BasicAuthPolicy } from "../adapters/auth/basic-auth-policy.js";
 import { createApp } from "../adapters/http/app.js";
 import type { HttpOptions, HttpResource, HttpServices } from "../adapters/http/http-services.js";
-import { HttpMetrics } from "../adapters/http/metrics.js";
+import { HttpMetrics, type PoolProbe } from "../adapters/http/metrics.js";
+import { InProcessBroadcast } from "../adapters/memory/in-process-broadcast.js";
 import { SystemClock } from "../adapters/system/system-clock.js";
 import { UuidIdGenerator } from "../adapters/system/uuid-id-generator.js";
-import { openBackends, type Backends } from "./backends.js";
-import { observeBackends } from "./observed-backends.js";
 import { projectRoot } from "./project-root.js";
 import { buildResources } from "./resources.js";
-import { PROJECT_NAME, SettingsError, text, type Settings } from "./settings.js";
-import { TOKENS } from "./tokens.js";
+import { permissionBackendProblem, PROJECT_NAME, SettingsError, text, type Settings } from "./settings.js";
+import { observedPort } from "./observed-backends.js";
+import { technologyModules } from "./technologies.js";
+import { TOKENS, type Migrator, type SchemaMigration } from "./tokens.js";
 
 export interface CompositionOptions {
   readonly extensions?: readonly TesseraExtension[];
@@ -58,14 +66,28 @@ export function buildContainer(settings: Settings, options: CompositionOptions =
   container.bind(TOKENS.Logger).toConstantValue(options.logger ?? pino({ level: settings.logLevel, base: { name: PROJECT_NAME } }));
   container.bind(TOKENS.Clock).toConstantValue(options.clock ?? new SystemClock());
   container.bind(TOKENS.IdGenerator).toConstantValue(new UuidIdGenerator());
-  container
-    .bind(TOKENS.Backends)
-    .toResolvedValue(async (clock: Clock) => {
-      const backends = await openBackends(settings, clock);
-      metrics?.observePools(backends.pools);
-      return observeBackends(backends, metrics);
-    }, [TOKENS.Clock])
-    .onDeactivation((backends) => backends.close());
+  container.load(...technologyModules(settings));
+  checkPorts(container);
+  // Change signals for the live feed: between processes where the storage offers it, else in process.
+  if (!container.isBound(TOKENS.ChangeBroadcast)) container.bind(TOKENS.ChangeBroadcast).toResolvedValue(() => new InProcessBroadcast());
+  // Every port call counts in the request's backend time and, failing, in the metrics.
+  container.onActivation(TOKENS.RecordStore, (_context, port) => observedPort(port, "storage", metrics));
+  container.onActivation(TOKENS.GrantedRecordStore, (_context, port) => observedPort(port, "storage", metrics));
+  container.onActivation(TOKENS.PermissionStore, (_context, port) => observedPort(port, "permission", metrics));
+  container.onActivation(TOKENS.Cache, (_context, port) => observedPort(port, "cache", metrics));
+  const permissionStore = { serviceIdentifier: TOKENS.PermissionStore, optional: true } as const;
+
+  container.bind(TOKENS.Migrator).toResolvedValue(
+    (migrations: SchemaMigration[] | undefined, records: RecordStore, permissions: PermissionStore | undefined, cache: Cache): Migrator => ({
+      async migrate() {
+        for (const migration of migrations ?? []) await migration.migrate();
+        await records.initializeSchema();
+        await permissions?.initializeSchema();
+        await cache.initializeSchema();
+      },
+    }),
+    [{ serviceIdentifier: TOKENS.SchemaMigration, isMultiple: true, optional: true }, TOKENS.RecordStore, permissionStore, TOKENS.Cache],
+  );
 
   container.bind(TOKENS.ChangeEvents).toResolvedValue(
     (logger: Logger) => {
@@ -77,64 +99,69 @@ export function buildContainer(settings: Settings, options: CompositionOptions =
   );
 
   container.bind(TOKENS.RecordService).toResolvedValue(
-    (backends, ids, events) => {
-      const permissions = trackingLostAccess(backends, resources, false) ?? NO_PERMISSION_STORE;
-      const access = backends.recordsJoinPermissions ? new AccessByGrants() : new AccessByIds(permissions);
-      const kinds = resourceKinds({ authorizer: new Authorizer(permissions), permissions, access });
-      const changes = new CommittedChanges(events, backends.unitOfWork);
+    (records: RecordStore, stored: PermissionStore | undefined, joined: GrantedRecordStore | undefined, unitOfWork: UnitOfWork, ids: IdGenerator, events: ChangeEvents) => {
+      const permissions = trackingLostAccess(stored, records, resources, false) ?? NO_PERMISSION_STORE;
+      const kinds = resourceKinds({ authorizer: new Authorizer(permissions), permissions });
+      // Decided once, here: one query where the store can join the ACEs, else ids resolved first.
+      const granted = joined ? new GrantsJoinedInStore(joined) : new GrantsResolvedToIds(records, permissions);
+      const changes = new CommittedChanges(events, unitOfWork);
       return new RecordService({
-        records: backends.records,
+        records,
         kinds,
-        unitOfWork: backends.unitOfWork,
-        aclInRecordTransaction: backends.recordsJoinPermissions,
+        granted,
+        unitOfWork,
+        // The capability is bound exactly when the ACEs live in the storage database: ACL writes then join the record's transaction.
+        aclInRecordTransaction: joined !== undefined,
         ids,
         tokens: new PaginationTokens(settings.userIdHmacSecret),
         changes,
       });
     },
-    [TOKENS.Backends, TOKENS.IdGenerator, TOKENS.ChangeEvents],
+    [TOKENS.RecordStore, permissionStore, { serviceIdentifier: TOKENS.GrantedRecordStore, optional: true }, TOKENS.UnitOfWork, TOKENS.IdGenerator, TOKENS.ChangeEvents],
   );
 
   container
     .bind(TOKENS.LiveFeed)
     .toResolvedValue(
-      async (records, events, backends, logger) => {
+      async (records: RecordService, events: ChangeEvents, broadcast: ChangeBroadcast, logger: Logger) => {
         const log = (error: unknown, message: string) => logger.error({ err: error }, message);
-        const feed = new LiveFeed({ records, events, broadcast: backends.broadcast, keepAliveMs: settings.feedKeepaliveSeconds * 1000, log });
+        const feed = new LiveFeed({ records, events, broadcast, keepAliveMs: settings.feedKeepaliveSeconds * 1000, log });
         await feed.start();
         return feed;
       },
-      [TOKENS.RecordService, TOKENS.ChangeEvents, TOKENS.Backends, TOKENS.Logger],
+      [TOKENS.RecordService, TOKENS.ChangeEvents, TOKENS.ChangeBroadcast, TOKENS.Logger],
     )
     .onDeactivation((feed) => feed.close());
 
   container.bind(TOKENS.Authenticator).toResolvedValue(
-    (backends, events) => {
-      const changes = new CommittedChanges(events, backends.unitOfWork);
-      const context: ExtensionContext = { settings: settings.all, permissions: trackingLostAccess(backends, resources, true, changes) };
+    (stored: PermissionStore | undefined, records: RecordStore, unitOfWork: UnitOfWork, events: ChangeEvents) => {
+      const changes = new CommittedChanges(events, unitOfWork);
+      const context: ExtensionContext = { settings: settings.all, permissions: trackingLostAccess(stored, records, resources, true, changes) };
       return new Authenticator(authenticationPolicies(settings, extensions, context), groupFinder(extensions, context));
     },
-    [TOKENS.Backends, TOKENS.ChangeEvents],
+    [permissionStore, TOKENS.RecordStore, TOKENS.UnitOfWork, TOKENS.ChangeEvents],
   );
 
   container.bind(TOKENS.HealthService).toResolvedValue(
-    (backends) => {
+    (records: RecordStore, permissions: PermissionStore | undefined, cache: Cache) => {
       const health = new HealthService(settings.heartbeatTimeoutSeconds * 1000);
-      health.register("storage", () => backends.records.heartbeat());
-      health.register("permission", () => (backends.permissions ? backends.permissions.heartbeat() : Promise.resolve(null)));
-      health.register("cache", () => backends.cache.heartbeat());
+      health.register("storage", () => records.heartbeat());
+      health.register("permission", () => (permissions ? permissions.heartbeat() : Promise.resolve(null)));
+      health.register("cache", () => cache.heartbeat());
       for (const extension of extensions) for (const [name, check] of Object.entries(extension.heartbeatChecks ?? {})) health.register(name, check);
       return health;
     },
-    [TOKENS.Backends],
+    [TOKENS.RecordStore, permissionStore, TOKENS.Cache],
   );
 
   container.bind(TOKENS.HttpServices).toResolvedValue(
-    (records, authenticator, health, clock, logger, backends, feed): HttpServices => ({
+    (records: RecordService, authenticator: Authenticator, health: HealthService, clock: Clock, logger: Logger, unitOfWork: UnitOfWork, feed: LiveFeed, pools: PoolProbe[] | undefined): HttpServices => {
+      metrics?.observePools(pools ?? []);
+      return {
       options: httpOptions(settings),
       records,
       authenticator,
-      unitOfWork: backends.unitOfWork,
+      unitOfWork,
       resources,
       health,
       clock,
@@ -142,8 +169,9 @@ export function buildContainer(settings: Settings, options: CompositionOptions =
       feed,
       versionInfo: { name: PROJECT_NAME, version: PROJECT_VERSION, source: "https://github.com/tessera-records/tessera", commit: text(settings.all.commit ?? "unknown") },
       ...(metrics ? { metrics } : {}),
-    }),
-    [TOKENS.RecordService, TOKENS.Authenticator, TOKENS.HealthService, TOKENS.Clock, TOKENS.Logger, TOKENS.Backends, TOKENS.LiveFeed],
+      };
+    },
+    [TOKENS.RecordService, TOKENS.Authenticator, TOKENS.HealthService, TOKENS.Clock, TOKENS.Logger, TOKENS.UnitOfWork, TOKENS.LiveFeed, { serviceIdentifier: TOKENS.ConnectionPool, isMultiple: true, optional: true }],
   );
 
   container.bind(TOKENS.App).toResolvedValue((services: HttpServices) => createApp(services), [TOKENS.HttpServices]);
@@ -154,13 +182,28 @@ export function buildContainer(settings: Settings, options: CompositionOptions =
  * The permission backend as the service and extensions see it: ACL changes record who loses
  * read access (docs/adr/0011). Extensions' grants also touch the record (`touchOnGrant`).
  */
-function trackingLostAccess(backends: Backends, resources: ReadonlyMap<string, HttpResource>, touchOnGrant: boolean, changes?: CommittedChanges): PermissionStore | undefined {
-  if (!backends.permissions) return undefined;
+function trackingLostAccess(
+  permissions: PermissionStore | undefined,
+  records: RecordStore,
+  resources: ReadonlyMap<string, HttpResource>,
+  touchOnGrant: boolean,
+  changes?: CommittedChanges,
+): PermissionStore | undefined {
+  if (!permissions) return undefined;
   const shareable = (collection: string) => {
     const definition = resources.get(collection)?.definition;
     return definition?.kind === "shareable" ? definition : undefined;
   };
-  return new LostAccessPermissionStore(backends.permissions, { records: backends.records, shareable, touchOnGrant, changes });
+  return new LostAccessPermissionStore(permissions, { records, shareable, touchOnGrant, changes });
+}
+
+/** Every port a service needs has a technology serving it; a capability comes with what it relies on. */
+function checkPorts(container: Container): void {
+  const missing = (["RecordStore", "Cache", "UnitOfWork"] as const).filter((port) => !container.isBound(TOKENS[port]));
+  if (missing.length > 0) throw new Error(`no configured backend serves ${missing.join(", ")}`);
+  if (container.isBound(TOKENS.GrantedRecordStore) && !container.isBound(TOKENS.PermissionStore)) {
+    throw new Error("a GrantedRecordStore is bound without a PermissionStore whose ACEs it could join");
+  }
 }
 
 /** Resources from settings, then those defined in code (which win on a shared name). */
@@ -173,8 +216,8 @@ function resourceSpecs(settings: Settings, extensions: readonly TesseraExtension
 /** What settings alone cannot check: resources and policies that code adds. */
 function checkComposition(settings: Settings, extensions: readonly TesseraExtension[], specs: readonly ResourceSpec[]): void {
   const problems: string[] = [];
-  const shareable = specs.filter((spec) => spec.kind === "shareable").map((spec) => spec.name);
-  if (!settings.permission && shareable.length > 0) problems.push(`permission_backend is required: shareable resources are declared (${shareable.join(", ")})`);
+  const missingBackend = permissionBackendProblem(settings.permission, specs);
+  if (missingBackend) problems.push(missingBackend);
   for (const spec of specs) if (!COLLECTION_NAME_PATTERN.test(spec.name)) problems.push(`resource "${spec.name}" has an invalid name (letters, digits, _; starting with a letter)`);
   const known = new Set(["basicauth", ...extensions.flatMap((e) => Object.keys(e.authenticationPolicies ?? {}))]);
   for (const name of settings.multiauthPolicies) if (!known.has(name)) problems.push(`multiauth.policies names "${name}", which no code registers`);

@@ -6,17 +6,12 @@
 import { BackendError } from "../domain/errors.js";
 import type { HttpMetrics } from "../adapters/http/metrics.js";
 import { addBackendTime } from "../adapters/http/request-context.js";
-import type { Backends } from "./backends.js";
 
 type Method = (...args: unknown[]) => unknown;
 
-export function observeBackends(backends: Backends, metrics: HttpMetrics | undefined): Backends {
-  return {
-    ...backends,
-    records: timed(backends.records, "storage", metrics),
-    permissions: backends.permissions && timed(backends.permissions, "permission", metrics),
-    cache: timed(backends.cache, "cache", metrics),
-  };
+/** The port as the services see it: the container activates every port token through this. */
+export function observedPort<P extends object>(port: P, backend: "storage" | "permission" | "cache", metrics: HttpMetrics | undefined): P {
+  return timed(port, backend, metrics);
 }
 
 /**

@@ -141,6 +141,8 @@ const DEFAULTS: Record<string, JsonValue> = {
   metrics_enabled: true,
   metrics_listen_port: null,
   admin_enabled: true,
+  // Read by workers.ts: processes sharing the listening port.
+  workers: 1,
 };
 
 const BACKEND_KINDS = ["storage", "permission", "cache"] as const;
@@ -257,6 +259,13 @@ function envName(setting: string): string {
 }
 
 /** A setting as text: strings as written, other JSON values in JSON form (`5`, `true`). */
+/** Shareable resources keep ACLs: they need a permission backend (settings and code both declare resources). */
+export function permissionBackendProblem(permission: BackendSettings<string> | undefined, resources: readonly { name: string; kind: string }[]): string | undefined {
+  const shareable = resources.filter((r) => r.kind === "shareable").map((r) => r.name);
+  if (permission || shareable.length === 0) return undefined;
+  return `permission_backend is required: shareable resources are declared (${shareable.join(", ")})`;
+}
+
 export function text(value: JsonValue): string {
   return typeof value === "string" ? value : JSON.stringify(value);
 }
@@ -278,9 +287,8 @@ function interpret(raw: Record<string, JsonValue>, problems: string[], warnings:
   const permissionName = str("permission_backend");
   const permission = permissionName === undefined ? undefined : backendSettings(raw, "permission", ["memory", "postgresql", "redis"] as const, problems, permissionName === "redis" ? 50 : 10);
   const cache = backendSettings(raw, "cache", ["memory", "postgresql", "redis"] as const, problems, 10);
-  if (!permission && resources.some((r) => r.kind === "shareable")) {
-    problems.push(`permission_backend is required: shareable resources are declared (${resources.filter((r) => r.kind === "shareable").map((r) => r.name).join(", ")})`);
-  }
+  const missingBackend = permissionBackendProblem(permission, resources);
+  if (missingBackend) problems.push(missingBackend);
   if (permission?.backend === "redis" && cache.backend === "redis" && permission.url === cache.url && permission.prefix === cache.prefix) {
     problems.push("permission_prefix and cache_prefix must differ when both use one Redis database (flushing the cache would delete permissions)");
   }

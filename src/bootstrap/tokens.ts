@@ -5,19 +5,51 @@ import type { Logger } from "pino";
 import type { Authenticator } from "../application/authenticator.js";
 import type { ChangeEvents } from "../application/events.js";
 import type { HealthService } from "../application/health-service.js";
+import type { Cache } from "../application/ports/cache.js";
+import type { ChangeBroadcast } from "../application/ports/change-broadcast.js";
 import type { LiveFeed } from "../application/live-feed.js";
 import type { Clock, IdGenerator } from "../application/ports/clock.js";
+import type { GrantedRecordStore } from "../application/ports/granted-record-store.js";
+import type { PermissionStore } from "../application/ports/permission-store.js";
+import type { RecordStore } from "../application/ports/record-store.js";
+import type { UnitOfWork } from "../application/ports/unit-of-work.js";
 import type { RecordService } from "../application/record-service.js";
 import type { HttpServices } from "../adapters/http/http-services.js";
-import type { Backends } from "./backends.js";
+import type { PoolProbe } from "../adapters/http/metrics.js";
 import type { Settings } from "./settings.js";
+
+/** A step of `tessera migrate` that a technology adds (its migrations), before the ports' own. */
+export interface SchemaMigration {
+  migrate(): Promise<void>;
+}
+
+/** `tessera migrate`: every technology's migrations, then each port's initializeSchema. */
+export interface Migrator {
+  migrate(): Promise<void>;
+}
 
 export const TOKENS = {
   Settings: Symbol("Settings") as ServiceIdentifier<Settings>,
   Logger: Symbol("Logger") as ServiceIdentifier<Logger>,
   Clock: Symbol("Clock") as ServiceIdentifier<Clock>,
   IdGenerator: Symbol("IdGenerator") as ServiceIdentifier<IdGenerator>,
-  Backends: Symbol("Backends") as ServiceIdentifier<Backends>,
+  // Ports, bound by the technology modules that the settings name.
+  RecordStore: Symbol("RecordStore") as ServiceIdentifier<RecordStore>,
+  /** Bound only when a permission backend is configured. */
+  PermissionStore: Symbol("PermissionStore") as ServiceIdentifier<PermissionStore>,
+  Cache: Symbol("Cache") as ServiceIdentifier<Cache>,
+  /** Bound by the storage technology. */
+  UnitOfWork: Symbol("UnitOfWork") as ServiceIdentifier<UnitOfWork>,
+  /** A capability: bound only where records and ACEs share a database. */
+  GrantedRecordStore: Symbol("GrantedRecordStore") as ServiceIdentifier<GrantedRecordStore>,
+  /** Multi-bound: one per connection pool a technology opens, for metrics. */
+  ConnectionPool: Symbol("ConnectionPool") as ServiceIdentifier<PoolProbe>,
+  /** Change signals for the live feed; a technology sharing them between processes binds it. */
+  ChangeBroadcast: Symbol("ChangeBroadcast") as ServiceIdentifier<ChangeBroadcast>,
+  /** Multi-bound: one per technology with migrations of its own. */
+  SchemaMigration: Symbol("SchemaMigration") as ServiceIdentifier<SchemaMigration>,
+  Migrator: Symbol("Migrator") as ServiceIdentifier<Migrator>,
+  // Services.
   RecordService: Symbol("RecordService") as ServiceIdentifier<RecordService>,
   ChangeEvents: Symbol("ChangeEvents") as ServiceIdentifier<ChangeEvents>,
   LiveFeed: Symbol("LiveFeed") as ServiceIdentifier<LiveFeed>,

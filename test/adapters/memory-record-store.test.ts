@@ -52,17 +52,6 @@ describe("MemoryRecordStore", () => {
     expect(created.data).to.deep.equal({ title: "t" });
   });
 
-  it("refuses access by principals, which needs the permission tables", async () => {
-    const store = new MemoryRecordStore(realClock);
-    const access = { kind: "principals", principals: ["system.Everyone"], permissions: ["read"], objectIdPrefix: "/articles/" } as const;
-    try {
-      await store.list(scope, { ...listAll, access });
-      expect.fail("expected an error");
-    } catch (error) {
-      expect((error as Error).message).to.match(/principals/);
-    }
-  });
-
   describe("access by ids", () => {
     const byTitle = { filters: [], sort: [{ field: "title", descending: false }, { field: "last_modified", descending: false }], limit: 100, includeDeleted: false };
     const ids = (entries: readonly { id: string }[]) => entries.map((e) => e.id);

@@ -9,12 +9,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DataSource } from "typeorm";
 import type { ListQuery } from "../../src/application/listing.js";
-import { openPostgres, type PostgresBackends } from "../../src/adapters/postgres/postgres-backends.js";
+import type { Grants } from "../../src/application/ports/granted-record-store.js";
 import { PostgresCache } from "../../src/adapters/postgres/postgres-cache.js";
 import { postgresDataSourceOptions, POSTGRES_MIGRATIONS } from "../../src/adapters/postgres/postgres-data-source.js";
 import { PostgresDatabase, type PostgresDatabaseOptions } from "../../src/adapters/postgres/postgres-database.js";
+import { PostgresDatabases } from "../../src/adapters/postgres/postgres-databases.js";
 import { PostgresPermissionStore } from "../../src/adapters/postgres/postgres-permission-store.js";
 import { PostgresRecordStore } from "../../src/adapters/postgres/postgres-record-store.js";
+import { PostgresUnitOfWork } from "../../src/adapters/postgres/postgres-unit-of-work.js";
 import { urlWithPassword } from "../../src/adapters/postgres/postgres-url.js";
 import { projectRoot } from "../../src/bootstrap/project-root.js";
 import { BackendError, ValidationError } from "../../src/domain/errors.js";
@@ -39,6 +41,7 @@ function schemaDump(url: string): Promise<unknown> {
       constraints: await q(`SELECT conrelid::regclass::text AS "table", conname, pg_get_constraintdef(oid) AS def
         FROM pg_constraint WHERE connamespace = 'public'::regnamespace ORDER BY conname`),
       sequences: await q(`SELECT sequence_name, data_type FROM information_schema.sequences WHERE sequence_schema = 'public' ORDER BY sequence_name`),
+      storageOptions: await q(`SELECT relname, reloptions FROM pg_class WHERE relnamespace = 'public'::regnamespace AND reloptions IS NOT NULL ORDER BY relname`),
       migrations: await q(`SELECT "timestamp", name FROM tessera_migrations ORDER BY "timestamp"`),
     };
   });
@@ -131,7 +134,7 @@ describe("PostgreSQL specifics", function () {
       const v2 = open({ url: databaseUrl(MIGRATED), migrations: POSTGRES_MIGRATIONS.slice(0, 2) });
       expect(await v2.migrate()).to.deep.equal(["PurgeIndexes1763769600001"]);
       expect(await v2.migrate()).to.deep.equal([]);
-      expect(await open({ url: databaseUrl(MIGRATED) }).migrate()).to.deep.equal(["LostAccess1763769600002"]);
+      expect(await open({ url: databaseUrl(MIGRATED) }).migrate()).to.deep.equal(["PlansWithoutStatistics1763856000000", "LostAccess1763942400000"]);
       expect(await indexNames(databaseUrl(MIGRATED))).to.include.members(["idx_records_tombstones", "idx_cache_expires"]);
       expect((await new PostgresRecordStore(v2).get(articles, "kept"))?.data).to.deep.equal({ v: 1 });
     });
@@ -207,19 +210,24 @@ describe("PostgreSQL specifics", function () {
   });
 
   describe("shared records through the ACE join", () => {
-    let backends: PostgresBackends;
+    let databases: PostgresDatabases;
+    let records: PostgresRecordStore;
+    let permissions: PostgresPermissionStore;
+    let unitOfWork: PostgresUnitOfWork;
     const alice = ["alice", "system.Everyone"];
-    const access = (principals: string[], permissions = ["read", "write"]) => ({ kind: "principals", principals, permissions, objectIdPrefix: "/articles/" }) as const;
+    const access = (principals: string[], permissions = ["read", "write"]): Grants => ({ principals, permissions, objectIdPrefix: "/articles/" });
 
     before(() => {
-      backends = openPostgres({ storage: { url: databaseUrl(MAIN) }, permission: { url: databaseUrl(MAIN) } });
+      databases = new PostgresDatabases({ storage: { url: databaseUrl(MAIN) }, permission: { url: databaseUrl(MAIN) } });
+      if (!databases.storage || !databases.permission) throw new Error("both databases are configured");
+      records = new PostgresRecordStore(databases.storage);
+      permissions = new PostgresPermissionStore(databases.permission);
+      unitOfWork = new PostgresUnitOfWork(databases.storage);
     });
-    after(() => backends.close());
+    after(() => databases.close());
     beforeEach(async () => {
-      await backends.recordStore!.flush();
-      await backends.permissionStore!.flush();
-      const records = backends.recordStore!;
-      const permissions = backends.permissionStore!;
+      await records.flush();
+      await permissions.flush();
       for (let i = 0; i < 8; i += 1) await records.create(articles, `r${i}`, { i });
       await records.create(articles, "a_b", { i: 100 });
       await records.create(articles, "axb", { i: 101 });
@@ -235,33 +243,34 @@ describe("PostgreSQL specifics", function () {
     });
 
     it("lists, counts and pages only the records whose ACEs grant a principal the permission", async () => {
-      const records = backends.recordStore!;
-      const listed = await records.list(articles, { ...newestFirst, access: access(alice) });
+      const listed = await records.list(articles, newestFirst, access(alice));
       expect(listed.map((r) => r.id)).to.deep.equal(["a_b", "r5", "r3", "r1"]);
-      expect(await records.count(articles, { filters: [], access: access(alice) })).to.equal(4);
-      expect(await records.count(articles, { filters: [], access: access(alice, ["read"]) })).to.equal(3);
-      expect(await records.count(articles, { filters: [], access: access(["nobody"]) })).to.equal(0);
-      const page = await records.list(articles, {
-        ...newestFirst,
-        filters: [{ field: "i", operator: "lt", value: 10 }],
-        limit: 2,
-        after: { values: [listed[1].lastModified] },
-        access: access(alice),
-      });
+      expect(await records.count(articles, { filters: [] }, access(alice))).to.equal(4);
+      expect(await records.count(articles, { filters: [] }, access(alice, ["read"]))).to.equal(3);
+      expect(await records.count(articles, { filters: [] }, access(["nobody"]))).to.equal(0);
+      const page = await records.list(
+        articles,
+        {
+          ...newestFirst,
+          filters: [{ field: "i", operator: "lt", value: 10 }],
+          limit: 2,
+          after: { values: [listed[1].lastModified] },
+        },
+        access(alice),
+      );
       expect(page.map((r) => r.id)).to.deep.equal(["r3", "r1"]);
     });
 
     it("deletes only the records the principals may write", async () => {
-      const tombstones = await backends.recordStore!.deleteMany(articles, { filters: [], access: access(alice, ["write"]) });
+      const tombstones = await records.deleteMany(articles, { filters: [] }, access(alice, ["write"]));
       expect(tombstones.map((t) => t.id)).to.deep.equal(["r3"]);
     });
 
     it("commits a record and its ACEs together, and rolls both back together", async () => {
-      const { recordStore: records, permissionStore: permissions, unitOfWork } = backends;
-      const before = await records!.collectionTimestamp(articles);
+      const before = await records.collectionTimestamp(articles);
       const failed = unitOfWork.run(async () => {
-        await records!.create(articles, "doomed", { v: 1 });
-        await unitOfWork.run(() => permissions!.replaceObjectPermissions("/articles/doomed", { write: ["alice"] }));
+        await records.create(articles, "doomed", { v: 1 });
+        await unitOfWork.run(() => permissions.replaceObjectPermissions("/articles/doomed", { write: ["alice"] }));
         throw new Error("veto");
       });
       let vetoed: unknown;
@@ -271,23 +280,24 @@ describe("PostgreSQL specifics", function () {
         vetoed = error;
       }
       expect((vetoed as Error | undefined)?.message, "the unit of work rethrows the veto").to.equal("veto");
-      expect(await records!.get(articles, "doomed")).to.equal(undefined);
-      expect(await permissions!.objectPermissions("/articles/doomed")).to.deep.equal({});
-      expect(await records!.collectionTimestamp(articles)).to.equal(before);
+      expect(await records.get(articles, "doomed")).to.equal(undefined);
+      expect(await permissions.objectPermissions("/articles/doomed")).to.deep.equal({});
+      expect(await records.collectionTimestamp(articles)).to.equal(before);
 
       await unitOfWork.run(async () => {
-        await records!.create(articles, "kept", { v: 1 });
-        await permissions!.replaceObjectPermissions("/articles/kept", { write: ["alice"] });
+        await records.create(articles, "kept", { v: 1 });
+        await permissions.replaceObjectPermissions("/articles/kept", { write: ["alice"] });
       });
-      expect((await records!.get(articles, "kept"))?.data).to.deep.equal({ v: 1 });
-      expect(await permissions!.checkPermission("/articles/kept", "write", ["alice"])).to.equal(true);
+      expect((await records.get(articles, "kept"))?.data).to.deep.equal({ v: 1 });
+      expect(await permissions.checkPermission("/articles/kept", "write", ["alice"])).to.equal(true);
     });
 
     it("shares one pool between backends on one URL and migrates idempotently", async () => {
-      expect(backends.databases).to.have.length(1);
-      await backends.migrate();
-      expect(await backends.recordStore!.heartbeat()).to.equal(true);
-      expect(await backends.permissionStore!.heartbeat()).to.equal(true);
+      expect(databases.storage).to.equal(databases.permission);
+      expect(databases.recordsBesideAces).to.equal(true);
+      await databases.migrate();
+      expect(await records.heartbeat()).to.equal(true);
+      expect(await permissions.heartbeat()).to.equal(true);
     });
   });
 

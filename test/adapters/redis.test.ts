@@ -11,6 +11,7 @@ import { BackendError } from "../../src/domain/errors.js";
 import { defaultBoundPermissions } from "../../src/domain/permissions.js";
 import { cacheContract } from "../contract/cache.contract.js";
 import { permissionStoreContract } from "../contract/permission-store.contract.js";
+import { monitorRedis } from "../support/redis-monitor.js";
 import { REDIS_URL, requireService } from "../support/services.js";
 import { settlesWithin, track } from "../support/settling.js";
 
@@ -215,12 +216,7 @@ describe("Redis adapters", function () {
         const prefix = `${RUN}monitor:`;
         const store = permissionStore({ prefix });
         const port = cache({ prefix });
-        const base = new Redis(REDIS_URL);
-        const monitor = await base.monitor();
-        const seen: string[][] = [];
-        monitor.on("monitor", (_time: string, args: string[]) => {
-          if (args.some((arg) => arg.includes(prefix)) || /^(keys|flushdb|flushall)$/i.test(args[0] ?? "")) seen.push(args);
-        });
+        const monitor = await monitorRedis(REDIS_URL);
         try {
           await sleep(50);
           await store.addUserPrincipal("alice", "team");
@@ -242,11 +238,13 @@ describe("Redis adapters", function () {
           await port.delete("k");
           await sleep(100);
         } finally {
-          monitor.disconnect();
-          base.disconnect();
+          monitor.stop();
         }
+        // Our connections are those that touched our prefix; other runs on this server are ignored.
+        const ours = new Set(monitor.commands.filter(({ args }) => args.some((arg) => arg.includes(prefix))).map(({ client }) => client));
+        const seen = monitor.commands.filter(({ client }) => ours.has(client));
         expect(seen.length).to.be.greaterThan(20);
-        const names = new Set(seen.map((args) => (args[0] ?? "").toLowerCase()));
+        const names = new Set(seen.map(({ args }) => (args[0] ?? "").toLowerCase()));
         for (const forbidden of ["keys", "scan", "flushdb", "flushall"]) expect(names).not.to.include(forbidden);
       });
 

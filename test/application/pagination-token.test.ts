@@ -34,4 +34,40 @@ describe("pagination tokens", () => {
     expect(() => tokens.decode(token, [{ field: "last_modified", descending: true }], [])).to.throw(ValidationError);
     expect(() => tokens.decode(token, sort, [{ field: "a", operator: "eq", value: 1 }])).to.throw(ValidationError);
   });
+
+  const payloadOf = (token: string) => JSON.parse(Buffer.from(token, "base64").toString()) as Record<string, unknown>;
+  const tokenOf = (payload: Record<string, unknown>) => Buffer.from(JSON.stringify(payload)).toString("base64");
+
+  it("refuses, with a 400 and never a crash, a signature of the wrong length and a position that is not an object", () => {
+    const payload = payloadOf(tokens.encode(sort, [], position));
+    for (const forged of [{ ...payload, sig: "abcd" }, { ...payload, last_object: null }, { ...payload, last_object: "b" }, { ...payload, up_to: 1.5 }]) {
+      const error = (() => {
+        try {
+          tokens.decode(tokenOf(forged), sort, []);
+        } catch (caught) {
+          return caught;
+        }
+        return undefined;
+      })();
+      expect(error, JSON.stringify(forged)).to.be.instanceOf(ValidationError);
+      expect((error as ValidationError).details).to.deep.equal([{ location: "querystring", name: "_token", description: "_token has invalid content" }]);
+    }
+  });
+
+  it("binds the token to the filters' values, not only to how many there are", () => {
+    const token = tokens.encode(sort, [{ field: "a", operator: "eq", value: 1 }], position);
+    expect(() => tokens.decode(token, sort, [{ field: "a", operator: "eq", value: 2 }])).to.throw(ValidationError);
+    expect(() => tokens.decode(token, sort, [{ field: "a", operator: "not", value: 1 }])).to.throw(ValidationError);
+    expect(() => tokens.decode(token, sort, [{ field: "b", operator: "eq", value: 1 }])).to.throw(ValidationError);
+    expect(tokens.decode(token, sort, [{ field: "a", operator: "eq", value: 1 }])).to.deep.equal(position);
+  });
+
+  it("signs the position whatever the order of its keys", () => {
+    const payload = payloadOf(tokens.encode(sort, [], position));
+    const lastObject = payload.last_object as Record<string, unknown>;
+    const reordered = Object.fromEntries(Object.entries(lastObject).reverse());
+    expect(Object.keys(reordered)).to.deep.equal(Object.keys(lastObject).reverse());
+    expect(tokens.decode(tokenOf({ ...payload, last_object: reordered }), sort, [])).to.deep.equal(position);
+  });
 });
+

@@ -6,7 +6,7 @@ import { resourceKinds } from "../../src/application/kinds/resource-kinds.js";
 import { PaginationTokens } from "../../src/application/pagination-token.js";
 import type { PermissionStore } from "../../src/application/ports/permission-store.js";
 import type { RecordStore } from "../../src/application/ports/record-store.js";
-import { AccessByIds } from "../../src/application/record-access.js";
+import { GrantsResolvedToIds } from "../../src/application/record-access.js";
 import { RecordService } from "../../src/application/record-service.js";
 import { anonymousRequester, authenticatedRequester, type Requester } from "../../src/application/requester.js";
 import type { ResourceDefinition } from "../../src/application/resources.js";
@@ -19,8 +19,8 @@ const notes: ResourceDefinition = { name: "notes", kind: "user", permissions: ["
 
 /** The service as the composition root builds it over memory adapters, with ids from `nextId`. */
 function serviceOver(records: RecordStore, permissions: PermissionStore, nextId: () => string): RecordService {
-  const kinds = resourceKinds({ authorizer: new Authorizer(permissions), permissions, access: new AccessByIds(permissions) });
-  return new RecordService({ records, kinds, unitOfWork: new DirectUnitOfWork(), ids: { generate: nextId }, tokens: new PaginationTokens("secret") });
+  const kinds = resourceKinds({ authorizer: new Authorizer(permissions), permissions });
+  return new RecordService({ records, kinds, granted: new GrantsResolvedToIds(records, permissions), unitOfWork: new DirectUnitOfWork(), ids: { generate: nextId }, tokens: new PaginationTokens("secret") });
 }
 
 describe("RecordService", () => {

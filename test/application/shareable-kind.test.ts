@@ -8,7 +8,7 @@ import { ANONYMOUS, callerPrincipals } from "../../src/domain/principals.js";
 import { Authorizer } from "../../src/application/authorizer.js";
 import type { ResourceKindPolicy } from "../../src/application/kinds/resource-kind-policy.js";
 import { ShareableKind } from "../../src/application/kinds/shareable-kind.js";
-import { AccessByGrants, AccessByIds } from "../../src/application/record-access.js";
+import { grantsOf } from "../../src/application/record-access.js";
 import { authenticatedRequester } from "../../src/application/requester.js";
 import type { ResourceDefinition } from "../../src/application/resources.js";
 import { MemoryPermissionStore } from "../../src/adapters/memory/memory-permission-store.js";
@@ -23,7 +23,7 @@ describe("shareable kind", () => {
 
   beforeEach(async () => {
     permissions = new MemoryPermissionStore();
-    kind = new ShareableKind({ authorizer: new Authorizer(permissions), permissions, access: new AccessByIds(permissions) });
+    kind = new ShareableKind({ authorizer: new Authorizer(permissions), permissions });
     await permissions.replaceObjectPermissions("/articles/a1", { write: ["alice"], read: ["group:readers"] });
     await permissions.replaceObjectPermissions("/articles/a2", { write: ["alice"] });
   });
@@ -55,18 +55,17 @@ describe("shareable kind", () => {
     await expectRejection(kind.requireWrite(bob, readers, "delete", "gone", missing), RecordNotFoundError);
   });
 
-  it("restricts collection views to the records the caller may read or write", async () => {
-    // The caller's principals come along: the store shows them records they lost (ADR 11).
-    expect(await kind.collectionAccess(bob, articles, "list")).to.deep.equal({ kind: "ids", ids: ["a1"], principals: bob.principals });
-    expect(await kind.collectionAccess(bob, articles, "deleteAll")).to.deep.equal({ kind: "ids", ids: [], principals: bob.principals });
+  it("restricts collection views to the records the caller may read, or write, unless the collection is theirs", async () => {
+    expect(await kind.restriction(bob, articles, "list")).to.equal("read");
+    expect(await kind.restriction(bob, articles, "deleteAll")).to.equal("write");
     const readers: ResourceDefinition = { ...articles, settingsPrincipals: { read: ["group:readers"] } };
-    expect(await kind.collectionAccess(bob, readers, "list")).to.equal(undefined);
+    expect(await kind.restriction(bob, readers, "list")).to.equal(undefined);
+    expect(await kind.restriction(bob, readers, "deleteAll")).to.equal("write");
   });
 
-  it("hands the caller's grants to the store when records and ACEs share a database", async () => {
-    const joined = new ShareableKind({ authorizer: new Authorizer(permissions), permissions, access: new AccessByGrants() });
-    expect(await joined.collectionAccess(bob, articles, "list")).to.deep.equal({ kind: "principals", principals: bob.principals, permissions: ["read", "write"], objectIdPrefix: "/articles/" });
-    expect(await joined.collectionAccess(bob, articles, "deleteAll")).to.deep.equal({ kind: "principals", principals: bob.principals, permissions: ["write"], objectIdPrefix: "/articles/" });
+  it("turns a restriction into grants: the record permissions implying it, for the caller's principals", () => {
+    expect(grantsOf(bob, articles, "read")).to.deep.equal({ principals: bob.principals, permissions: ["read", "write"], objectIdPrefix: "/articles/" });
+    expect(grantsOf(bob, articles, "write")).to.deep.equal({ principals: bob.principals, permissions: ["write"], objectIdPrefix: "/articles/" });
   });
 
   it("always stores the writer in write, and shows the ACL to writers only", () => {

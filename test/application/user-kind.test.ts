@@ -34,8 +34,8 @@ describe("user kind", () => {
     }
     await kind.requireRecord(aliceCaller, notes, "read", "n1", undefined);
     await kind.requireWrite(aliceCaller, notes, "delete", "missing", { record: undefined, acl: undefined });
-    expect(await kind.collectionAccess(aliceCaller, notes, "list")).to.equal(undefined);
-    expect(await kind.collectionAccess(aliceCaller, notes, "deleteAll")).to.equal(undefined);
+    expect(await kind.restriction(aliceCaller, notes, "list")).to.equal(undefined);
+    expect(await kind.restriction(aliceCaller, notes, "deleteAll")).to.equal(undefined);
   });
 
   it("keeps, stores and shows no ACL", async () => {

@@ -1,9 +1,13 @@
 /** What only the composition root can check: resources and policies added by code. */
 import { expect } from "chai";
 import { pino } from "pino";
+import { SystemClock } from "../../src/adapters/system/system-clock.js";
 import { startServer } from "../../src/bootstrap/server.js";
 import { buildContainer } from "../../src/bootstrap/container.js";
 import { SettingsError } from "../../src/bootstrap/settings.js";
+import { TOKENS } from "../../src/bootstrap/tokens.js";
+import { databaseUrl, ensureDatabase } from "../support/postgres.js";
+import { REDIS_URL, requireService } from "../support/services.js";
 import { settingsFrom } from "../support/http.js";
 
 function problemsOf(run: () => unknown): string[] {
@@ -43,5 +47,54 @@ describe("startup warnings", () => {
     await running.stop();
     const warnings = lines.join("");
     expect(warnings).to.contain('unknown setting \\"colour\\"').and.not.contain("shop_currency");
+  });
+});
+
+/** The adapter suites' database (suites run one after the other); only migrated and pinged here. */
+const DATABASE = "tessera_test";
+
+describe("technology modules", () => {
+  const quiet = { logger: pino({ level: "silent" }), clock: new SystemClock() };
+  const postgres = (name: string) => databaseUrl(name);
+
+  it("binds the ports each configured technology serves, and a permission store only when one is configured", async () => {
+    const withPermissions = buildContainer(settingsFrom(), quiet);
+    for (const port of [TOKENS.RecordStore, TOKENS.PermissionStore, TOKENS.Cache, TOKENS.UnitOfWork]) expect(withPermissions.isBound(port)).to.equal(true);
+    const without = buildContainer(settingsFrom({ resources: "notes:user", permission_backend: undefined, articles_create_principals: undefined }), quiet);
+    expect(without.isBound(TOKENS.PermissionStore)).to.equal(false);
+    // Services still resolve: a null permission store stands in for the missing one.
+    expect(await without.getAsync(TOKENS.RecordService)).to.be.an("object");
+    await Promise.all([withPermissions.unbindAllAsync(), without.unbindAllAsync()]);
+  });
+
+  it("binds the one-query listing capability only where records and ACEs share a PostgreSQL database", async () => {
+    const capable = (overrides: Record<string, string | undefined>) => {
+      const container = buildContainer(settingsFrom(overrides), quiet);
+      const bound = container.isBound(TOKENS.GrantedRecordStore);
+      return container.unbindAllAsync().then(() => bound);
+    };
+    const storage = { storage_backend: "postgresql", storage_url: postgres(DATABASE) };
+    expect(await capable({})).to.equal(false);
+    expect(await capable({ ...storage, permission_backend: "postgresql", permission_url: postgres(DATABASE) })).to.equal(true);
+    expect(await capable({ ...storage, permission_backend: "postgresql", permission_url: postgres("tessera_acl_elsewhere") })).to.equal(false);
+    expect(await capable({ ...storage, permission_backend: "redis", permission_url: REDIS_URL })).to.equal(false);
+    expect(await capable({ ...storage, permission_backend: "memory" })).to.equal(false);
+  });
+
+  describe("on PostgreSQL", () => {
+    requireService("postgresql");
+    before(() => ensureDatabase(DATABASE));
+
+    it("migrates through the container and closes the pools it opened when unbound", async () => {
+      const url = postgres(DATABASE);
+      const container = buildContainer(settingsFrom({ storage_backend: "postgresql", storage_url: url, permission_backend: "postgresql", permission_url: url, cache_backend: "postgresql", cache_url: url }), quiet);
+      await (await container.getAsync(TOKENS.Migrator)).migrate();
+      const records = await container.getAsync(TOKENS.RecordStore);
+      const cache = await container.getAsync(TOKENS.Cache);
+      expect(await records.heartbeat()).to.equal(true);
+      await container.unbindAllAsync();
+      expect(await records.heartbeat()).to.equal(false);
+      expect(await cache.heartbeat()).to.equal(false);
+    });
   });
 });

@@ -27,4 +27,12 @@ describe("access control lists", () => {
     expect(aclEqual({ read: ["a"] }, { read: ["a"], write: ["w"] })).to.equal(false);
     expect(aclEqual({ read: ["a"] }, { read: ["b"] })).to.equal(false);
   });
+
+  it("compares ACLs as sets per permission", () => {
+    expect(aclEqual({ read: ["a", "b"] }, { read: ["b", "a"] })).to.equal(true);
+    expect(aclEqual({ read: ["a"] }, { read: ["b"] })).to.equal(false);
+    expect(aclEqual({ read: ["a", "b"] }, { read: ["a", "c"] })).to.equal(false);
+    expect(aclEqual({ read: ["a"] }, { write: ["a"] })).to.equal(false);
+    expect(aclEqual({ read: ["a"] }, { read: ["a"], write: ["w"] })).to.equal(false);
+  });
 });

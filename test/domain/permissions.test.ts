@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { defaultBoundPermissions, recordIdOf } from "../../src/domain/permissions.js";
+import { boundPairs, defaultBoundPermissions, recordIdOf } from "../../src/domain/permissions.js";
 
 const pairs = (objectId: string, permission: string) => defaultBoundPermissions(objectId, permission).map((b) => `${b.permission}@${b.objectId}`).sort();
 
@@ -24,5 +24,19 @@ describe("bound permissions", () => {
     expect(recordIdOf("articles", "/articles")).to.equal(undefined);
     expect(recordIdOf("articles", "/notes/a1")).to.equal(undefined);
     expect(recordIdOf("articles", "/articles/a/b")).to.equal(undefined);
+  });
+});
+
+describe("object ids", () => {
+  it("reads a record id only from an object id of that collection with a non-empty, flat id", () => {
+    expect(recordIdOf("articles", "/articles/a1")).to.equal("a1");
+    expect(recordIdOf("a", "/xyz")).to.equal(undefined);
+    expect(recordIdOf("articles", "/articles/")).to.equal(undefined);
+    expect(recordIdOf("articles", "/articles/a/b")).to.equal(undefined);
+  });
+
+  it("binds a permission to itself alone without a bound-permissions function", () => {
+    expect(boundPairs("/a/1", "read")).to.deep.equal([{ objectId: "/a/1", permission: "read" }]);
+    expect(boundPairs("/a/1", "read", () => [])).to.deep.equal([]);
   });
 });

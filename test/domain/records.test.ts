@@ -53,4 +53,17 @@ describe("principals", () => {
     expect(isValidPrincipal("a\nb")).to.equal(false);
     expect(isValidPrincipal(1)).to.equal(false);
   });
+
+  it("bounds principals to 1024 characters of any kind but control characters, strings only", () => {
+    expect(isValidPrincipal("x".repeat(1024))).to.equal(true);
+    expect(isValidPrincipal("x".repeat(1025))).to.equal(false);
+    expect(isValidPrincipal("a\u0001b")).to.equal(false);
+    expect(isValidPrincipal(["a"])).to.equal(false);
+    expect(isValidPrincipal("")).to.equal(false);
+  });
+
+  it("keeps a client last_modified of 0 (a valid integer timestamp)", () => {
+    expect(splitManagedFields({ last_modified: 0 }).lastModified).to.equal(0);
+    expect(splitManagedFields({ last_modified: -1 }).lastModified).to.equal(undefined);
+  });
 });

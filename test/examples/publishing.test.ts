@@ -134,8 +134,8 @@ describe("publishing example", () => {
 
   describe("the staff group finder", () => {
     it("adds group:staff to a staff member's principals, on top of the permission backend's", async () => {
-      const backends = await server.running.container.getAsync(TOKENS.Backends);
-      await backends.permissions?.addUserPrincipal(userId(EDITOR), "group:editors");
+      const permissions = await server.running.container.getAsync(TOKENS.PermissionStore);
+      await permissions.addUserPrincipal(userId(EDITOR), "group:editors");
       const response = await server.request("GET", "/v1/", { user: EDITOR });
       expect(response.body.user.principals).to.include.members([userId(EDITOR), "group:staff", "group:editors"]);
     });

@@ -5,14 +5,13 @@
  * away, serve again within RECOVERY_BOUND_MS once it is back, and keep every acknowledged write.
  */
 import { expect } from "chai";
-import { PostgresDatabase } from "../../src/adapters/postgres/postgres-database.js";
-import { databaseUrl, ensureDatabase } from "../support/postgres.js";
+import { databaseUrl } from "../support/postgres.js";
 import { startServerProcess, type ServerProcess } from "../support/server-process.js";
 import { POSTGRES_URL, requireService } from "../support/services.js";
 import { TcpProxy } from "../support/tcp-proxy.js";
 import { FaultDrill, isStatement, nthChunkOfTransaction } from "./fault-drill.js";
+import { prepareReliabilityDatabase, RELIABILITY_DATABASE as DATABASE } from "./reliability-database.js";
 
-const DATABASE = "tessera_faults_postgres";
 const REPETITIONS = 20;
 const AUTH = `Basic ${Buffer.from("alice:pw").toString("base64")}`;
 
@@ -24,10 +23,7 @@ describe("faults: PostgreSQL storage, permissions and cache lose their connectio
   let drill: FaultDrill;
 
   before(async () => {
-    await ensureDatabase(DATABASE, true);
-    const database = new PostgresDatabase({ url: databaseUrl(DATABASE) });
-    await database.migrate();
-    await database.close();
+    await prepareReliabilityDatabase(databaseUrl(DATABASE));
     proxy = await TcpProxy.start(POSTGRES_URL, 5432);
     const url = databaseUrl(DATABASE, proxy.port);
     server = await startServerProcess({

@@ -6,16 +6,15 @@
  */
 import { randomUUID } from "node:crypto";
 import { expect } from "chai";
-import { PostgresDatabase } from "../../src/adapters/postgres/postgres-database.js";
 import { RedisPermissionStore } from "../../src/adapters/redis/redis-permission-store.js";
 import { TEST_SECRET, userId } from "../support/http.js";
-import { databaseUrl, ensureDatabase } from "../support/postgres.js";
+import { databaseUrl } from "../support/postgres.js";
 import { startServerProcess, type ServerProcess } from "../support/server-process.js";
 import { POSTGRES_URL, REDIS_URL, requireService } from "../support/services.js";
 import { TcpProxy } from "../support/tcp-proxy.js";
 import { FaultDrill, isStatement, nthChunkOfTransaction, type Reply } from "./fault-drill.js";
+import { prepareReliabilityDatabase, RELIABILITY_DATABASE as DATABASE } from "./reliability-database.js";
 
-const DATABASE = "tessera_faults_redis";
 const REPETITIONS = 20;
 const AUTH = `Basic ${Buffer.from("alice:pw").toString("base64")}`;
 const PERMISSION_PREFIX = `tessera-faults-permission-${process.pid}:`;
@@ -33,10 +32,7 @@ describe("faults: PostgreSQL storage with Redis permissions and cache lose their
   let permissions: RedisPermissionStore;
 
   before(async () => {
-    await ensureDatabase(DATABASE, true);
-    const database = new PostgresDatabase({ url: databaseUrl(DATABASE) });
-    await database.migrate();
-    await database.close();
+    await prepareReliabilityDatabase(databaseUrl(DATABASE));
     [postgres, permissionRedis, cacheRedis] = await Promise.all([TcpProxy.start(POSTGRES_URL, 5432), TcpProxy.start(REDIS_URL, 6379), TcpProxy.start(REDIS_URL, 6379)]);
     server = await startServerProcess({
       resources: "notes:user articles:shareable",

@@ -63,8 +63,8 @@ describe("HTTP authorization matrix (shareable articles)", () => {
       articles_read_principals: userId(CALLERS.settingsReader),
       articles_write_principals: userId(CALLERS.settingsWriter),
     });
-    const backends = await server.running.container.getAsync(TOKENS.Backends);
-    await backends.permissions?.addUserPrincipal(userId(CALLERS.member), "group:editors");
+    const permissions = await server.running.container.getAsync(TOKENS.PermissionStore);
+    await permissions.addUserPrincipal(userId(CALLERS.member), "group:editors");
   });
   after(() => server.stop());
 

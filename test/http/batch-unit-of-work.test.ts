@@ -40,7 +40,7 @@ describe("Batch: one unit of work per batch", () => {
       }
     };
     restore.push(() => (unitOfWork.run = run));
-    const records: RecordStore = server.running.container.get(TOKENS.Backends).records;
+    const records: RecordStore = server.running.container.get(TOKENS.RecordStore);
     for (const method of WRITES) {
       const original = records[method].bind(records) as (...args: unknown[]) => Promise<unknown>;
       (records as unknown as Record<string, unknown>)[method] = (...args: unknown[]) => {
@@ -81,7 +81,7 @@ describe("Batch: one unit of work per batch", () => {
   });
 
   it("lets a failing sub-request fail the unit of work (so that it can roll the batch back)", async () => {
-    const records = server.running.container.get(TOKENS.Backends).records;
+    const records = server.running.container.get(TOKENS.RecordStore);
     const get = records.get.bind(records);
     records.get = (scope, id) => (id === "boom" ? Promise.reject(new BackendError("storage")) : get(scope, id));
     try {

@@ -244,15 +244,15 @@ describe("HTTP batch", () => {
 
   describe("failures", () => {
     it("answers 503 with Retry-After for the whole batch when a backend fails, and stops there", async () => {
-      const backends = server.running.container.get(TOKENS.Backends);
-      const get = backends.records.get.bind(backends.records);
+      const records = server.running.container.get(TOKENS.RecordStore);
+      const get = records.get.bind(records);
       await server.request("PUT", "/v1/notes/n1", { user: ALICE, body: { data: {} } });
-      backends.records.get = () => Promise.reject(new BackendError("storage", new Error("socket hang up")));
+      records.get = () => Promise.reject(new BackendError("storage", new Error("socket hang up")));
       let res;
       try {
         res = await batch({ requests: [{ path: "/__lbheartbeat__" }, { path: "/notes/n1" }, { method: "POST", path: "/notes", body: { data: { after: true } } }] }, ALICE);
       } finally {
-        backends.records.get = get;
+        records.get = get;
       }
       expect(res.status).to.equal(503);
       expect(res.headers.get("retry-after")).to.equal("30");
@@ -265,7 +265,7 @@ describe("HTTP batch", () => {
 
   describe("unexpected failures", () => {
     it("answers 500 errno 999 for the whole batch when a sub-request hits a bug", async () => {
-      const records = server.running.container.get(TOKENS.Backends).records;
+      const records = server.running.container.get(TOKENS.RecordStore);
       const list = records.list.bind(records);
       records.list = () => Promise.reject(new TypeError("undefined is not a function (internal detail)"));
       let res;
@@ -282,8 +282,7 @@ describe("HTTP batch", () => {
 
   describe("shared request-bound data", () => {
     it("computes the principals once per batch for the same credentials", async () => {
-      const permissions = server.running.container.get(TOKENS.Backends).permissions;
-      if (!permissions) throw new Error("the test server has a permission backend");
+      const permissions = server.running.container.get(TOKENS.PermissionStore);
       const original = permissions.userPrincipals.bind(permissions);
       const asked: string[] = [];
       permissions.userPrincipals = (id: string) => {

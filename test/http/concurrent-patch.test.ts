@@ -3,12 +3,11 @@
  * precondition, so none may fail (412); every change lands (none is lost to a concurrent one).
  */
 import { expect } from "chai";
-import { PostgresDatabase } from "../../src/adapters/postgres/postgres-database.js";
-import { databaseUrl, ensureDatabase } from "../support/postgres.js";
+import { databaseUrl } from "../support/postgres.js";
 import { startServerProcess, type ServerProcess } from "../support/server-process.js";
 import { requireService } from "../support/services.js";
+import { prepareReliabilityDatabase, RELIABILITY_DATABASE as DATABASE } from "../faults/reliability-database.js";
 
-const DATABASE = "tessera_concurrent_patch";
 const RECORDS = 3;
 const PATCHES_PER_LANE = 15;
 const LANES_PER_PROCESS = 6;
@@ -20,10 +19,7 @@ describe("PATCH without If-Match under contention (two server processes)", funct
   let servers: ServerProcess[] = [];
 
   before(async () => {
-    await ensureDatabase(DATABASE, true);
-    const database = new PostgresDatabase({ url: databaseUrl(DATABASE) });
-    await database.migrate();
-    await database.close();
+    await prepareReliabilityDatabase(databaseUrl(DATABASE));
     const settings = {
       resources: "articles:shareable",
       storage_backend: "postgresql",

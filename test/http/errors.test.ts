@@ -139,7 +139,7 @@ describe("HTTP errors", () => {
     });
 
     it("answers 500 errno 999 to an unexpected exception, without internals", async () => {
-      const records = server.running.container.get(TOKENS.Backends).records;
+      const records = server.running.container.get(TOKENS.RecordStore);
       const get = records.get.bind(records);
       records.get = () => Promise.reject(new TypeError("Cannot read properties of undefined (reading 'secret_column')"));
       try {

@@ -56,14 +56,12 @@ for (const backend of BACKENDS) {
 
     before(async () => {
       server = await startTestServer(await backend.settings());
-      const backends = await server.running.container.getAsync(TOKENS.Backends);
-      await backends.migrate();
-      permissions = backends.permissions as PermissionStore;
+      await (await server.running.container.getAsync(TOKENS.Migrator)).migrate();
+      permissions = await server.running.container.getAsync(TOKENS.PermissionStore);
       realCheck = permissions.checkPermission.bind(permissions);
     });
     beforeEach(async () => {
-      const backends = await server.running.container.getAsync(TOKENS.Backends);
-      await backends.records.flush();
+      await (await server.running.container.getAsync(TOKENS.RecordStore)).flush();
       await permissions.flush();
       permissions.checkPermission = realCheck;
       checks = 0;

@@ -8,7 +8,7 @@ const REQUIRED_EXPOSED = ["Content-Length", "Content-Type", "ETag", "Last-Modifi
 
 /** Makes the record store fail like an unreachable database until the returned function is called. */
 function breakStorage(server: TestServer): () => void {
-  const records = server.running.container.get(TOKENS.Backends).records;
+  const records = server.running.container.get(TOKENS.RecordStore);
   const [get, list, heartbeat, collectionTimestamp] = [records.get.bind(records), records.list.bind(records), records.heartbeat.bind(records), records.collectionTimestamp.bind(records)];
   const fail = () => Promise.reject(new BackendError("storage", new Error("connection refused")));
   records.get = fail;

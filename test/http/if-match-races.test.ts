@@ -64,21 +64,19 @@ for (const backend of BACKENDS) {
 
     before(async () => {
       server = await startTestServer(await backend.settings());
-      const backends = await server.running.container.getAsync(TOKENS.Backends);
-      await backends.migrate();
-      records = backends.records;
-      permissions = backends.permissions;
+      const { container } = server.running;
+      await (await container.getAsync(TOKENS.Migrator)).migrate();
+      records = await container.getAsync(TOKENS.RecordStore);
+      permissions = container.isBound(TOKENS.PermissionStore) ? await container.getAsync(TOKENS.PermissionStore) : undefined;
       service = await server.running.container.getAsync(TOKENS.RecordService);
       alice = authenticatedRequester(userId(ALICE), noGroups);
     });
     beforeEach(async () => {
-      const backends = await server.running.container.getAsync(TOKENS.Backends);
-      await backends.records.flush();
-      await backends.permissions?.flush();
+      await records.flush();
+      await permissions?.flush();
     });
     after(async () => {
-      const backends = await server?.running.container.getAsync(TOKENS.Backends);
-      await backends?.permissions?.flush();
+      await permissions?.flush();
       await server?.stop();
     });
 

@@ -147,7 +147,7 @@ describe("metrics", () => {
       const url = databaseUrl(DATABASE);
       const pg = await startTestServer({ storage_backend: "postgresql", storage_url: url, permission_backend: "postgresql", permission_url: url, storage_pool_size: "2" });
       try {
-        await (await pg.running.container.getAsync(TOKENS.Backends)).migrate();
+        await (await pg.running.container.getAsync(TOKENS.Migrator)).migrate();
         expect((await pg.request("GET", "/v1/notes", { user: "alice:pw" })).status).to.equal(200);
         const samples = await scrape(`${pg.url}/v1/__metrics__`);
         const pool = "storage,permission";
@@ -165,9 +165,9 @@ describe("metrics", () => {
       const url = databaseUrl(DATABASE); // migrated by the test above
       const pg = await startTestServer({ storage_backend: "postgresql", storage_url: url, storage_pool_size: "1", storage_maxoverflow: "0", storage_max_backlog: "0" });
       try {
-        const backends = await pg.running.container.getAsync(TOKENS.Backends);
+        const unitOfWork = await pg.running.container.getAsync(TOKENS.UnitOfWork);
         // A unit of work holds the pool's one connection; the HTTP request, outside it, may not wait.
-        const during = await backends.unitOfWork.run(async () => {
+        const during = await unitOfWork.run(async () => {
           expect((await pg.request("GET", "/v1/notes", { user: "alice:pw" })).status).to.equal(503);
           return scrape(`${pg.url}/v1/__metrics__`);
         });

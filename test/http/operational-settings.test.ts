@@ -215,8 +215,7 @@ describe("HTTP operational settings", () => {
     after(() => server.stop());
 
     it("names the failing backend and leaks no internals", async () => {
-      const permissions = server.running.container.get(TOKENS.Backends).permissions;
-      if (!permissions) throw new Error("the test server has a permission backend");
+      const permissions = server.running.container.get(TOKENS.PermissionStore);
       const original = permissions.userPrincipals.bind(permissions);
       permissions.userPrincipals = () => Promise.reject(new BackendError("permission", new Error("ECONNREFUSED 10.0.0.7:6379 password=hunter2")));
       try {

@@ -24,13 +24,11 @@ describe("HTTP on PostgreSQL", function () {
     proxy = await TcpProxy.start(databaseUrl(DATABASE), 5432);
     const url = proxy.rewrite(databaseUrl(DATABASE));
     server = await startTestServer({ storage_backend: "postgresql", storage_url: url, permission_backend: "postgresql", permission_url: url, storage_pool_timeout: "2", retry_after_seconds: "7" });
-    const backends = await server.running.container.getAsync(TOKENS.Backends);
-    await backends.migrate();
+    await (await server.running.container.getAsync(TOKENS.Migrator)).migrate();
   });
   beforeEach(async () => {
-    const backends = await server.running.container.getAsync(TOKENS.Backends);
-    await backends.records.flush();
-    await backends.permissions?.flush();
+    await (await server.running.container.getAsync(TOKENS.RecordStore)).flush();
+    await (await server.running.container.getAsync(TOKENS.PermissionStore)).flush();
   });
   after(async () => {
     await server?.stop();
@@ -64,9 +62,9 @@ describe("HTTP on PostgreSQL", function () {
 
   it("rolls a batch back when a sub-request fails with a 5xx", async () => {
     await server.request("PUT", "/v1/articles/boom", { user: "alice:pw", body: { data: {} } });
-    const backends = await server.running.container.getAsync(TOKENS.Backends);
-    const original = backends.records.get.bind(backends.records);
-    backends.records.get = (scope, id) => (id === "boom" ? Promise.reject(new BackendError("storage")) : original(scope, id));
+    const records = await server.running.container.getAsync(TOKENS.RecordStore);
+    const original = records.get.bind(records);
+    records.get = (scope, id) => (id === "boom" ? Promise.reject(new BackendError("storage")) : original(scope, id));
     try {
       const batch = await server.request("POST", "/v1/batch", {
         user: "alice:pw",
@@ -74,7 +72,7 @@ describe("HTTP on PostgreSQL", function () {
       });
       expect(batch.status).to.equal(503);
     } finally {
-      backends.records.get = original;
+      records.get = original;
     }
     expect((await server.request("GET", "/v1/articles/kept", { user: "alice:pw" })).status).to.equal(403);
   });

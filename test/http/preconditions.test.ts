@@ -67,6 +67,8 @@ describe("HTTP preconditions and validators (api-contract §7)", () => {
     it("If-Match: * lets writes on an existing record through", async () => {
       const rec = await article();
       expect((await send("PATCH", rec.path, { "If-Match": "*" }, { data: { v: 5 } })).status).to.equal(200);
+      expect((await send("PUT", rec.path, { "If-Match": "*" }, { data: { v: 6 } })).status).to.equal(200);
+      expect((await send("DELETE", rec.path, { "If-Match": "*" })).status).to.equal(200);
     });
 
     it("on POST without id compares with the collection timestamp", async () => {
@@ -127,10 +129,17 @@ describe("HTTP preconditions and validators (api-contract §7)", () => {
       expect((await send("GET", "/v1/articles", { "If-None-Match": etag })).status).to.equal(200);
     });
 
-    it("has no effect with a timestamp on writes", async () => {
+    it("has no effect with a timestamp on writes (never a 304)", async () => {
+      for (const [method, body] of [["PATCH", { data: { v: 2 } }], ["PUT", { data: { v: 3 } }], ["DELETE", undefined]] as const) {
+        const rec = await article();
+        const res = await send(method, rec.path, { "If-None-Match": `"${rec.last_modified}"` }, body);
+        expect(res.status, method).to.equal(200);
+      }
       const rec = await article();
-      const res = await send("PATCH", rec.path, { "If-None-Match": `"${rec.last_modified}"` }, { data: { v: 2 } });
-      expect(res.status).to.equal(200);
+      const again = await send("POST", "/v1/articles", { "If-None-Match": `"${rec.last_modified}"` }, { data: { id: rec.id } });
+      expect(again.status, "POST of an existing id").to.equal(200);
+      const collection = (await send("GET", "/v1/articles", {})).headers.get("etag") ?? "";
+      expect((await send("DELETE", "/v1/articles", { "If-None-Match": collection })).status, "collection DELETE").to.equal(200);
     });
 
     it("* answers 412 when the record exists, on reads and writes", async () => {

@@ -17,9 +17,8 @@ describe("HTTP with Redis permissions", function () {
     server = await startTestServer({ permission_backend: "redis", permission_url: url, permission_prefix: `tessera-http-test-${process.pid}:`, cache_backend: "redis", cache_url: url, cache_prefix: `tessera-http-cache-${process.pid}:` });
   });
   after(async () => {
-    const backends = await server?.running.container.getAsync(TOKENS.Backends);
-    await backends?.permissions?.flush();
-    await backends?.cache.flush();
+    await (await server?.running.container.getAsync(TOKENS.PermissionStore))?.flush();
+    await (await server?.running.container.getAsync(TOKENS.Cache))?.flush();
     await server?.stop();
     await proxy?.close();
   });

@@ -1,6 +1,7 @@
 /**
- * Two Tessera processes on one PostgreSQL database writing to one collection at once: the
- * database decides timestamps, so they are unique and increasing, and no write is lost.
+ * Two Tessera processes on one PostgreSQL database writing to one collection at once: each
+ * process groups its writes into shared transactions, the counter row lock orders the groups,
+ * so timestamps are unique and increasing, no write is lost and no If-Match is refused wrongly.
  */
 import { expect } from "chai";
 import { PostgresDatabase } from "../../src/adapters/postgres/postgres-database.js";
@@ -11,6 +12,7 @@ import { requireService } from "../support/services.js";
 const DATABASE = "tessera_two_processes_test";
 const WRITES_PER_PROCESS = 150;
 const CONCURRENCY = 10;
+const PATCHES = 40;
 const AUTH = `Basic ${Buffer.from("alice:pw").toString("base64")}`;
 
 describe("two server processes on one database", function () {
@@ -61,5 +63,29 @@ describe("two server processes on one database", function () {
     const stamps = records.map((r) => r.last_modified);
     stamps.slice(1).forEach((stamp, i) => expect(stamp).to.be.greaterThan(stamps[i]));
     expect(listing.headers.get("etag")).to.equal(`"${stamps[stamps.length - 1]}"`);
+  });
+
+  it("applies concurrent PATCHes with If-Match from both processes, none refused, stamps still unique", async () => {
+    const listing = await fetch(`${servers[0]?.url}/v1/articles?_limit=${PATCHES}`, { headers: { Authorization: AUTH } });
+    const records = ((await listing.json()) as { data: { id: string; last_modified: number }[] }).data;
+    expect(records).to.have.length(PATCHES);
+    const statuses = await Promise.all(
+      records.map(async (record, i) => {
+        const server = servers[i % servers.length];
+        const response = await fetch(`${server.url}/v1/articles/${record.id}`, {
+          method: "PATCH",
+          headers: { Authorization: AUTH, "Content-Type": "application/json", "If-Match": `"${record.last_modified}"` },
+          body: JSON.stringify({ data: { patched: true } }),
+        });
+        await response.arrayBuffer();
+        return response.status;
+      }),
+    );
+    expect(statuses.filter((s) => s !== 200)).to.deep.equal([]);
+    const after = await fetch(`${servers[1]?.url}/v1/articles?_sort=last_modified`, { headers: { Authorization: AUTH } });
+    const all = ((await after.json()) as { data: { patched?: boolean; last_modified: number }[] }).data;
+    expect(all.filter((r) => r.patched)).to.have.length(PATCHES);
+    const stamps = all.map((r) => r.last_modified);
+    stamps.slice(1).forEach((stamp, i) => expect(stamp).to.be.greaterThan(stamps[i]));
   });
 });

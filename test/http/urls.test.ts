@@ -161,7 +161,7 @@ describe("HTTP URLs, root and utility views", () => {
     });
 
     it("__heartbeat__ answers 503 with the same body shape when a check fails", async () => {
-      const cache = server.running.container.get(TOKENS.Backends).cache;
+      const cache = server.running.container.get(TOKENS.Cache);
       const heartbeat = cache.heartbeat.bind(cache);
       cache.heartbeat = () => Promise.resolve(false);
       try {
@@ -187,7 +187,7 @@ describe("HTTP URLs, root and utility views", () => {
     it("__heartbeat__ counts a check that outlives heartbeat_timeout_seconds as failing", async () => {
       const slow = await startTestServer({ heartbeat_timeout_seconds: "1" });
       try {
-        slow.running.container.get(TOKENS.Backends).cache.heartbeat = () => new Promise(() => undefined);
+        slow.running.container.get(TOKENS.Cache).heartbeat = () => new Promise(() => undefined);
         // The check never settles: an answer at all means the 1 s timeout ended it (bound: 5×).
         const res = await settlesWithin(slow.request("GET", "/v1/__heartbeat__"), 5_000, "__heartbeat__");
         expect(res.status).to.equal(503);

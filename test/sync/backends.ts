@@ -4,6 +4,7 @@
  * resolved through Redis). Each opens a test server with an extension that hands out the
  * extension context, so tests can change ACLs through the permission backend's port.
  */
+import type { Container } from "inversify";
 import type { ExtensionContext, TesseraExtension } from "../../src/application/extension.js";
 import { TOKENS } from "../../src/bootstrap/tokens.js";
 import { startTestServer, type TestServer } from "../support/http.js";
@@ -58,24 +59,28 @@ export function useSyncServer(backend: SyncBackend, extra: Record<string, string
       },
     };
     const server = await startTestServer({ ...(await backend.settings()), ...extra }, [...extensions, capture]);
-    await (await server.running.container.getAsync(TOKENS.Backends)).migrate();
+    await (await server.running.container.getAsync(TOKENS.Migrator)).migrate();
     await server.running.container.getAsync(TOKENS.Authenticator);
     if (!context) throw new Error("the extension context was not handed out");
     opened = { server, context };
   });
   beforeEach(async () => {
-    const backends = await opened?.server.running.container.getAsync(TOKENS.Backends);
-    await backends?.records.flush();
-    await backends?.permissions?.flush();
+    if (opened) await flushBackends(opened.server.running.container);
   });
   after(async () => {
     // A test may have stopped the server already (then its backends are closed).
-    const backends = await opened?.server.running.container.getAsync(TOKENS.Backends).catch(() => undefined);
-    await backends?.permissions?.flush();
+    const container = opened?.server.running.container;
+    if (container?.isBound(TOKENS.PermissionStore)) await (await container.getAsync(TOKENS.PermissionStore).catch(() => undefined))?.flush();
     await opened?.server.stop();
   });
   return () => {
     if (!opened) throw new Error("the sync server is not open");
     return opened;
   };
+}
+
+/** Empties the records (with their lost-access entries) and the permissions of a test server. */
+export async function flushBackends(container: Container): Promise<void> {
+  await (await container.getAsync(TOKENS.RecordStore)).flush();
+  if (container.isBound(TOKENS.PermissionStore)) await (await container.getAsync(TOKENS.PermissionStore)).flush();
 }

@@ -8,7 +8,7 @@
 import { expect } from "chai";
 import fc from "fast-check";
 import { userId } from "../support/http.js";
-import { SYNC_BACKENDS, useSyncServer } from "./backends.js";
+import { flushBackends, SYNC_BACKENDS, useSyncServer } from "./backends.js";
 import { listAll, SyncClient, type Entry } from "./client.js";
 import { SseClient } from "./sse-client.js";
 
@@ -117,9 +117,7 @@ for (const backend of SYNC_BACKENDS) {
     it("reconstructs exactly what each user may read, with _since syncs and with the feed", async () => {
       await fc.assert(
         fc.asyncProperty(fc.array(op, { minLength: 5, maxLength: 25 }), async (ops) => {
-          const backends = await server().running.container.getAsync((await import("../../src/bootstrap/tokens.js")).TOKENS.Backends);
-          await backends.records.flush();
-          await backends.permissions?.flush();
+          await flushBackends(server().running.container);
           const model = new Model();
           const syncs = new Map(USERS.map((u) => [u, new SyncClient(server, u, 3)] as const));
           const feeds = new Map(USERS.map((u) => [u, new FeedCopy(server)] as const));

@@ -146,8 +146,8 @@ for (const backend of SYNC_BACKENDS) {
       await remove("/v1/articles/q1");
       await patch("q2", { permissions: { read: [] } });
       expect((await listAll(server(), BOB, "?_since=0")).entries.map((e) => e.id).sort()).to.deep.equal(["q1", "q2"]);
-      const backends = await server().running.container.getAsync(TOKENS.Backends);
-      expect(await backends.records.purgeTombstones(undefined)).to.be.at.least(2);
+      const records = await server().running.container.getAsync(TOKENS.RecordStore);
+      expect(await records.purgeTombstones(undefined)).to.be.at.least(2);
       expect((await listAll(server(), BOB, "?_since=0")).entries).to.deep.equal([]);
     });
 

@@ -49,7 +49,7 @@ function ownData(data: JsonObject): JsonObject {
  * cheaper. Callers still apply the access predicate, so both paths keep the same entries.
  */
 function reachable<T>(map: ReadonlyMap<string, T>, access: RecordAccess | undefined): Iterable<T> {
-  if (access?.kind !== "ids" || access.ids.length >= map.size) return map.values();
+  if (access === undefined || access.ids.length >= map.size) return map.values();
   const found: T[] = [];
   for (const id of new Set(access.ids)) {
     const entry = map.get(id);
@@ -118,7 +118,7 @@ export class MemoryRecordStore implements RecordStore {
     const kept: RecordOrTombstone[] = [];
     for (const record of reachable(state.records, query.access)) if (keep(record)) kept.push(record);
     if (query.includeDeleted) for (const tombstone of reachable(state.tombstones, query.access)) if (keep(tombstone)) kept.push(tombstone);
-    if (query.includeDeleted && query.access?.kind === "ids" && query.access.principals) {
+    if (query.includeDeleted && query.access?.principals) {
       const lost = state.lostAccess.tombstonesFor(query.access.principals, new Set(query.access.ids));
       const ungranted = (entry: RecordOrTombstone) => entry.lastModified <= upTo && matches(entry) && isAfter(entry);
       for (const tombstone of lost) if (ungranted(tombstone)) kept.push(tombstone);

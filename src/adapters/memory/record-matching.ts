@@ -76,12 +76,9 @@ export function compileFilters(filters: readonly Filter[]): EntryPredicate {
   return (entry) => compiled.every(({ field, test }) => test(fieldValue(entry, field)));
 }
 
-/** Only `ids` can be evaluated here: `principals` needs the permission tables in the same database. */
+/** Only the listed ids pass. */
 export function compileAccess(access: RecordAccess | undefined): EntryPredicate {
   if (access === undefined) return () => true;
-  if (access.kind === "principals") {
-    throw new Error("RecordAccess of kind 'principals' needs a store sharing its database with the PermissionStore; resolve ids first");
-  }
   const allowed = new Set(access.ids);
   return (entry) => allowed.has(entry.id);
 }

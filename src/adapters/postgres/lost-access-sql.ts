@@ -4,6 +4,7 @@
  * write path: it touches the scope's timestamp counter the same way a delete does.
  */
 import type { ListQuery, RecordAccess } from "../../application/listing.js";
+import type { Grants } from "../../application/ports/granted-record-store.js";
 import type { AccessLoss } from "../../application/ports/record-store.js";
 import type { Statement } from "./postgres-database.js";
 import { filterSql, keysetSql, SqlParams } from "./record-query-sql.js";
@@ -25,6 +26,17 @@ export const RECORD_LOST_ACCESS: Statement = {
       ON CONFLICT (collection, parent_id, principal, id) DO UPDATE SET last_modified = EXCLUDED.last_modified
     )
     SELECT high FROM ts`,
+};
+
+/**
+ * The same inside a group commit of the scope, whose clock hands out the stamps ($5: the stamp of
+ * each row, one per loss): the group writes the counter once, at its end.
+ */
+export const RECORD_LOST_ACCESS_STAMPED: Statement = {
+  name: "tessera_lost_access_record_stamped",
+  text: `INSERT INTO lost_access AS l (collection, parent_id, principal, id, last_modified)
+    SELECT $1, $2, u.principal, u.id, u.stamp FROM unnest($3::text[], $4::text[], $5::bigint[]) AS u(id, principal, stamp)
+    ON CONFLICT (collection, parent_id, principal, id) DO UPDATE SET last_modified = EXCLUDED.last_modified`,
 };
 
 /** The statement's parameters after the scope: one row per distinct (loss, principal), losses merged by id. */
@@ -52,32 +64,38 @@ export function lostAccessValues(losses: readonly AccessLoss[]): { ids: string[]
 }
 
 /** The caller's principals whose losses a listing shows, or undefined when it shows none. */
-function formerReaders(query: ListQuery): readonly string[] | undefined {
-  if (!query.includeDeleted || query.access === undefined) return undefined;
-  const principals = query.access.principals;
+function formerReaders(query: ListQuery, grants: Grants | undefined): readonly string[] | undefined {
+  if (!query.includeDeleted) return undefined;
+  const principals = grants ? grants.principals : query.access?.principals;
   return principals !== undefined && principals.length > 0 ? principals : undefined;
 }
 
 /** Records the caller can read now: their losses are not shown (`l.id` is the candidate). */
-function readableNowSql(params: SqlParams, access: RecordAccess, principals: string): string {
-  if (access.kind === "ids") return access.ids.length === 0 ? "FALSE" : `l.id = ANY(${params.add([...access.ids], "text[]")})`;
-  if (access.permissions.length === 0) return "FALSE";
-  return `EXISTS (SELECT 1 FROM access_control_entries a WHERE a.object_id = ${params.add(access.objectIdPrefix, "text")} || l.id
-    AND a.permission = ANY(${params.add([...new Set(access.permissions)], "text[]")}) AND a.principal = ANY(${principals}))`;
+function readableNowSql(params: SqlParams, access: RecordAccess | undefined, grants: Grants | undefined, principals: string): string {
+  if (grants) {
+    if (grants.permissions.length === 0) return "FALSE";
+    // The ACE join of the granted listing: an ACE of the record granting read to the caller.
+    return `EXISTS (SELECT 1 FROM access_control_entries a WHERE a.object_id = ${params.add(grants.objectIdPrefix, "text")} || l.id
+    AND a.permission = ANY(${params.add([...new Set(grants.permissions)], "text[]")}) AND a.principal = ANY(${principals}))`;
+  }
+  const ids = access?.ids ?? [];
+  return ids.length === 0 ? "FALSE" : `l.id = ANY(${params.add([...ids], "text[]")})`;
 }
 
 /**
  * `(…) AS r WHERE …`: one tombstone per record a principal of the caller lost and the caller
  * cannot read now, at the newest loss, with the listing's filters, bound and cursor. Columns as
- * `records` (scope $1, $2 already bound). Undefined when the listing shows no losses.
+ * `records` (scope $1, $2 already bound). Undefined when the listing shows no losses: only
+ * listings restricted to the caller's records (ids with principals, or grants) show them.
  */
-export function lostAccessSourceSql(params: SqlParams, query: ListQuery): string | undefined {
-  const readers = formerReaders(query);
-  if (readers === undefined || query.access === undefined) return undefined;
+export function lostAccessSourceSql(params: SqlParams, query: ListQuery, grants?: Grants): string | undefined {
+  if (grants === undefined && query.access === undefined) return undefined;
+  const readers = formerReaders(query, grants);
+  if (readers === undefined) return undefined;
   const principals = params.add([...new Set(readers)], "text[]");
   const lost = `SELECT l.collection, l.parent_id, l.id, max(l.last_modified) AS last_modified, '{"deleted":true}'::jsonb AS data, TRUE AS deleted
     FROM lost_access l WHERE l.collection = $1 AND l.parent_id = $2 AND l.principal = ANY(${principals})
-      AND NOT ${readableNowSql(params, query.access, principals)}
+      AND NOT ${readableNowSql(params, query.access, grants, principals)}
     GROUP BY l.collection, l.parent_id, l.id`;
   const conditions = query.filters.map((f) => filterSql(params, f));
   if (query.upTo !== undefined) conditions.push(`r.last_modified <= ${params.add(query.upTo, "bigint")}`);

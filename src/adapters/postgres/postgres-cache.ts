@@ -32,7 +32,6 @@ export class PostgresCache implements Cache {
   constructor(
     private readonly database: PostgresDatabase,
     options: PostgresCacheOptions = {},
-    private readonly ownsDatabase = false,
   ) {
     this.prefix = options.prefix ?? "tessera:cache:";
     this.sweepEvery = options.sweepEvery ?? 200;
@@ -84,7 +83,8 @@ export class PostgresCache implements Cache {
     return this.database.heartbeat("cache");
   }
 
-  async close(): Promise<void> {
-    if (this.ownsDatabase) await this.database.close();
+  /** Nothing of its own to close: the shared database is closed by its owner (PostgresDatabases). */
+  close(): Promise<void> {
+    return Promise.resolve();
   }
 }

@@ -60,10 +60,8 @@ const REPLACE = {
 };
 
 export class PostgresPermissionStore implements PermissionStore {
-  constructor(
-    private readonly database: PostgresDatabase,
-    private readonly ownsDatabase = false,
-  ) {}
+  /** The database belongs to whoever opened it (PostgresDatabases), which closes it. */
+  constructor(private readonly database: PostgresDatabase) {}
 
   async initializeSchema(): Promise<void> {
     await this.database.migrate("permission");
@@ -209,8 +207,9 @@ export class PostgresPermissionStore implements PermissionStore {
     return this.database.heartbeat("permission");
   }
 
-  async close(): Promise<void> {
-    if (this.ownsDatabase) await this.database.close();
+  /** Nothing of its own to close: the shared database is closed by its owner (PostgresDatabases). */
+  close(): Promise<void> {
+    return Promise.resolve();
   }
 
 

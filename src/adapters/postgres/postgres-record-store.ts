@@ -1,15 +1,19 @@
 /**
- * RecordStore on PostgreSQL. Each write is one statement: it bumps the scope's counter row
- * (`timestamps`) and writes the record in the same transaction, so timestamps are decided by the
- * database, strictly increasing per scope across processes, with no retry and no 409.
+ * RecordStore on PostgreSQL. Timestamps are decided under the scope's counter row lock
+ * (`timestamps`), so they are strictly increasing per scope across processes, with no retry and
+ * no 409. A write outside any transaction joins its scope's group commit (one counter write and
+ * one commit per group, the stamp handed out by the group); inside another transaction (a batch)
+ * each write statement bumps the counter itself.
  */
 import { createHash } from "node:crypto";
 import type { CountQuery, ListQuery } from "../../application/listing.js";
+import type { GrantedRecordStore, Grants } from "../../application/ports/granted-record-store.js";
 import type { AccessLoss, ConditionalWriteOptions, RecordStore, Scope, WriteOptions } from "../../application/ports/record-store.js";
 import { ConflictError, PreconditionFailedError, RecordNotFoundError } from "../../domain/errors.js";
 import type { JsonObject } from "../../domain/json.js";
 import { recordBody, type RecordOrTombstone, type StoredRecord, type Tombstone } from "../../domain/records.js";
-import { lostAccessSourceSql, lostAccessValues, purgeLostAccessSql, RECORD_LOST_ACCESS } from "./lost-access-sql.js";
+import { groupCommitOf, type GroupClock, type GroupCommit } from "./group-commit.js";
+import { lostAccessSourceSql, lostAccessValues, purgeLostAccessSql, RECORD_LOST_ACCESS, RECORD_LOST_ACCESS_STAMPED } from "./lost-access-sql.js";
 import type { PostgresDatabase, Statement } from "./postgres-database.js";
 import { filterSql, grantedIdsSql, idsAccessSql, keysetSql, orderSql, SqlParams } from "./record-query-sql.js";
 import { NOW_MS } from "./sql-clock.js";
@@ -34,12 +38,18 @@ const GET: Statement = {
   text: "SELECT last_modified, data FROM records WHERE collection = $1 AND parent_id = $2 AND id = $3 AND NOT deleted",
 };
 
-// $3 id, $4 data, $5 requested timestamp. Over a tombstone the insert becomes an update.
-const CREATE: Statement = {
-  name: "tessera_records_create",
-  text: `WITH existing AS (
+/** The timestamp CTE's body: the counter bump ($5 requested), or the group's stamp ($5 given). */
+function stampSql(stamped: boolean, source: string): string {
+  return stamped ? `SELECT $5::bigint AS last_modified ${source}` : bumpTimestamp(source, "$5");
+}
+
+/** $3 id, $4 data, $5 timestamp (see stampSql). Over a tombstone the insert becomes an update. */
+function create(name: string, stamped: boolean): Statement {
+  return {
+    name,
+    text: `WITH existing AS (
       SELECT last_modified, data FROM records WHERE collection = $1 AND parent_id = $2 AND id = $3 AND NOT deleted
-    ), ts AS (${bumpTimestamp("WHERE NOT EXISTS (SELECT 1 FROM existing)", "$5")}
+    ), ts AS (${stampSql(stamped, "WHERE NOT EXISTS (SELECT 1 FROM existing)")}
     ), written AS (
       INSERT INTO records AS r (collection, parent_id, id, last_modified, data, deleted)
       SELECT $1, $2, $3, ts.last_modified, $4::jsonb, FALSE FROM ts
@@ -49,15 +59,16 @@ const CREATE: Statement = {
     )
     SELECT TRUE AS written, last_modified, NULL::jsonb AS data FROM written
     UNION ALL SELECT FALSE, last_modified, data FROM existing`,
-};
+  };
+}
 
-/** Update or delete of a live record: $3 id, $4 data, $5 requested timestamp, $6 ifMatch. */
-function rewrite(name: string, deleted: boolean): Statement {
+/** Update or delete of a live record: $3 id, $4 data, $5 timestamp (see stampSql), $6 ifMatch. */
+function rewrite(name: string, deleted: boolean, stamped: boolean): Statement {
   return {
     name,
     text: `WITH current AS (
         SELECT last_modified, data FROM records WHERE collection = $1 AND parent_id = $2 AND id = $3 AND NOT deleted
-      ), ts AS (${bumpTimestamp("FROM current WHERE $6::bigint IS NULL OR current.last_modified = $6::bigint", "$5")}
+      ), ts AS (${stampSql(stamped, "FROM current WHERE $6::bigint IS NULL OR current.last_modified = $6::bigint")}
       ), written AS (
         UPDATE records AS r SET last_modified = ts.last_modified, data = $4::jsonb, deleted = ${deleted ? "TRUE" : "FALSE"}
         FROM ts WHERE r.collection = $1 AND r.parent_id = $2 AND r.id = $3 AND NOT r.deleted
@@ -68,8 +79,22 @@ function rewrite(name: string, deleted: boolean): Statement {
       UNION ALL SELECT FALSE, last_modified, data FROM current`,
   };
 }
-const UPDATE = rewrite("tessera_records_update", false);
-const DELETE = rewrite("tessera_records_delete", true);
+
+/** A write's two forms: bumping the counter itself, or stamped by its group. */
+interface WriteStatements {
+  readonly bump: Statement;
+  readonly stamped: Statement;
+}
+
+const CREATE: WriteStatements = { bump: create("tessera_records_create", false), stamped: create("tessera_records_create_stamped", true) };
+const UPDATE: WriteStatements = {
+  bump: rewrite("tessera_records_update", false, false),
+  stamped: rewrite("tessera_records_update_stamped", false, true),
+};
+const DELETE: WriteStatements = {
+  bump: rewrite("tessera_records_delete", true, false),
+  stamped: rewrite("tessera_records_delete_stamped", true, true),
+};
 
 // Reads the counter; creates it with the current time the first time, so it stays stable until a write.
 const COLLECTION_TIMESTAMP: Statement = {
@@ -118,11 +143,17 @@ function statementFor(text: string): Statement {
   return { name, text };
 }
 
-export class PostgresRecordStore implements RecordStore {
-  constructor(
-    private readonly database: PostgresDatabase,
-    private readonly ownsDatabase = false,
-  ) {}
+/**
+ * Also a GrantedRecordStore (`grants` on list, count and deleteMany), which is only true when
+ * the permission store uses the same database: the composition root binds it as one only then.
+ */
+export class PostgresRecordStore implements RecordStore, GrantedRecordStore {
+  private readonly groups: GroupCommit;
+
+  /** The database belongs to whoever opened it (PostgresDatabases), which closes it. */
+  constructor(private readonly database: PostgresDatabase) {
+    this.groups = groupCommitOf(database);
+  }
 
   async initializeSchema(): Promise<void> {
     await this.database.migrate("storage");
@@ -135,7 +166,7 @@ export class PostgresRecordStore implements RecordStore {
   }
 
   async create(scope: Scope, id: string, data: JsonObject, options: WriteOptions = {}): Promise<StoredRecord> {
-    const rows = await this.run<WriteRow>(CREATE, [scope.collection, scope.parentId, id, JSON.stringify(data), options.lastModified ?? null]);
+    const rows = await this.write(scope, CREATE, [scope.collection, scope.parentId, id, JSON.stringify(data)], [], options.lastModified);
     const written = rows.find((row) => row.written);
     if (written) return { id, lastModified: Number(written.last_modified), data };
     // A live record won, possibly created by a concurrent writer after this statement's snapshot.
@@ -153,9 +184,9 @@ export class PostgresRecordStore implements RecordStore {
     return { id, lastModified, deleted: true };
   }
 
-  async deleteMany(scope: Scope, query: CountQuery): Promise<Tombstone[]> {
+  async deleteMany(scope: Scope, query: CountQuery, grants?: Grants): Promise<Tombstone[]> {
     const params = new SqlParams();
-    const source = this.sourceSql(params, scope, query, { includeDeleted: false, lock: true });
+    const source = this.sourceSql(params, scope, query, { includeDeleted: false, lock: true, grants });
     // One timestamp per victim: the counter jumps by their number and each gets its own value.
     const text = `WITH victims AS (
         SELECT r.id, r.last_modified FROM ${source}
@@ -178,18 +209,19 @@ export class PostgresRecordStore implements RecordStore {
     return rows.map((row) => ({ id: row.id, lastModified: Number(row.last_modified), deleted: true }));
   }
 
-  async list(scope: Scope, query: ListQuery): Promise<RecordOrTombstone[]> {
+  async list(scope: Scope, query: ListQuery, grants?: Grants): Promise<RecordOrTombstone[]> {
     if (query.limit <= 0) return [];
     const params = new SqlParams();
     const source = this.sourceSql(params, scope, query, {
       includeDeleted: query.includeDeleted,
+      grants,
       more: () => [
         ...(query.upTo !== undefined ? [`r.last_modified <= ${params.add(query.upTo, "bigint")}`] : []),
         ...(query.after ? [keysetSql(params, query.sort, query.after)] : []),
       ],
     });
     // Tombstones of records the caller's principals lost (docs/adr/0011) join the live entries.
-    const lost = lostAccessSourceSql(params, query);
+    const lost = lostAccessSourceSql(params, query, grants);
     const columns = "r.id, r.last_modified, r.data, r.deleted";
     const from = lost === undefined ? source : `(SELECT ${columns} FROM ${source} UNION ALL SELECT ${columns} FROM ${lost}) AS r`;
     const order = query.sort.length > 0 ? ` ORDER BY ${orderSql(params, query.sort)}` : "";
@@ -202,17 +234,36 @@ export class PostgresRecordStore implements RecordStore {
     );
   }
 
+  /**
+   * Inside a group of the scope the group's clock stamps each loss (the group writes the counter
+   * once); inside another transaction the statement bumps the counter itself; alone, it joins
+   * the scope's next group. Either way it commits with the ACL change that caused it.
+   */
   async recordLostAccess(scope: Scope, losses: readonly AccessLoss[]): Promise<number[]> {
-    const { ids, principals, ordinals, count } = lostAccessValues(losses);
-    if (count === 0) return [];
-    const rows = await this.run<{ high: string }>(RECORD_LOST_ACCESS, [scope.collection, scope.parentId, ids, principals, ordinals, count]);
-    const high = Number(rows[0]?.high);
-    return Array.from({ length: count }, (_, i) => high - count + i + 1);
+    const values = lostAccessValues(losses);
+    if (values.count === 0) return [];
+    const clock = this.groups.clockFor(scope);
+    if (clock) return this.stampedLostAccess(clock, scope, values);
+    if (this.database.inTransaction()) {
+      const { ids, principals, ordinals, count } = values;
+      const rows = await this.run<{ high: string }>(RECORD_LOST_ACCESS, [scope.collection, scope.parentId, ids, principals, ordinals, count]);
+      const high = Number(rows[0]?.high);
+      return Array.from({ length: count }, (_, i) => high - count + i + 1);
+    }
+    return this.groups.write(scope, (group) => this.stampedLostAccess(group, scope, values));
   }
 
-  async count(scope: Scope, query: CountQuery): Promise<number> {
+  private async stampedLostAccess(clock: GroupClock, scope: Scope, values: ReturnType<typeof lostAccessValues>): Promise<number[]> {
+    const stamps = Array.from({ length: values.count }, () => clock.next());
+    const rowStamps = values.ordinals.map((n) => stamps[n - 1]);
+    await this.run(RECORD_LOST_ACCESS_STAMPED, [scope.collection, scope.parentId, values.ids, values.principals, rowStamps]);
+    for (const stamp of stamps) clock.wrote(stamp);
+    return stamps;
+  }
+
+  async count(scope: Scope, query: CountQuery, grants?: Grants): Promise<number> {
     const params = new SqlParams();
-    const text = `SELECT count(*) AS n FROM ${this.sourceSql(params, scope, query, { includeDeleted: false })}`;
+    const text = `SELECT count(*) AS n FROM ${this.sourceSql(params, scope, query, { includeDeleted: false, grants })}`;
     const rows = await this.run<{ n: string }>(statementFor(text), params.values);
     return Number(rows[0]?.n ?? 0);
   }
@@ -247,25 +298,28 @@ export class PostgresRecordStore implements RecordStore {
     return this.database.heartbeat("storage");
   }
 
-  async close(): Promise<void> {
-    if (this.ownsDatabase) await this.database.close();
+  /** Nothing of its own to close: the shared database is closed by its owner. */
+  close(): Promise<void> {
+    return Promise.resolve();
   }
 
   /**
    * `records r WHERE …` for the scope ($1, $2), tombstones, filters, access and `more` conditions.
-   * With access by principals, the rows come from the caller's grants instead: each granted id is
+   * With grants, the rows come from the caller's grants instead: each granted id is
    * looked up by primary key (a LATERAL with LIMIT 1, so the planner cannot turn it into a scan of
    * the scope). Work is proportional to the caller's grants in this collection, never to its size.
    */
-  private sourceSql(params: SqlParams, scope: Scope, query: CountQuery, options: { includeDeleted: boolean; lock?: boolean; more?: () => string[] }): string {
+  private sourceSql(params: SqlParams, scope: Scope, query: CountQuery, options: { includeDeleted: boolean; lock?: boolean; more?: () => string[]; grants?: Grants }): string {
     params.add(scope.collection);
     params.add(scope.parentId);
-    const conditions = ["r.collection = $1", "r.parent_id = $2"];
+    const granted = options.grants && grantedIdsSql(params, options.grants);
+    // Known ids are looked up by primary key, a whole scope through the scope index (migration 3).
+    const byId = granted !== undefined || query.access !== undefined;
+    const conditions = byId ? ["r.collection = $1", "r.parent_id = $2"] : [`r.collection COLLATE "POSIX" = $1`, `r.parent_id COLLATE "POSIX" = $2`];
     if (!options.includeDeleted) conditions.push("NOT r.deleted");
     for (const f of query.filters) conditions.push(filterSql(params, f));
-    if (query.access?.kind === "ids") conditions.push(idsAccessSql(params, query.access.ids));
-    const granted = query.access?.kind === "principals" ? grantedIdsSql(params, query.access) : undefined;
-    if (query.access?.kind === "principals" && granted === undefined) conditions.push("FALSE");
+    if (query.access) conditions.push(idsAccessSql(params, query.access.ids));
+    if (options.grants && granted === undefined) conditions.push("FALSE");
     conditions.push(...(options.more?.() ?? []));
     const lock = options.lock ? " FOR UPDATE OF r" : "";
     if (granted === undefined) return `records r WHERE ${conditions.join(" AND ")}${lock}`;
@@ -273,9 +327,27 @@ export class PostgresRecordStore implements RecordStore {
       SELECT r.* FROM records r WHERE ${conditions.join(" AND ")} AND r.id = g.id LIMIT 1${lock}) AS r`;
   }
 
-  private async rewrite(statement: Statement, scope: Scope, id: string, data: string, options: ConditionalWriteOptions): Promise<number> {
-    const values = [scope.collection, scope.parentId, id, data, options.lastModified ?? null, options.ifMatch ?? null];
-    const rows = await this.run<WriteRow>(statement, values);
+  /**
+   * Runs a write: with the stamp of the current group of this scope; bumping the counter itself
+   * inside another transaction; else in the scope's next group. `before` and `after` are the
+   * values around the timestamp parameter ($5).
+   */
+  private write(scope: Scope, statements: WriteStatements, before: unknown[], after: unknown[], requested: number | undefined): Promise<WriteRow[]> {
+    const clock = this.groups.clockFor(scope);
+    if (clock) return this.stampedWrite(clock, statements.stamped, before, after, requested);
+    if (this.database.inTransaction()) return this.run<WriteRow>(statements.bump, [...before, requested ?? null, ...after]);
+    return this.groups.write(scope, (group) => this.stampedWrite(group, statements.stamped, before, after, requested));
+  }
+
+  private async stampedWrite(clock: GroupClock, statement: Statement, before: unknown[], after: unknown[], requested: number | undefined): Promise<WriteRow[]> {
+    const stamp = clock.next(requested);
+    const rows = await this.run<WriteRow>(statement, [...before, stamp, ...after]);
+    if (rows.some((row) => row.written)) clock.wrote(stamp);
+    return rows;
+  }
+
+  private async rewrite(statements: WriteStatements, scope: Scope, id: string, data: string, options: ConditionalWriteOptions): Promise<number> {
+    const rows = await this.write(scope, statements, [scope.collection, scope.parentId, id, data], [options.ifMatch ?? null], options.lastModified);
     const written = rows.find((row) => row.written);
     if (written) return Number(written.last_modified);
     // Nothing written: the record is missing, or ifMatch differs (judged on its latest version).

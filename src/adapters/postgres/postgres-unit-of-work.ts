@@ -1,6 +1,8 @@
 /** A unit of work as one PostgreSQL transaction, shared by every store of the same database. */
 import { AsyncLocalStorage } from "node:async_hooks";
+import type { Scope } from "../../application/ports/record-store.js";
 import type { UnitOfWork } from "../../application/ports/unit-of-work.js";
+import { groupCommitOf } from "./group-commit.js";
 import type { PostgresDatabase } from "./postgres-database.js";
 
 export class PostgresUnitOfWork implements UnitOfWork {
@@ -8,13 +10,29 @@ export class PostgresUnitOfWork implements UnitOfWork {
   /** Callbacks waiting for the commit of the outermost `run` of the current async context. */
   private readonly pending = new AsyncLocalStorage<(() => void)[]>();
 
-  constructor(private readonly database: PostgresDatabase) {}
+  /**
+   * `groupCommit`: the record store and the permission store live in this database, so scoped
+   * work (a record and its ACL) can join the scope's group commit. With permissions elsewhere
+   * (their writes undone by onRollback, never by a savepoint) each unit keeps its own transaction.
+   */
+  constructor(
+    private readonly database: PostgresDatabase,
+    private readonly groupCommit = false,
+  ) {}
 
-  /** Every store call inside `work` (same database) uses one transaction; a nested run joins it. */
-  async run<T>(work: () => Promise<T>): Promise<T> {
-    if (this.pending.getStore()) return this.database.transaction("storage", work);
+  /**
+   * Every store call inside `work` (same database) uses one transaction; a nested run joins it.
+   * Scoped work joins the scope's group commit, keeping its own outcome. The callbacks `work`
+   * registers with afterCommit run once its own outcome is known to be committed: a group
+   * member's after the group's commit, and never when only that member was rolled back.
+   */
+  async run<T>(work: () => Promise<T>, scope?: Scope): Promise<T> {
+    if (this.pending.getStore() && this.database.inTransaction()) return this.database.transaction("storage", work);
     const callbacks: (() => void)[] = [];
-    const result = await this.pending.run(callbacks, () => this.database.transaction("storage", work));
+    // The callbacks list is bound inside `work`: a group runs its members in another context.
+    const own = (): Promise<T> => this.pending.run(callbacks, work);
+    const grouped = scope !== undefined && this.groupCommit && !this.database.inTransaction();
+    const result = grouped ? await groupCommitOf(this.database).unitOfWork(scope, own) : await this.database.transaction("storage", own);
     for (const callback of callbacks) callback();
     return result;
   }

@@ -7,7 +7,8 @@
  * with jsonb's own order (shorter arrays and objects with fewer keys first).
  */
 import type { JsonValue } from "../../domain/json.js";
-import { ID_FIELD, MODIFIED_FIELD, type Filter, type PageCursor, type RecordAccess, type SortKey } from "../../application/listing.js";
+import { ID_FIELD, MODIFIED_FIELD, type Filter, type PageCursor, type SortKey } from "../../application/listing.js";
+import type { Grants } from "../../application/ports/granted-record-store.js";
 import { prefixRange, wildcardToLike } from "./like-pattern.js";
 
 /** Collects bound values and hands out their `$n` placeholders. */
@@ -194,14 +195,14 @@ export function filterSql(params: SqlParams, f: Filter): string {
   return isManaged(f.field) ? filterOnColumn(params, f) : filterOnData(params, f);
 }
 
-/** Restriction to an explicit id list (RecordAccess kind `ids`). */
+/** Restriction to an explicit id list (RecordAccess). */
 export function idsAccessSql(params: SqlParams, ids: readonly string[]): string {
   return ids.length === 0 ? "FALSE" : `r.id = ANY(${params.add([...ids], "text[]")})`;
 }
 
 /**
- * Ids of the records whose ACEs grant one of `permissions` to one of `principals` (RecordAccess
- * kind `principals`), read from the (principal, permission, object_id) index within the scope's
+ * Ids of the records whose ACEs grant one of `permissions` to one of `principals` (Grants of a
+ * GrantedRecordStore), read from the (principal, permission, object_id) index within the scope's
  * object id prefix. Undefined when nothing can match.
  *
  * One index probe per (principal, permission) pair, with equality on the index's two leading
@@ -213,7 +214,7 @@ export function idsAccessSql(params: SqlParams, ids: readonly string[]): string 
  * principals, so the prepared statement is shared and soon runs a cached generic plan (planning
  * six branches on every call cost more than the branches themselves).
  */
-export function grantedIdsSql(params: SqlParams, access: Extract<RecordAccess, { kind: "principals" }>): string | undefined {
+export function grantedIdsSql(params: SqlParams, access: Grants): string | undefined {
   const principals = [...new Set(access.principals)];
   const permissions = [...new Set(access.permissions)];
   if (principals.length === 0 || permissions.length === 0) return undefined;

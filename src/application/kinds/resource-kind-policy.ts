@@ -6,7 +6,7 @@
 import type { Acl } from "../../domain/acl.js";
 import type { Caller } from "../../domain/principals.js";
 import type { StoredRecord } from "../../domain/records.js";
-import type { RecordAccess } from "../listing.js";
+import type { RecordPermission } from "../record-access.js";
 import type { Scope } from "../ports/record-store.js";
 import type { Requester } from "../requester.js";
 import type { ResourceDefinition, ResourceKind, ViewName } from "../resources.js";
@@ -46,10 +46,10 @@ export interface ResourceKindPolicy {
   requireWrite(caller: Caller, resource: ResourceDefinition, view: ViewName, id: string, target: Target): Promise<void>;
 
   /**
-   * The records of the scope a collection view may touch: undefined for all of them, else the
-   * restriction to those the caller holds the view's record permission on.
+   * Which records of the scope a collection view may touch: undefined for all of them, else the
+   * permission the caller must hold on a record (through its ACL) for it to count.
    */
-  collectionAccess(caller: Caller, resource: ResourceDefinition, view: CollectionView): Promise<RecordAccess | undefined>;
+  restriction(caller: Caller, resource: ResourceDefinition, view: CollectionView): Promise<RecordPermission | undefined>;
 
   /** The ACL to store for a record the caller writes (the caller ends up in `write`); undefined: none kept. */
   aclToStore(resource: ResourceDefinition, caller: Caller, requested: Acl): Acl | undefined;

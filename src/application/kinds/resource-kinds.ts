@@ -1,7 +1,6 @@
 /** The policy of every resource kind, built over one authorizer and one permission backend. */
 import type { Authorizer } from "../authorizer.js";
 import type { PermissionStore } from "../ports/permission-store.js";
-import type { RecordAccessResolver } from "../record-access.js";
 import type { ResourceKinds } from "./resource-kind-policy.js";
 import { ShareableKind } from "./shareable-kind.js";
 import { UserKind } from "./user-kind.js";
@@ -10,7 +9,6 @@ export interface ResourceKindsDeps {
   readonly authorizer: Authorizer;
   /** NO_PERMISSION_STORE when the deployment has no permission backend. */
   readonly permissions: PermissionStore;
-  readonly access: RecordAccessResolver;
 }
 
 export function resourceKinds(deps: ResourceKindsDeps): ResourceKinds {

@@ -8,21 +8,19 @@ import { RecordNotFoundError } from "../../domain/errors.js";
 import { READ, recordObjectId, WRITE } from "../../domain/permissions.js";
 import { writerPrincipal, type Caller } from "../../domain/principals.js";
 import { denial, type Authorizer } from "../authorizer.js";
-import type { RecordAccess } from "../listing.js";
 import type { PermissionStore } from "../ports/permission-store.js";
 import type { Scope } from "../ports/record-store.js";
-import type { RecordAccessResolver } from "../record-access.js";
+import type { RecordPermission } from "../record-access.js";
 import type { Requester } from "../requester.js";
 import { permissionFor, type ResourceDefinition, type ViewName } from "../resources.js";
 import type { CollectionView, ResourceKindPolicy, Target } from "./resource-kind-policy.js";
 
 /** The record permission a collection view needs on a record to touch it. */
-const RECORD_PERMISSION: Readonly<Record<CollectionView, typeof READ | typeof WRITE>> = { list: READ, deleteAll: WRITE };
+const RECORD_PERMISSION: Readonly<Record<CollectionView, RecordPermission>> = { list: READ, deleteAll: WRITE };
 
 export interface ShareableKindDeps {
   readonly authorizer: Authorizer;
   readonly permissions: PermissionStore;
-  readonly access: RecordAccessResolver;
 }
 
 export class ShareableKind implements ResourceKindPolicy {
@@ -60,9 +58,8 @@ export class ShareableKind implements ResourceKindPolicy {
     throw denial(caller);
   }
 
-  async collectionAccess(caller: Caller, resource: ResourceDefinition, view: CollectionView): Promise<RecordAccess | undefined> {
-    if (await this.allowsCollection(caller, resource, view)) return undefined;
-    return this.deps.access.accessFor(caller, resource, RECORD_PERMISSION[view]);
+  async restriction(caller: Caller, resource: ResourceDefinition, view: CollectionView): Promise<RecordPermission | undefined> {
+    return (await this.allowsCollection(caller, resource, view)) ? undefined : RECORD_PERMISSION[view];
   }
 
   aclToStore(_resource: ResourceDefinition, caller: Caller, requested: Acl): Acl {

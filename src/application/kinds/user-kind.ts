@@ -5,7 +5,7 @@
 import type { Acl } from "../../domain/acl.js";
 import { UnauthenticatedError } from "../../domain/errors.js";
 import type { Caller } from "../../domain/principals.js";
-import type { RecordAccess } from "../listing.js";
+import type { RecordPermission } from "../record-access.js";
 import type { Scope } from "../ports/record-store.js";
 import type { Requester } from "../requester.js";
 import type { ResourceDefinition } from "../resources.js";
@@ -37,7 +37,7 @@ export class UserKind implements ResourceKindPolicy {
   requireRecord = allowed;
   requireWrite = allowed;
 
-  collectionAccess(): Promise<RecordAccess | undefined> {
+  restriction(): Promise<RecordPermission | undefined> {
     return Promise.resolve(undefined);
   }
 

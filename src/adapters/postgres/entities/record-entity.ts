@@ -2,8 +2,10 @@
 import { Column, Entity, Index, PrimaryColumn } from "typeorm";
 
 @Entity({ name: "records" })
-// Listing in timestamp order, `_since` ranges and keyset pages walk this index.
-@Index("idx_records_scope_last_modified", ["collection", "parentId", "lastModified"])
+// Listing in timestamp order, `_since` ranges and keyset pages walk this index. Migration 3 keys
+// its scope columns under the "POSIX" collation (which TypeORM cannot say), so id lookups never
+// take it: never synchronised, the migrations own it.
+@Index("idx_records_scope_modified", { synchronize: false })
 // Added by migration 2: tombstone purges scan only tombstones.
 @Index("idx_records_tombstones", ["lastModified"], { where: "deleted" })
 export class RecordEntity {

@@ -1,8 +1,8 @@
-/** Schema version 3: who lost read access to which record, so that sync shows them a tombstone. */
+/** Schema version 4: who lost read access to which record, so that sync shows them a tombstone. */
 import type { MigrationInterface, QueryRunner } from "typeorm";
 
-export class LostAccess1763769600002 implements MigrationInterface {
-  name = "LostAccess1763769600002";
+export class LostAccess1763942400000 implements MigrationInterface {
+  name = "LostAccess1763942400000";
 
   async up(runner: QueryRunner): Promise<void> {
     await runner.query(`CREATE TABLE lost_access (

@@ -1,0 +1,242 @@
+/**
+ * Group commit per scope (see docs/adr/0010-group-commit-per-collection.md): the writes to one
+ * collection that arrive while its transaction is in flight join the next one. A group locks the
+ * scope's counter row once, hands out strictly increasing timestamps in memory, writes the
+ * counter once at the end and commits once (one fsync). Each write keeps its own outcome.
+ */
+import { AsyncLocalStorage } from "node:async_hooks";
+import type { Scope } from "../../application/ports/record-store.js";
+import type { PostgresDatabase, Statement } from "./postgres-database.js";
+import { NOW_MS } from "./sql-clock.js";
+
+/**
+ * At most this many writes per group: each unit of work in a group is a savepoint (a
+ * subtransaction), and PostgreSQL caches only 64 of them per transaction before every other
+ * session's snapshots get slower.
+ */
+export const MAX_GROUP_SIZE = 48;
+
+const LOCK_COUNTER: Statement = {
+  name: "tessera_group_lock_counter",
+  text: `SELECT last_modified, ${NOW_MS} AS now FROM timestamps WHERE collection = $1 AND parent_id = $2 FOR UPDATE`,
+};
+const CREATE_COUNTER: Statement = {
+  name: "tessera_group_create_counter",
+  text: `INSERT INTO timestamps (collection, parent_id, last_modified) VALUES ($1, $2, ${NOW_MS}) ON CONFLICT DO NOTHING RETURNING last_modified`,
+};
+const STORE_COUNTER: Statement = {
+  name: "tessera_group_store_counter",
+  text: "UPDATE timestamps SET last_modified = $3 WHERE collection = $1 AND parent_id = $2",
+};
+
+/**
+ * The timestamps of one group. The counter row is locked for the whole group, so no other
+ * writer of the scope (this process or another) can interleave: stamps handed out here are
+ * strictly above every committed one. A rolled-back write's stamps are simply never used.
+ */
+export class GroupClock {
+  private last: number;
+  private kept: number;
+  private pending: number;
+  private readonly start: number;
+
+  /** `counter` undefined: the group created the scope's row, so any requested stamp is honoured. */
+  constructor(
+    readonly scope: Scope,
+    counter: number | undefined,
+    private readonly now: number,
+  ) {
+    this.start = counter ?? -Infinity;
+    this.last = this.start;
+    this.kept = this.start;
+    this.pending = this.start;
+  }
+
+  /** The next timestamp: a requested one above everything so far is honoured (as the bump does). */
+  next(requested?: number): number {
+    this.last = requested !== undefined && requested > this.last ? requested : Math.max(this.now, this.last + 1);
+    return this.last;
+  }
+
+  /** Records that `stamp` was written by the current member (kept only if the member succeeds). */
+  wrote(stamp: number): void {
+    this.pending = Math.max(this.pending, stamp);
+  }
+
+  /** The current member succeeded: its writes count for the counter. */
+  keep(): void {
+    this.kept = Math.max(this.kept, this.pending);
+  }
+
+  /** The current member was rolled back: its writes never happened. */
+  discard(): void {
+    this.pending = this.kept;
+  }
+
+  /** The counter's value at commit, or undefined when nothing was written. */
+  finalCounter(): number | undefined {
+    return this.kept > this.start ? this.kept : undefined;
+  }
+}
+
+interface Member {
+  /** Runs in the group's transaction; `isolated` members may run under a savepoint. */
+  readonly work: (clock: GroupClock) => Promise<unknown>;
+  readonly isolated: boolean;
+  readonly resolve: (value: unknown) => void;
+  readonly reject: (error: unknown) => void;
+}
+
+type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+
+/** A member threw outside any savepoint: the whole transaction must roll back. */
+class MemberAborted extends Error {
+  constructor(
+    readonly member: Member,
+    readonly error: unknown,
+  ) {
+    super("a grouped write aborted its transaction");
+  }
+}
+
+interface ScopeQueue {
+  running: boolean;
+  readonly waiting: Member[];
+}
+
+const registry = new WeakMap<PostgresDatabase, GroupCommit>();
+
+/** The one group committer of a database, shared by its record store and unit of work. */
+export function groupCommitOf(database: PostgresDatabase): GroupCommit {
+  let groups = registry.get(database);
+  if (!groups) {
+    groups = new GroupCommit(database);
+    registry.set(database, groups);
+  }
+  return groups;
+}
+
+function scopeKey(scope: Scope): string {
+  return `${scope.collection}\u0000${scope.parentId}`;
+}
+
+export class GroupCommit {
+  private readonly queues = new Map<string, ScopeQueue>();
+  private readonly current = new AsyncLocalStorage<GroupClock>();
+
+  constructor(private readonly database: PostgresDatabase) {}
+
+  /** The clock of the group running the current write, when it is a group of this scope. */
+  clockFor(scope: Scope): GroupClock | undefined {
+    const clock = this.current.getStore();
+    return clock && clock.scope.collection === scope.collection && clock.scope.parentId === scope.parentId ? clock : undefined;
+  }
+
+  /**
+   * A single write whose statement never raises on a business outcome (it returns what happened
+   * instead); resolves after its group committed. If it does raise, the group is rolled back and
+   * replayed without it.
+   */
+  write<T>(scope: Scope, work: (clock: GroupClock) => Promise<T>): Promise<T> {
+    return this.enqueue(scope, work, false);
+  }
+
+  /** A unit of work (record + ACL): when it fails, its writes are undone and only its own. */
+  unitOfWork<T>(scope: Scope, work: () => Promise<T>): Promise<T> {
+    return this.enqueue(scope, () => work(), true);
+  }
+
+  private enqueue<T>(scope: Scope, work: (clock: GroupClock) => Promise<T>, isolated: boolean): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      const key = scopeKey(scope);
+      let queue = this.queues.get(key);
+      if (!queue) {
+        queue = { running: false, waiting: [] };
+        this.queues.set(key, queue);
+      }
+      queue.waiting.push({ work, isolated, resolve: resolve as (value: unknown) => void, reject });
+      if (!queue.running) void this.drain(key, scope, queue);
+    });
+  }
+
+  /** Runs groups one after the other while writes wait; the scope's queue is dropped when idle. */
+  private async drain(key: string, scope: Scope, queue: ScopeQueue): Promise<void> {
+    queue.running = true;
+    while (queue.waiting.length > 0) {
+      const members = queue.waiting.splice(0, MAX_GROUP_SIZE);
+      await this.runGroup(scope, members);
+    }
+    queue.running = false;
+    this.queues.delete(key);
+  }
+
+  /**
+   * One transaction for the members. Optimistic first: no savepoints, so a member that throws
+   * (a unit of work refused after writing its ACL, a statement that raised) rolls the whole group
+   * back; it gets its error and the others are replayed, units of work now under savepoints.
+   */
+  private async runGroup(scope: Scope, members: Member[]): Promise<void> {
+    let pending = members;
+    let savepoints = false;
+    // Bounded: every replay leaves out the member that aborted the previous attempt.
+    while (pending.length > 0) {
+      try {
+        const outcomes = await this.database.transaction("storage", () => this.runMembers(scope, pending, savepoints));
+        pending.forEach((member, i) => {
+          const outcome = outcomes[i];
+          if (outcome?.ok) member.resolve(outcome.value);
+          else member.reject(outcome?.error);
+        });
+        return;
+      } catch (error) {
+        if (!(error instanceof MemberAborted)) {
+          for (const member of pending) member.reject(error);
+          return;
+        }
+        error.member.reject(error.error);
+        pending = pending.filter((member) => member !== error.member);
+        savepoints = true;
+      }
+    }
+  }
+
+  private async runMembers(scope: Scope, members: readonly Member[], savepoints: boolean): Promise<Outcome[]> {
+    const clock = await this.lockCounter(scope);
+    const outcomes: Outcome[] = [];
+    for (const member of members) {
+      const isolated = savepoints && member.isolated;
+      if (isolated) await this.run("SAVEPOINT tessera_member");
+      try {
+        outcomes.push({ ok: true, value: await this.current.run(clock, () => member.work(clock)) });
+        clock.keep();
+      } catch (error) {
+        clock.discard();
+        if (!isolated) throw new MemberAborted(member, error);
+        await this.run("ROLLBACK TO SAVEPOINT tessera_member");
+        outcomes.push({ ok: false, error });
+      }
+    }
+    const counter = clock.finalCounter();
+    if (counter !== undefined) await this.run(STORE_COUNTER, [scope.collection, scope.parentId, counter]);
+    return outcomes;
+  }
+
+  /** Locks the scope's counter row for the group (creating it on the scope's first write). */
+  private async lockCounter(scope: Scope): Promise<GroupClock> {
+    const values = [scope.collection, scope.parentId];
+    let rows = await this.run<{ last_modified: string; now: string }>(LOCK_COUNTER, values);
+    let created = false;
+    if (rows.length === 0) {
+      // Ours when the insert returns it (the scope's first write); else another writer's.
+      created = (await this.run(CREATE_COUNTER, values)).length > 0;
+      rows = await this.run<{ last_modified: string; now: string }>(LOCK_COUNTER, values);
+    }
+    const row = rows[0];
+    if (!row) throw new Error(`no timestamp row for ${scope.collection}`);
+    return new GroupClock(scope, created ? undefined : Number(row.last_modified), Number(row.now));
+  }
+
+  private run<R extends Record<string, unknown>>(statement: Statement | string, values: readonly unknown[] = []): Promise<R[]> {
+    return this.database.query<R>("storage", statement, values);
+  }
+}

@@ -1,0 +1,72 @@
+/**
+ * `postgresql` in settings: the PostgreSQL adapters over one pool per distinct URL. Where records
+ * and ACEs share a database, the record store is also bound as a GrantedRecordStore.
+ */
+import { ContainerModule, type ServiceIdentifier } from "inversify";
+import { PostgresCache } from "../adapters/postgres/postgres-cache.js";
+import { PostgresChangeBroadcast } from "../adapters/postgres/postgres-change-broadcast.js";
+import type { PostgresDatabaseOptions } from "../adapters/postgres/postgres-database.js";
+import { PostgresDatabases } from "../adapters/postgres/postgres-databases.js";
+import { PostgresPermissionStore } from "../adapters/postgres/postgres-permission-store.js";
+import { PostgresRecordStore } from "../adapters/postgres/postgres-record-store.js";
+import { PostgresUnitOfWork } from "../adapters/postgres/postgres-unit-of-work.js";
+import { urlWithPassword } from "../adapters/postgres/postgres-url.js";
+import type { BackendSettings } from "./settings.js";
+import type { TechnologyModule } from "./technology-roles.js";
+import { TOKENS } from "./tokens.js";
+
+/** The owner of the pools: every store binding depends on it, so unbinding closes them. */
+const DATABASES = Symbol("PostgresDatabases") as ServiceIdentifier<PostgresDatabases>;
+const RECORD_STORE = Symbol("PostgresRecordStore") as ServiceIdentifier<PostgresRecordStore>;
+
+function databaseOptions(settings: BackendSettings<string>): PostgresDatabaseOptions {
+  return {
+    url: settings.url ?? "",
+    poolSize: settings.poolSize,
+    maxOverflow: settings.maxOverflow,
+    maxBacklog: settings.maxBacklog,
+    poolRecycleSeconds: settings.poolRecycleSeconds,
+    poolTimeoutSeconds: settings.poolTimeoutSeconds,
+    passwordFile: settings.passwordFile,
+  };
+}
+
+export const postgresModule: TechnologyModule = (roles) =>
+  new ContainerModule(({ bind }) => {
+    // Opens no connection yet: pools connect on first use, so a database down at startup is retried later.
+    const databases = new PostgresDatabases({
+      storage: roles.storage && databaseOptions(roles.storage),
+      permission: roles.permission && databaseOptions(roles.permission),
+      cache: roles.cache && databaseOptions(roles.cache),
+    });
+    bind(DATABASES)
+      .toResolvedValue((): PostgresDatabases => databases)
+      .onDeactivation((opened) => opened.close());
+    bind(TOKENS.SchemaMigration).toResolvedValue((opened: PostgresDatabases) => ({ migrate: () => opened.migrate() }), [DATABASES]);
+    // Each pool is named after the backends using it ("storage,permission"): never its URL.
+    for (const { database, usedBy } of databases.all) {
+      bind(TOKENS.ConnectionPool).toConstantValue({ name: usedBy.join(","), status: () => database.poolStatus(), backlogRefusals: () => database.backlogRefusals });
+    }
+    const { storage, permission, cache } = databases;
+    if (storage) {
+      bind(RECORD_STORE).toResolvedValue((_owner: PostgresDatabases) => new PostgresRecordStore(storage), [DATABASES]);
+      // Bound as values, not toService aliases: the container's activation (timing) applies to each token.
+      bind(TOKENS.RecordStore).toResolvedValue((store: PostgresRecordStore) => store, [RECORD_STORE]);
+      // One transaction on the storage database, which the permission store joins when it shares it
+      // (then units of work also join the group commit of their collection, ADR 10).
+      bind(TOKENS.UnitOfWork).toResolvedValue((_owner: PostgresDatabases) => new PostgresUnitOfWork(storage, databases.recordsBesideAces), [DATABASES]);
+      // Live feed signals between every process on this storage database (LISTEN/NOTIFY).
+      const storageSettings = roles.storage;
+      if (storageSettings) {
+        bind(TOKENS.ChangeBroadcast)
+          .toResolvedValue((_owner: PostgresDatabases) => new PostgresChangeBroadcast(storage, urlWithPassword(storageSettings.url ?? "", storageSettings.passwordFile)), [DATABASES])
+          .onDeactivation((broadcast) => broadcast.close());
+      }
+      if (databases.recordsBesideAces) bind(TOKENS.GrantedRecordStore).toResolvedValue((store: PostgresRecordStore) => store, [RECORD_STORE]);
+    }
+    if (permission) bind(TOKENS.PermissionStore).toResolvedValue((_owner: PostgresDatabases) => new PostgresPermissionStore(permission), [DATABASES]);
+    const cacheSettings = roles.cache;
+    if (cache && cacheSettings) {
+      bind(TOKENS.Cache).toResolvedValue((_owner: PostgresDatabases) => new PostgresCache(cache, { prefix: cacheSettings.prefix }), [DATABASES]);
+    }
+  });
