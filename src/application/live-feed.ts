@@ -75,7 +75,7 @@ class Subscription {
     readonly key: string,
     private readonly request: FeedRequest,
     readonly sink: FeedSink,
-    start: number,
+    private readonly start: number,
   ) {
     this.cursor = start;
   }
@@ -88,7 +88,8 @@ class Subscription {
    */
   wake(signal?: ChangeSignal): void {
     if (this.closed) return;
-    if (signal?.id !== undefined && (this.running || signal.timestamp <= this.cursor)) this.recheck.set(signal.id, signal.timestamp);
+    // At or below the start, the client already has it (it asked for what came after).
+    if (signal?.id !== undefined && signal.timestamp > this.start && (this.running || signal.timestamp <= this.cursor)) this.recheck.set(signal.id, signal.timestamp);
     if (this.running) {
       this.dirty = true;
       return;
@@ -207,6 +208,8 @@ export class LiveFeed {
     this.stops.push(
       events.onResourceChanged((event) => {
         const single = event.impacted.length === 1 ? { id: event.impacted[0].new.id, action: event.action } : {};
+        // Known here before the write is answered: this process's replays need no signal round trip.
+        if (single.id !== undefined) this.remember(scopeKey(event.collection, event.parentId), single.id, event.timestamp, event.action);
         void publish({ collection: event.collection, parentId: event.parentId, timestamp: event.timestamp, ...single });
       }),
       events.onScopeTouched((event) => void publish({ ...event.scope, timestamp: event.timestamp })),

@@ -6,12 +6,15 @@
 import { expect } from "chai";
 import { pino } from "pino";
 import type { ResourceChanged } from "../../src/application/events.js";
+import { LostAccessPermissionStore } from "../../src/application/lost-access-permission-store.js";
+import type { ResourceDefinition } from "../../src/application/resources.js";
 import { PostgresDatabase } from "../../src/adapters/postgres/postgres-database.js";
+import { PostgresPermissionStore } from "../../src/adapters/postgres/postgres-permission-store.js";
 import { PostgresRecordStore } from "../../src/adapters/postgres/postgres-record-store.js";
 import { PostgresUnitOfWork } from "../../src/adapters/postgres/postgres-unit-of-work.js";
 import { startServer, type RunningServer } from "../../src/bootstrap/server.js";
 import { settingsFrom, userId } from "../support/http.js";
-import { databaseUrl, ensureDatabase } from "../support/postgres.js";
+import { databaseUrl, ensureDatabase, withAdmin } from "../support/postgres.js";
 import { requireService } from "../support/services.js";
 
 const ALICE = "alice:pw";
@@ -159,5 +162,44 @@ describe("PostgresUnitOfWork.afterCommit", function () {
     expect(await seen.get(scope, "y")).to.equal(undefined);
     unitOfWork.afterCommit(() => calls.push("outside"));
     expect(calls).to.include("outside");
+  });
+
+  it("in a group commit: calls back each member once after the group's commit, never a member rolled back alone; its lost access commits or rolls back with it", async () => {
+    const grouped = new PostgresUnitOfWork(database, true);
+    const records = new PostgresRecordStore(database);
+    const seen = new PostgresRecordStore(observer);
+    const resource: ResourceDefinition = { name: "grouped", kind: "shareable", permissions: ["read", "write"], settingsPrincipals: {} };
+    const permissions = new LostAccessPermissionStore(new PostgresPermissionStore(database), { records, shareable: (c) => (c === "grouped" ? resource : undefined), touchOnGrant: false });
+    const scope = { collection: "grouped", parentId: "" };
+    await records.flush();
+    await permissions.flush();
+    for (const id of ["k0", "k1", "k2", "k3"]) await permissions.replaceObjectPermissions(`/grouped/${id}`, { read: ["bob"] });
+    const calls: string[] = [];
+    const checks: Promise<unknown>[] = [];
+    // Each member takes bob's read away from one record, then writes it; member k2 then fails.
+    const member = (id: string) =>
+      grouped.run(async () => {
+        await permissions.replaceObjectPermissions(`/grouped/${id}`, { read: [] });
+        await records.create(scope, id, {});
+        grouped.afterCommit(() => {
+          calls.push(id);
+          checks.push(seen.get(scope, id).then((r) => expect(r, `${id} visible at its callback`).to.not.equal(undefined)));
+        });
+        if (id === "k2") throw new Error("refused after writing");
+      }, scope);
+    const outcomes = await Promise.allSettled(["k0", "k1", "k2", "k3"].map(member));
+    await Promise.all(checks);
+    expect(outcomes.map((o) => o.status)).to.deep.equal(["fulfilled", "fulfilled", "rejected", "fulfilled"]);
+    expect([...calls].sort()).to.deep.equal(["k0", "k1", "k3"]);
+    // Lost access is stored with its member only, stamped by the group below the record's own write.
+    const lost = await withAdmin(databaseUrl("tessera_events_test"), async (client) => (await client.query<{ id: string; last_modified: string }>("SELECT id, last_modified FROM lost_access WHERE collection = 'grouped' ORDER BY id")).rows);
+    expect(lost.map((row) => row.id)).to.deep.equal(["k0", "k1", "k3"]);
+    for (const row of lost) expect(Number(row.last_modified)).to.be.below((await seen.get(scope, row.id))?.lastModified ?? 0);
+    expect(await seen.get(scope, "k2")).to.equal(undefined);
+    expect([...((await permissions.objectPermissions("/grouped/k2")).read ?? [])]).to.deep.equal(["bob"]);
+    const stamps = [...lost.map((row) => Number(row.last_modified))];
+    for (const id of ["k0", "k1", "k3"]) stamps.push((await seen.get(scope, id))?.lastModified ?? 0);
+    expect(new Set(stamps).size).to.equal(stamps.length);
+    expect(await seen.collectionTimestamp(scope)).to.equal(Math.max(...stamps));
   });
 });

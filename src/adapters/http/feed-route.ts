@@ -9,18 +9,12 @@ import type { Context, Next } from "koa";
 import { ValidationError } from "../../domain/errors.js";
 import { MODIFIED_FIELD, type Filter } from "../../application/listing.js";
 import type { FeedEvent, FeedSink } from "../../application/live-feed.js";
+import { EVENT_STREAM, wantsEventStream } from "./event-stream.js";
 import type { HttpServices } from "./http-services.js";
 import { parseListQuery } from "./list-query.js";
 import { allowedMethods, requesterOf } from "./record-routes.js";
 
-export const EVENT_STREAM = "text/event-stream";
 const DEFAULT_BUFFER_BYTES = 1024 * 1024;
-const COLLECTION_PATH = /^\/v1\/[^/]+$/;
-
-/** A GET that prefers an event stream to JSON. */
-export function wantsEventStream(ctx: Context): boolean {
-  return ctx.method === "GET" && COLLECTION_PATH.test(ctx.path) && ctx.get("accept").includes(EVENT_STREAM) && ctx.accepts("application/json", EVENT_STREAM) === EVENT_STREAM;
-}
 
 /** An SSE stream on the raw response; refuses to queue more than `maxBufferedBytes` unread. */
 class SseSink implements FeedSink {

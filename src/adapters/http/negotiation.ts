@@ -1,6 +1,6 @@
 /** Media types: JSON answers (or the live feed's event stream), JSON bodies only (415 otherwise). */
 import type { Context, Next } from "koa";
-import { wantsEventStream } from "./feed-route.js";
+import { wantsEventStream } from "./event-stream.js";
 import { NotAcceptableError, PayloadTooLargeError, UnsupportedMediaTypeError } from "./http-errors.js";
 
 /** The media types of the API, in one place: responses, bodies, and the two PATCH dialects. */

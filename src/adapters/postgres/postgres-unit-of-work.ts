@@ -28,9 +28,14 @@ export class PostgresUnitOfWork implements UnitOfWork {
    */
   async run<T>(work: () => Promise<T>, scope?: Scope): Promise<T> {
     if (this.pending.getStore() && this.database.inTransaction()) return this.database.transaction("storage", work);
-    const callbacks: (() => void)[] = [];
-    // The callbacks list is bound inside `work`: a group runs its members in another context.
-    const own = (): Promise<T> => this.pending.run(callbacks, work);
+    let callbacks: (() => void)[] = [];
+    // The list is bound inside `work`: a group runs its members in another context, and replays
+    // them after another member aborted its transaction (only the last attempt committed).
+    const own = (): Promise<T> => {
+      const attempt: (() => void)[] = [];
+      callbacks = attempt;
+      return this.pending.run(attempt, work);
+    };
     const grouped = scope !== undefined && this.groupCommit && !this.database.inTransaction();
     const result = grouped ? await groupCommitOf(this.database).unitOfWork(scope, own) : await this.database.transaction("storage", own);
     for (const callback of callbacks) callback();
