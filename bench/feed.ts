@@ -68,7 +68,7 @@ async function subscribe(url: string, user: string, latencies: number[], counter
 }
 
 function percentile(sorted: readonly number[], p: number): number {
-  return sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 }
 
 async function run(subscribers: number, duration: number, connections: number): Promise<void> {

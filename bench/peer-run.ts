@@ -67,7 +67,8 @@ export async function runParsePeer(options: PeerOptions, print: (m: Measurement)
   const tessera = await options.startTessera(TESSERA_DATABASE);
   let parse: ServerProcess | undefined;
   const pairs: { label: string; tessera: Measurement; parse: Measurement }[] = [];
-  const run = async (label: string, tesseraFigure: Figure, parseFigure: Figure) => {
+  const run = async (label: string, tesseraFigure: Figure | undefined, parseFigure: Figure | undefined) => {
+    if (!tesseraFigure || !parseFigure) throw new Error(`no figure to measure for ${label}`);
     const t = await measure(tessera, "postgresql", { ...tesseraFigure, label: `tessera ${label}`, connections }, options.load);
     print(t);
     const p = await measure(parse as ServerProcess, "postgresql", { ...parseFigure, label: `parse ${label}`, connections }, options.load);

@@ -44,7 +44,7 @@ export function medians(all: readonly Measurement[]): Measurement[] {
   const keys = [...new Set(all.map(figureKey))];
   return keys.map((k) => {
     const same = all.filter((m) => figureKey(m) === k);
-    const first = same[0];
+    const [first] = same as [Measurement, ...Measurement[]]; // every key came from one measurement at least
     const statuses: Record<string, number> = {};
     for (const m of same) for (const [code, count] of Object.entries(m.statuses)) statuses[code] = (statuses[code] ?? 0) + count;
     const sum = (pick: (m: Measurement) => number) => same.reduce((total, m) => total + pick(m), 0);

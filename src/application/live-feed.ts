@@ -140,8 +140,9 @@ class Subscription {
     const after: Filter = { field: MODIFIED_FIELD, operator: "gt", value: this.cursor };
     const sort = [{ field: MODIFIED_FIELD, descending: false }];
     const records = await this.feed.options.records.list(requester, resource, { filters: [...filters, after], sort, limit: PAGE, includeDeleted: false, neverRefuse: true });
-    const recordsFull = records.entries.length === PAGE;
-    let bound = recordsFull ? records.entries[PAGE - 1].lastModified : records.timestamp;
+    const lastRecord = records.entries.length === PAGE ? records.entries[PAGE - 1] : undefined;
+    const recordsFull = lastRecord !== undefined;
+    let bound = lastRecord ? lastRecord.lastModified : records.timestamp;
     const deletions = await this.feed.options.records.list(requester, resource, {
       filters: [after, { field: MODIFIED_FIELD, operator: "max", value: bound }, { field: "deleted", operator: "eq", value: true }],
       sort,
@@ -149,8 +150,9 @@ class Subscription {
       includeDeleted: true,
       neverRefuse: true,
     });
-    const deletionsFull = deletions.entries.length === PAGE;
-    if (deletionsFull) bound = Math.min(bound, deletions.entries[PAGE - 1].lastModified);
+    const lastDeletion = deletions.entries.length === PAGE ? deletions.entries[PAGE - 1] : undefined;
+    const deletionsFull = lastDeletion !== undefined;
+    if (lastDeletion) bound = Math.min(bound, lastDeletion.lastModified);
     const entries = [...records.entries, ...deletions.entries.filter((e) => e.deleted)].filter((e) => e.lastModified <= bound).sort((a, b) => a.lastModified - b.lastModified);
     return { entries, bound, more: recordsFull || deletionsFull };
   }
@@ -207,7 +209,8 @@ export class LiveFeed {
     const publish = (signal: ChangeSignal) => broadcast.publish(signal).catch((error: unknown) => log(error, "a change signal could not be sent"));
     this.stops.push(
       events.onResourceChanged((event) => {
-        const single = event.impacted.length === 1 ? { id: event.impacted[0].new.id, action: event.action } : {};
+        const only = event.impacted.length === 1 ? event.impacted[0] : undefined;
+        const single = only ? { id: only.new.id, action: event.action } : {};
         // Known here before the write is answered: this process's replays need no signal round trip.
         if (single.id !== undefined) this.remember(scopeKey(event.collection, event.parentId), single.id, event.timestamp, event.action);
         void publish({ collection: event.collection, parentId: event.parentId, timestamp: event.timestamp, ...single });

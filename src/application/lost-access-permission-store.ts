@@ -100,10 +100,10 @@ export class LostAccessPermissionStore implements PermissionStore {
     const targets = objectIds.map((objectId) => this.targetOf(objectId)).filter((t): t is RecordTarget => t !== undefined);
     if (targets.length === 0) return this.inner.deleteObjectPermissions(...objectIds);
     // One after the other: inside a transaction the reads share one connection.
-    const before: Set<string>[] = [];
-    for (const target of targets) before.push(await this.readers(target));
+    const losses: { target: RecordTarget; lost: ReadonlySet<string> }[] = [];
+    for (const target of targets) losses.push({ target, lost: await this.readers(target) });
     await this.inner.deleteObjectPermissions(...objectIds);
-    await this.recordLosses(targets.map((target, i) => ({ target, lost: before[i] })));
+    await this.recordLosses(losses);
   }
 
   /**

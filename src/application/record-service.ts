@@ -126,7 +126,8 @@ export class RecordService {
     if (entries.length === 0 && params.neverRefuse !== true) await this.refuseIfNothingReachable(kind, caller, resource, scope, reach);
     if (entries.length <= params.limit) return { entries, timestamp };
     const page = entries.slice(0, params.limit);
-    const last = page[page.length - 1];
+    const last = page.at(-1);
+    if (!last) return { entries: page, timestamp }; // a limit of 0 has no page to continue from
     const nextToken = this.deps.tokens.encode(sort, params.filters, { cursor: { values: sort.map((k) => fieldValue(last, k.field)) }, upTo });
     return { entries: page, timestamp, nextToken };
   }
@@ -387,7 +388,9 @@ function jsonPatched(resource: ResourceDefinition, existing: StoredRecord, acl: 
   const patched = applyRecordJsonPatch(recordBody(existing), acl ?? {}, operations, acl === undefined ? [] : resource.permissions);
   rejectOtherId(patched.data, existing.id);
   const { fields, lastModified } = splitManagedFields(patched.data);
-  return { data: fields, lastModified: lastModified === existing.lastModified ? undefined : lastModified, permissions: acl === undefined ? undefined : patched.permissions };
+  // The patched ACL is whole: a permission it no longer has was removed, so it is named as null.
+  const removed = acl === undefined ? {} : Object.fromEntries(Object.keys(acl).map((permission) => [permission, null]));
+  return { data: fields, lastModified: lastModified === existing.lastModified ? undefined : lastModified, permissions: acl === undefined ? undefined : { ...removed, ...patched.permissions } };
 }
 
 function rejectOtherId(data: JsonObject, id: string): void {

@@ -10,7 +10,7 @@ export type ResourceKind = "user" | "shareable";
 export type ViewName = "list" | "create" | "deleteAll" | "read" | "replace" | "update" | "delete";
 
 /** The permission each view requires unless the resource says otherwise (api-contract §5). */
-export const DEFAULT_VIEW_PERMISSIONS: Readonly<Record<ViewName, string>> = {
+const DEFAULT_VIEW_PERMISSIONS: Readonly<Record<ViewName, string>> = {
   list: READ,
   read: READ,
   create: CREATE,

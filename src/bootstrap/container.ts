@@ -41,7 +41,7 @@ import { UuidIdGenerator } from "../adapters/system/uuid-id-generator.js";
 import { projectRoot } from "./project-root.js";
 import { buildResources } from "./resources.js";
 import { permissionBackendProblem, PROJECT_NAME, SettingsError, text, type Settings } from "./settings.js";
-import { observedPort } from "./observed-backends.js";
+import { observedPort } from "./observed-ports.js";
 import { technologyModules } from "./technologies.js";
 import { TOKENS, type Migrator, type SchemaMigration } from "./tokens.js";
 
@@ -158,17 +158,17 @@ export function buildContainer(settings: Settings, options: CompositionOptions =
     (records: RecordService, authenticator: Authenticator, health: HealthService, clock: Clock, logger: Logger, unitOfWork: UnitOfWork, feed: LiveFeed, pools: PoolProbe[] | undefined): HttpServices => {
       metrics?.observePools(pools ?? []);
       return {
-      options: httpOptions(settings),
-      records,
-      authenticator,
-      unitOfWork,
-      resources,
-      health,
-      clock,
-      logger,
-      feed,
-      versionInfo: { name: PROJECT_NAME, version: PROJECT_VERSION, source: "https://github.com/tessera-records/tessera", commit: text(settings.all.commit ?? "unknown") },
-      ...(metrics ? { metrics } : {}),
+        options: httpOptions(settings),
+        records,
+        authenticator,
+        unitOfWork,
+        resources,
+        health,
+        clock,
+        logger,
+        feed,
+        versionInfo: { name: PROJECT_NAME, version: PROJECT_VERSION, source: "https://github.com/tessera-records/tessera", commit: text(settings.all.commit ?? "unknown") },
+        ...(metrics ? { metrics } : {}),
       };
     },
     [TOKENS.RecordService, TOKENS.Authenticator, TOKENS.HealthService, TOKENS.Clock, TOKENS.Logger, TOKENS.UnitOfWork, TOKENS.LiveFeed, { serviceIdentifier: TOKENS.ConnectionPool, isMultiple: true, optional: true }],

@@ -31,6 +31,8 @@ export async function startServer(settings: Settings, options: CompositionOption
       if (metricsServer) await closeServer(metricsServer, logger);
       throw error;
     });
+    // After listening, a server error (say, out of file descriptors on accept) is logged, never a crash.
+    for (const listening of [server, metricsServer]) listening?.on("error", (error) => logger.error({ err: error }, "server error"));
     const url = urlOf(server, settings.listenHost);
     const metricsUrl = metricsServer && urlOf(metricsServer, settings.listenHost);
     logger.info({ url, ...(metricsUrl ? { metrics_url: metricsUrl } : {}) }, "tessera listening");

@@ -247,8 +247,9 @@ function restoreCollectionCase(raw: Record<string, JsonValue>, fromEnvironment: 
     const lower = `${collection.toLowerCase()}_`;
     if (lower === `${collection}_`) continue;
     for (const key of fromEnvironment) {
-      if (!key.startsWith(lower)) continue;
-      raw[`${collection}_${key.slice(lower.length)}`] = raw[key];
+      const value = raw[key];
+      if (!key.startsWith(lower) || value === undefined) continue;
+      raw[`${collection}_${key.slice(lower.length)}`] = value;
       delete raw[key];
     }
   }

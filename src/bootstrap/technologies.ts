@@ -6,7 +6,7 @@ import { redisModule } from "./redis-module.js";
 import type { Settings } from "./settings.js";
 import { rolesByTechnology, type TechnologyModule } from "./technology-roles.js";
 
-export const TECHNOLOGY_MODULES: Readonly<Record<string, TechnologyModule>> = {
+const TECHNOLOGY_MODULES: Readonly<Record<string, TechnologyModule>> = {
   memory: memoryModule,
   postgresql: postgresModule,
   redis: redisModule,

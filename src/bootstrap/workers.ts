@@ -14,7 +14,7 @@ const MAX_WORKERS = 64;
 const MAX_RESTARTS_PER_MINUTE = 10;
 
 /** The validated `workers` setting; refuses memory backends when there are several. */
-export function workerCount(settings: Settings): number {
+function workerCount(settings: Settings): number {
   const raw = settings.all.workers ?? 1;
   const count = typeof raw === "string" && /^\d+$/.test(raw.trim()) ? Number(raw) : raw;
   if (typeof count !== "number" || !Number.isSafeInteger(count) || count < 1 || count > MAX_WORKERS) {
@@ -26,9 +26,10 @@ export function workerCount(settings: Settings): number {
     ["permission_backend", settings.permission?.backend],
     ["cache_backend", settings.cache.backend],
   ].filter(([, backend]) => backend === "memory");
-  if (local.length > 0) {
-    throw new SettingsError(local.map(([name]) => `workers = ${count} needs shared backends: ${name} "memory" keeps its data in each process`));
-  }
+  const problems = local.map(([name]) => `workers = ${count} needs shared backends: ${name} "memory" keeps its data in each process`);
+  // Each worker counts its own requests, and a scrape reaches one worker at random.
+  if (settings.metricsEnabled) problems.push(`workers = ${count} needs metrics_enabled = false: each worker would answer a scrape with its own counters`);
+  if (problems.length > 0) throw new SettingsError(problems);
   return count;
 }
 
@@ -60,6 +61,8 @@ export function superviseWorkers(settings: Settings): Promise<boolean> {
     const fork = () => {
       const worker = cluster.fork();
       live.add(worker);
+      // A failed signal or IPC send to a worker must not bring the supervisor down.
+      worker.on("error", (error) => process.stderr.write(`worker ${worker.process.pid ?? "?"}: ${String(error)}\n`));
       worker.once("listening", () => {
         listening.add(worker);
         process.stderr.write(`worker ${worker.process.pid ?? "?"} listening\n`);

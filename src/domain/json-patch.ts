@@ -3,7 +3,7 @@ import { ValidationError, type ValidationDetail } from "./errors.js";
 import { isJsonObject, jsonEqual, type JsonObject, type JsonValue } from "./json.js";
 
 export const JSON_PATCH_OPS = ["test", "add", "remove", "replace", "move", "copy"] as const;
-export type JsonPatchOp = (typeof JSON_PATCH_OPS)[number];
+type JsonPatchOp = (typeof JSON_PATCH_OPS)[number];
 
 export interface JsonPatchOperation {
   readonly op: JsonPatchOp;
@@ -38,7 +38,7 @@ export function parseJsonPatch(body: unknown): JsonPatchOperation[] {
 }
 
 /** What `copy` operations may add in all: a few copies could otherwise double the document each time. */
-export const MAX_COPIED_CHARACTERS = 1_048_576;
+const MAX_COPIED_CHARACTERS = 1_048_576;
 
 /** The operations applied in order to a copy of `document`; the first that fails throws a JsonPatchError. */
 export function applyJsonPatch(document: JsonValue, operations: readonly JsonPatchOperation[]): JsonValue {
@@ -111,8 +111,8 @@ function parentOf(root: JsonValue, pointer: string): { parent: JsonValue; key: s
 }
 
 function child(container: JsonValue, token: string, pointer: string): JsonValue {
-  if (Array.isArray(container)) return container[arrayIndex(token, container.length, false)];
-  if (isJsonObject(container) && Object.hasOwn(container, token)) return container[token];
+  const found = Array.isArray(container) ? container[arrayIndex(token, container.length, false)] : isJsonObject(container) && Object.hasOwn(container, token) ? container[token] : undefined;
+  if (found !== undefined) return found;
   throw new JsonPatchError(`member '${token}' not found (${pointer})`);
 }
 

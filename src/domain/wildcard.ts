@@ -19,7 +19,7 @@ function singleCodePoint(text: string): number | undefined {
 const folded = new Map<number, number>();
 
 /** The representative of a code point's case class. */
-export function foldCase(codePoint: number): number {
+function foldCase(codePoint: number): number {
   if (codePoint < 0x80) return codePoint >= 0x41 && codePoint <= 0x5a ? codePoint + 0x20 : codePoint;
   const known = folded.get(codePoint);
   if (known !== undefined) return known;
@@ -78,12 +78,12 @@ export function wildcardMatcher(pattern: string, { ignoreCase = true }: { ignore
 
 function foldedMatcher(pattern: string): (value: string) => boolean {
   const parts = pattern.split("*").map(foldedCodePoints);
-  const first = parts[0];
+  const first = parts[0] ?? [];
   if (parts.length === 1) return (value) => {
     const text = foldedCodePoints(value);
     return text.length === first.length && startsAt(text, 0, first);
   };
-  const last = parts[parts.length - 1];
+  const last = parts[parts.length - 1] ?? [];
   const middle: Segment[] = parts.slice(1, -1).filter((points) => points.length > 0).map((points) => ({ points, table: failureTable(points) }));
   return (value) => {
     const text = foldedCodePoints(value);
@@ -102,9 +102,9 @@ function foldedMatcher(pattern: string): (value: string) => boolean {
 /** Exact patterns are the server's own (object ids), short: plain string search, no copies. */
 function exactMatcher(pattern: string): (value: string) => boolean {
   const parts = pattern.split("*");
-  const first = parts[0];
+  const first = parts[0] ?? "";
   if (parts.length === 1) return (value) => value === pattern;
-  const last = parts[parts.length - 1];
+  const last = parts[parts.length - 1] ?? "";
   const middle = parts.slice(1, -1).filter((part) => part.length > 0);
   return (value) => {
     const end = value.length - last.length;

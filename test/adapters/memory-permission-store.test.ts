@@ -93,7 +93,7 @@ describe("MemoryPermissionStore", () => {
       let seed = 7;
       const pick = <T>(items: readonly T[]): T => {
         seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
-        return items[seed % items.length];
+        return items[seed % items.length]!;
       };
       for (let step = 0; step < 400; step += 1) {
         const op = pick([0, 0, 0, 1, 1, 2, 3]);

@@ -101,7 +101,7 @@ describe("MemoryRecordStore", () => {
           if (ended) break;
           walked.push(...ids(page));
           const last = page[page.length - 1];
-          after = { values: [last.deleted ? undefined : last.data.title, last.lastModified] };
+          after = { values: [last!.deleted ? undefined : last!.data.title, last!.lastModified] };
         }
         expect(ended, "the walk ended").to.equal(true);
         expect(walked).to.deep.equal(ids(scanned));
@@ -139,7 +139,7 @@ describe("MemoryRecordStore", () => {
   it("sorts strings by code point, astral characters after the rest of the BMP", async () => {
     const store = new MemoryRecordStore(realClock);
     for (const [i, name] of ["é", "a", "B", "😀", "\uFFFD", "Z", "ab"].entries()) await store.create(scope, `r${i}`, { name });
-    const sorted = await store.list(scope, { ...listAll, sort: [{ field: "name", descending: false }, listAll.sort[0]] });
+    const sorted = await store.list(scope, { ...listAll, sort: [{ field: "name", descending: false }, listAll.sort[0]!] });
     expect(sorted.map((e) => (e.deleted ? null : e.data.name))).to.deep.equal(["B", "Z", "a", "ab", "é", "\uFFFD", "😀"]);
   });
 });

@@ -170,7 +170,7 @@ describe("PermissionStore differential test", function () {
             if (JSON.stringify(answer) === JSON.stringify(answers[0])) continue;
             divergences++;
             throw new Error(
-              `${BACKENDS[index].name} diverges from ${BACKENDS[0].name} at step ${step} ${JSON.stringify(op)}: ` +
+              `${BACKENDS[index]!.name} diverges from ${BACKENDS[0]!.name} at step ${step} ${JSON.stringify(op)}: ` +
                 `${JSON.stringify(answer)} vs ${JSON.stringify(answers[0])}`,
             );
           }

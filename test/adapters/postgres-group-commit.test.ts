@@ -76,7 +76,7 @@ describe("PostgreSQL group commit", function () {
     // The counter row lock orders whole groups: in stamp order, a transaction never reappears.
     const runs = transactions.filter((xmin, i) => i === 0 || xmin !== transactions[i - 1]);
     expect(new Set(runs).size, "each transaction's stamps are contiguous").to.equal(runs.length);
-    expect(BigInt(await stores[0].collectionTimestamp(scope))).to.equal(stamps[stamps.length - 1]);
+    expect(BigInt(await stores[0]!.collectionTimestamp(scope))).to.equal(stamps[stamps.length - 1]);
   });
 
   it("keeps each write's own outcome: failures in a group never fail the others", async () => {
@@ -155,6 +155,6 @@ describe("PostgreSQL group commit", function () {
     const rows = await rowsOf("group_batch");
     expect(rows.map((r) => r.id)).to.deep.equal(["x", "y"]);
     expect(new Set(rows.map((r) => r.xmin)).size).to.equal(1);
-    expect(written[1].lastModified).to.be.greaterThan(written[0].lastModified);
+    expect(written[1]!.lastModified).to.be.greaterThan(written[0]!.lastModified);
   });
 });

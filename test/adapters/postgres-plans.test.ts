@@ -67,7 +67,7 @@ describe("PostgreSQL plans without statistics", function () {
   async function plansOf(sent: Sent): Promise<{ custom: ReturnType<typeof scans>; generic: ReturnType<typeof scans> }> {
     const explain = async (text: string, values: readonly unknown[]) => {
       const result = await client.query<{ "QUERY PLAN": { Plan: PlanNode }[] }>(`EXPLAIN (FORMAT JSON) ${text}`, values as unknown[]);
-      return scans(result.rows[0]["QUERY PLAN"][0].Plan);
+      return scans(result.rows[0]!["QUERY PLAN"][0]!.Plan);
     };
     const custom = await explain(sent.text, sent.values);
     await client.query(`PREPARE planned AS ${sent.text}`);

@@ -187,7 +187,7 @@ describe("PostgreSQL specifics", function () {
       const burst = (store: PostgresRecordStore, name: string) =>
         Promise.all(Array.from({ length: 90 }, (_, i) => store.create(articles, `${name}${i}`, { i }).then((r) => r.lastModified)));
       const [a, b, c, d] = await Promise.all([writer(first, "a"), writer(second, "b"), burst(first, "c"), burst(second, "d")]);
-      for (const sequence of [a, b]) for (let i = 1; i < sequence.length; i += 1) expect(sequence[i]).to.be.greaterThan(sequence[i - 1]);
+      for (const sequence of [a, b]) for (let i = 1; i < sequence.length; i += 1) expect(sequence[i]).to.be.greaterThan(sequence[i - 1]!);
       const all = [...a, ...b, ...c, ...d];
       expect(new Set(all).size).to.equal(300);
       expect(await first.count(articles, { filters: [] })).to.equal(300);
@@ -254,7 +254,7 @@ describe("PostgreSQL specifics", function () {
           ...newestFirst,
           filters: [{ field: "i", operator: "lt", value: 10 }],
           limit: 2,
-          after: { values: [listed[1].lastModified] },
+          after: { values: [listed[1]!.lastModified] },
         },
         access(alice),
       );
@@ -359,7 +359,7 @@ describe("PostgreSQL specifics", function () {
 
     it("recycles connections older than pool_recycle", async () => {
       const database = open({ poolSize: 1, maxOverflow: 0, poolRecycleSeconds: 1 });
-      const pid = async () => (await database.query<{ pid: number }>("storage", "SELECT pg_backend_pid() AS pid"))[0].pid;
+      const pid = async () => (await database.query<{ pid: number }>("storage", "SELECT pg_backend_pid() AS pid"))[0]!.pid;
       const firstPid = await pid();
       expect(await pid()).to.equal(firstPid);
       await sleep(1200);
@@ -375,7 +375,7 @@ describe("PostgreSQL specifics", function () {
       const url = new URL(databaseUrl(MAIN));
       url.searchParams.set("options", "-c synchronous_commit=off");
       const database = open({ url: url.toString() });
-      const setting = async (name: string) => (await database.query<{ value: string }>("storage", "SELECT current_setting($1) AS value", [name]))[0].value;
+      const setting = async (name: string) => (await database.query<{ value: string }>("storage", "SELECT current_setting($1) AS value", [name]))[0]!.value;
       expect(await setting("jit")).to.equal("off");
       expect(await setting("max_parallel_workers_per_gather")).to.equal("0");
       expect(await setting("synchronous_commit")).to.equal("off");

@@ -38,6 +38,14 @@ describe("workers setting", function () {
     expect(zero.stderr).to.contain("workers must be an integer");
   });
 
+  it("refuses several workers while metrics are on (a scrape would reach one worker's counters)", async () => {
+    const shared = { storage_backend: "postgresql", storage_url: "postgresql://h/db", resources: "notes:user", userid_hmac_secret: "s", workers: "2" };
+    const refused = await runCli(["serve", ...emptyConfig], shared);
+    expect(refused.code).to.equal(2);
+    expect(refused.stderr).to.contain("metrics_enabled = false");
+    expect(refused.stdout).to.not.contain("listening");
+  });
+
   describe("on PostgreSQL", () => {
     requireService("postgresql");
 
@@ -61,6 +69,7 @@ describe("workers setting", function () {
         articles_create_principals: "system.Authenticated",
         listen_port: "0",
         log_level: "info",
+        metrics_enabled: "false",
         workers: "2",
       };
       const primary = spawn(process.execPath, tesseraArgs(["serve", ...emptyConfig]), { env: settingsEnv(settings), stdio: ["ignore", "pipe", "pipe"], cwd: PROJECT_ROOT });

@@ -30,12 +30,12 @@ export function cacheContract(name: string, open: (options?: CacheOpenOptions) =
     after(() => h?.close());
 
     /** Opens extra caches with prefixes, emptied before and closed after the test body. */
-    async function withPrefixes(prefixes: string[], body: (caches: Cache[]) => Promise<void>): Promise<void> {
+    async function withPrefixes<const P extends readonly string[]>(prefixes: P, body: (caches: { [K in keyof P]: Cache }) => Promise<void>): Promise<void> {
       const harnesses: Harness<Cache>[] = [];
       try {
         for (const prefix of prefixes) harnesses.push(await open({ prefix }));
         for (const extra of harnesses) await extra.reset();
-        await body(harnesses.map((x) => x.port));
+        await body(harnesses.map((x) => x.port) as { [K in keyof P]: Cache });
       } finally {
         for (const extra of harnesses) {
           await extra.reset();

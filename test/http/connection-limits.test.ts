@@ -111,7 +111,7 @@ describe("HTTP connection limits", () => {
       expect(await closesWithin(refused, 3000)).to.equal(true);
       expect(refused.received()).to.equal("");
 
-      held[0].socket.destroy();
+      held[0]!.socket.destroy();
       let answered = "";
       for (let attempt = 0; attempt < 20 && !answered.startsWith("HTTP/1.1 200"); attempt++) {
         await sleep(50);
@@ -122,7 +122,7 @@ describe("HTTP connection limits", () => {
         next.socket.destroy();
       }
       expect(answered).to.match(/^HTTP\/1\.1 200/);
-      held[1].socket.destroy();
+      held[1]!.socket.destroy();
     });
   });
 });

@@ -89,7 +89,7 @@ describe("HTTP errors", () => {
 
     it("answers 400 errno 107 to invalid JSON, with a body detail", async () => {
       await server.request("PUT", "/v1/notes/n1", { user: ALICE, body: { data: {} } });
-      for (const [method, path, type] of [["POST", "/v1/notes", "application/json"], ["PUT", "/v1/notes/n1", "application/json"], ["PATCH", "/v1/notes/n1", "application/merge-patch+json"]]) {
+      for (const [method, path, type] of [["POST", "/v1/notes", "application/json"], ["PUT", "/v1/notes/n1", "application/json"], ["PATCH", "/v1/notes/n1", "application/merge-patch+json"]] as const) {
         const res = await server.request(method, path, { user: ALICE, rawBody: '{"data": ', headers: { "Content-Type": type } });
         expect(res.status, method).to.equal(400);
         expect(res.body).to.include({ code: 400, errno: 107, error: "Invalid parameters" });

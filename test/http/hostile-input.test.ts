@@ -79,7 +79,7 @@ describe("HTTP hostile input, differential across backends", function () {
     setups.push({ name: "memory", server: await startTestServer() });
     setups.push({ name: "postgresql", server: await startTestServer({ storage_backend: "postgresql", storage_url: pg, permission_backend: "postgresql", permission_url: pg }) });
     setups.push({ name: "postgresql+redis", server: await startTestServer({ storage_backend: "postgresql", storage_url: pg, permission_backend: "redis", permission_url: REDIS_URL, permission_prefix: prefix }) });
-    await (await setups[1].server.running.container.getAsync(TOKENS.Migrator)).migrate();
+    await (await setups[1]!.server.running.container.getAsync(TOKENS.Migrator)).migrate();
   });
   beforeEach(async () => {
     for (const { server } of setups) {

@@ -90,7 +90,7 @@ for (const backend of BACKENDS) {
         expect(won).to.have.length(1);
         expect(lost).to.have.length(1);
         expect(lost[0]).to.be.instanceOf(PreconditionFailedError);
-        expect((await service.get(alice, ARTICLES, "r1")).record.data).to.deep.equal(won[0].record.data);
+        expect((await service.get(alice, ARTICLES, "r1")).record.data).to.deep.equal(won[0]!.record.data);
       } finally {
         barrier.restore();
       }

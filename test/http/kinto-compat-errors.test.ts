@@ -51,7 +51,7 @@ describe("Kinto compatibility: error texts", () => {
   });
 
   it("405: 'Method not allowed on this endpoint.' on resources and on the batch endpoint", async () => {
-    for (const [method, path] of [["PUT", "/v1/articles"], ["POST", "/v1/articles/a1"], ["GET", "/v1/batch"]]) {
+    for (const [method, path] of [["PUT", "/v1/articles"], ["POST", "/v1/articles/a1"], ["GET", "/v1/batch"]] as const) {
       const res = await server.request(method, path, { user: ALICE });
       expect(res.status, `${method} ${path}`).to.equal(405);
       expect(res.body, `${method} ${path}`).to.include({ errno: 115, error: "Method Not Allowed", message: "Method not allowed on this endpoint." });

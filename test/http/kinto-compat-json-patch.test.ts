@@ -54,6 +54,17 @@ describe("Kinto compatibility: JSON Patch", () => {
     expect((await jsonPatch(`/v1/articles/${id}`, [{ op: "add", path: "/data/by", value: "bob" }], BOB)).status).to.equal(200);
   });
 
+  it("revokes a whole permission removed with /permissions/<perm>: its principals lose access", async () => {
+    const { id } = await article({});
+    const bob = userId(BOB);
+    expect((await jsonPatch(`/v1/articles/${id}`, [{ op: "add", path: `/permissions/read/${bob}` }])).status).to.equal(200);
+    expect((await server.request("GET", `/v1/articles/${id}`, { user: BOB })).status).to.equal(200);
+    const res = await jsonPatch(`/v1/articles/${id}`, [{ op: "remove", path: "/permissions/read" }]);
+    expect(res.status).to.equal(200);
+    expect(res.body.permissions).to.deep.equal({ write: [userId(ALICE)] });
+    expect((await server.request("GET", `/v1/articles/${id}`, { user: BOB })).status).to.equal(403);
+  });
+
   it("answers a failed test with 400 errno 107 'JSON Patch operation failed' and changes nothing", async () => {
     const { id, last_modified } = await article({ title: "old" });
     const res = await jsonPatch(`/v1/articles/${id}`, [{ op: "replace", path: "/data/title", value: "new" }, { op: "test", path: "/data/title", value: "old" }]);

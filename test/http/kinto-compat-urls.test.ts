@@ -42,7 +42,7 @@ describe("Kinto compatibility: URLs, redirects, CORS and Host", () => {
     });
 
     it("sends an absolute Location with Cache-Control max-age=3600 and Expires on trailing-slash redirects", async () => {
-      for (const [path, target] of [["/v1/notes/?a=1", "/v1/notes?a=1"], ["/v1", "/v1/"]]) {
+      for (const [path, target] of [["/v1/notes/?a=1", "/v1/notes?a=1"], ["/v1", "/v1/"]] as const) {
         const res = await server.request("GET", path);
         expect(res.status, path).to.equal(307);
         expect(res.headers.get("location"), path).to.equal(`${server.url}${target}`);

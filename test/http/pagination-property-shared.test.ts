@@ -130,7 +130,7 @@ for (const backend of BACKENDS) {
           for (const [i, { a, access: choice }] of seeds.entries()) {
             const res = await server.request("PUT", `/v1/articles/${ids[i]}`, { user: OWNER, body: { data: { a }, permissions: permissionsFor(choice) } });
             expect(res.status).to.equal(201);
-            if (choice !== "none") start.set(ids[i], a);
+            if (choice !== "none") start.set(ids[i]!, a);
           }
           const touched = new Set<string>();
           let created = 0;
@@ -151,7 +151,7 @@ for (const backend of BACKENDS) {
           }
           const untouched = [...start.keys()].filter((id) => !touched.has(id));
           expect(seen.filter((id) => untouched.includes(id)).sort(), "every untouched readable record").to.deep.equal(untouched.sort());
-          for (let i = 1; i < rows.length; i += 1) expect(inOrder(sort, rows[i - 1], rows[i]), `order by ${sort || "-last_modified"} at ${i}`).to.equal(true);
+          for (let i = 1; i < rows.length; i += 1) expect(inOrder(sort, rows[i - 1]!, rows[i]!), `order by ${sort || "-last_modified"} at ${i}`).to.equal(true);
         }),
         { numRuns: backend.runs },
       );

@@ -61,7 +61,7 @@ describe("two server processes on one database", function () {
     expect(records).to.have.length(2 * WRITES_PER_PROCESS);
     expect(new Set(records.map((r) => r.n)).size).to.equal(2 * WRITES_PER_PROCESS);
     const stamps = records.map((r) => r.last_modified);
-    stamps.slice(1).forEach((stamp, i) => expect(stamp).to.be.greaterThan(stamps[i]));
+    stamps.slice(1).forEach((stamp, i) => expect(stamp).to.be.greaterThan(stamps[i]!));
     expect(listing.headers.get("etag")).to.equal(`"${stamps[stamps.length - 1]}"`);
   });
 
@@ -72,7 +72,7 @@ describe("two server processes on one database", function () {
     const statuses = await Promise.all(
       records.map(async (record, i) => {
         const server = servers[i % servers.length];
-        const response = await fetch(`${server.url}/v1/articles/${record.id}`, {
+        const response = await fetch(`${server!.url}/v1/articles/${record.id}`, {
           method: "PATCH",
           headers: { Authorization: AUTH, "Content-Type": "application/json", "If-Match": `"${record.last_modified}"` },
           body: JSON.stringify({ data: { patched: true } }),
@@ -86,6 +86,6 @@ describe("two server processes on one database", function () {
     const all = ((await after.json()) as { data: { patched?: boolean; last_modified: number }[] }).data;
     expect(all.filter((r) => r.patched)).to.have.length(PATCHES);
     const stamps = all.map((r) => r.last_modified);
-    stamps.slice(1).forEach((stamp, i) => expect(stamp).to.be.greaterThan(stamps[i]));
+    stamps.slice(1).forEach((stamp, i) => expect(stamp).to.be.greaterThan(stamps[i]!));
   });
 });

@@ -81,7 +81,7 @@ describe("HTTP URLs, root and utility views", () => {
         ["/v1/notes/", "/v1/notes"],
         ["/v1/notes/n1//?_fields=a", "/v1/notes/n1?_fields=a"],
         ["/v1/__heartbeat__/", "/v1/__heartbeat__"],
-      ]) {
+      ] as const) {
         const res = await server.request("PUT", path, { user: ALICE, body: { data: {} } });
         expect(res.status, path).to.equal(307);
         expect(target(res, server.url)).to.equal(expected);

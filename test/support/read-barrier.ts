@@ -38,8 +38,8 @@ export function holdReads(held: HeldReads, parties = 2, timeoutMs = 3000): ReadB
     const slot = counts.push(0) - 1;
     target[method] = async function (...args: unknown[]) {
       const result = await original.apply(target, args);
-      if (!matches(args) || counts[slot] >= parties) return result;
-      counts[slot] += 1;
+      if (!matches(args) || (counts[slot] ?? 0) >= parties) return result;
+      counts[slot] = (counts[slot] ?? 0) + 1;
       if (counts.every((count) => count >= parties)) {
         clearTimeout(timer);
         open();

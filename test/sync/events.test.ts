@@ -95,9 +95,9 @@ describe("ResourceChanged events for extensions", function () {
     const res = await call(running, "DELETE", "/v1/articles");
     expect(res.status).to.equal(200);
     expect(events).to.have.length(1);
-    expect(events[0].action).to.equal("delete");
-    expect(events[0].impacted.map((i) => i.new.id).sort()).to.deep.equal(["a", "b"]);
-    expect(events[0].timestamp).to.equal(Math.max(...events[0].impacted.map((i) => i.new.lastModified)));
+    expect(events[0]!.action).to.equal("delete");
+    expect(events[0]!.impacted.map((i) => i.new.id).sort()).to.deep.equal(["a", "b"]);
+    expect(events[0]!.timestamp).to.equal(Math.max(...events[0]!.impacted.map((i) => i.new.lastModified)));
     await call(running, "PATCH", "/v1/notes/n1", { data: { text: "y" } });
     expect(events[1]).to.include({ action: "update", collection: "notes", parentId: userId(ALICE) });
   });

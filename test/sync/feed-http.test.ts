@@ -19,7 +19,7 @@ function summary(events: readonly SseEvent[]): [string | undefined, unknown][] {
 function expectOrdered(events: readonly SseEvent[]): void {
   const ids = events.map((e) => Number(e.id));
   for (const [i, e] of events.entries()) expect(ids[i]).to.equal(e.data.last_modified);
-  for (let i = 1; i < ids.length; i += 1) expect(ids[i], JSON.stringify(ids)).to.be.greaterThan(ids[i - 1]);
+  for (let i = 1; i < ids.length; i += 1) expect(ids[i], JSON.stringify(ids)).to.be.greaterThan(ids[i - 1]!);
 }
 
 for (const backend of SYNC_BACKENDS) {
@@ -75,8 +75,8 @@ for (const backend of SYNC_BACKENDS) {
         ["update", "f3"],
         ["delete", "f2"],
       ]);
-      expect(events[2].data).to.include({ n: 4 });
-      expect(Object.keys(events[3].data).sort()).to.deep.equal(["deleted", "id", "last_modified"]);
+      expect(events[2]!.data).to.include({ n: 4 });
+      expect(Object.keys(events[3]!.data).sort()).to.deep.equal(["deleted", "id", "last_modified"]);
       expectOrdered(events);
       // The hidden record never arrives, nor does anything twice.
       await write("PUT", "/v1/articles/f5", { data: {}, permissions: { read: [userId(BOB)] } });
@@ -91,7 +91,7 @@ for (const backend of SYNC_BACKENDS) {
       await live.close();
       await write("PUT", "/v1/articles/g2", { data: {}, permissions: { read: [userId(BOB)] } });
       await write("PATCH", "/v1/articles/g1", { data: { v: 2 } });
-      const resumed = await subscribe(BOB, "?_since=0", { "Last-Event-ID": String(created.id) });
+      const resumed = await subscribe(BOB, "?_since=0", { "Last-Event-ID": String(created!.id) });
       expect(summary(await resumed.waitFor(2))).to.deep.equal([
         ["create", "g2"],
         ["update", "g1"],
@@ -123,7 +123,7 @@ for (const backend of SYNC_BACKENDS) {
         ["delete", "k1"],
         ["update", "k1"],
       ]);
-      expect(events[1].data).to.include({ n: 1 });
+      expect(events[1]!.data).to.include({ n: 1 });
       expectOrdered(events);
       // Through the permission backend's port too.
       await open().context.permissions?.removePrincipalFromAce("/articles/k1", "read", userId(BOB));

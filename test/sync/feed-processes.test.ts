@@ -19,6 +19,11 @@ describe("live feed across two server processes", function () {
   this.timeout(60_000);
   let servers: ServerProcess[] = [];
   const clients: SseClient[] = [];
+  const server = (index: 0 | 1): ServerProcess => {
+    const started = servers[index];
+    if (!started) throw new Error(`server ${index} did not start`);
+    return started;
+  };
 
   before(async () => {
     await ensureDatabase(DATABASE, true);
@@ -52,14 +57,14 @@ describe("live feed across two server processes", function () {
 
   it("delivers a write made on one process to a subscriber of the other, both ways", async () => {
     // The test helpers' userId() uses another secret: ask the server for Bob's id.
-    const root = (await (await fetch(`${servers[0].url}/v1/`, { headers: { Authorization: `Basic ${Buffer.from("bob:pw").toString("base64")}` } })).json()) as { user: { id: string } };
+    const root = (await (await fetch(`${server(0).url}/v1/`, { headers: { Authorization: `Basic ${Buffer.from("bob:pw").toString("base64")}` } })).json()) as { user: { id: string } };
     const bob = root.user.id;
-    const onFirst = await SseClient.open(`${servers[0].url}/v1/articles`, { user: "bob:pw" });
-    const onSecond = await SseClient.open(`${servers[1].url}/v1/articles`, { user: "bob:pw" });
+    const onFirst = await SseClient.open(`${server(0).url}/v1/articles`, { user: "bob:pw" });
+    const onSecond = await SseClient.open(`${server(1).url}/v1/articles`, { user: "bob:pw" });
     clients.push(onFirst, onSecond);
     expect([onFirst.status, onSecond.status]).to.deep.equal([200, 200]);
-    await put(servers[1], "p1", bob);
-    await put(servers[0], "p2", bob);
+    await put(server(1), "p1", bob);
+    await put(server(0), "p2", bob);
     for (const client of [onFirst, onSecond]) expect((await client.waitFor(2)).map((e) => [e.event, e.data.id])).to.deep.equal([
       ["create", "p1"],
       ["create", "p2"],
@@ -67,29 +72,30 @@ describe("live feed across two server processes", function () {
   });
 
   it("reopens a cut listener connection without crashing, and still delivers what was written meanwhile", async () => {
-    const root = (await (await fetch(`${servers[0].url}/v1/`, { headers: { Authorization: `Basic ${Buffer.from("bob:pw").toString("base64")}` } })).json()) as { user: { id: string } };
-    const subscriber = await SseClient.open(`${servers[0].url}/v1/articles`, { user: "bob:pw" });
+    const root = (await (await fetch(`${server(0).url}/v1/`, { headers: { Authorization: `Basic ${Buffer.from("bob:pw").toString("base64")}` } })).json()) as { user: { id: string } };
+    const subscriber = await SseClient.open(`${server(0).url}/v1/articles`, { user: "bob:pw" });
     clients.push(subscriber);
     const cut = await withAdmin(databaseUrl(DATABASE), async (client) => {
       const result = await client.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'tessera-listen' AND datname = current_database()");
       return result.rowCount;
     });
     expect(cut).to.be.at.least(2);
-    await put(servers[1], "c1", root.user.id);
+    await put(server(1), "c1", root.user.id);
     const [event] = await subscriber.waitFor(1, 15_000);
+    if (!event) throw new Error("no event arrived");
     // Written while nobody listened (or just after): read back by the resync that follows the
     // reconnection, where the action is not known any more, or by the signal itself.
     expect(event.data.id).to.equal("c1");
     expect(event.event).to.be.oneOf(["create", "update"]);
-    const health = await fetch(`${servers[0].url}/v1/__heartbeat__`);
+    const health = await fetch(`${server(0).url}/v1/__heartbeat__`);
     expect(health.status).to.equal(200);
   });
 
   it("ends the streams on SIGTERM and exits 0", async () => {
-    const subscriber = await SseClient.open(`${servers[1].url}/v1/articles`, { user: "bob:pw" });
+    const subscriber = await SseClient.open(`${server(1).url}/v1/articles`, { user: "bob:pw" });
     clients.push(subscriber);
     expect(subscriber.status).to.equal(200);
-    const code = await servers[1].stop();
+    const code = await server(1).stop();
     expect(code).to.equal(0);
     await subscriber.waitUntil(() => subscriber.ended);
     expect(subscriber.endedCleanly).to.equal(true);

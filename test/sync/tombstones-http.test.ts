@@ -44,8 +44,8 @@ for (const backend of SYNC_BACKENDS) {
       const came = await bob.sync();
       expect(came).to.have.length(1);
       expect(came[0]).to.include({ id: "a1", deleted: true });
-      expect(Object.keys(came[0]).sort()).to.deep.equal(["deleted", "id", "last_modified"]);
-      expect(came[0].last_modified).to.be.greaterThan(0);
+      expect(Object.keys(came[0]!).sort()).to.deep.equal(["deleted", "id", "last_modified"]);
+      expect(came[0]!.last_modified).to.be.greaterThan(0);
       expect(bob.ids()).to.deep.equal([]);
       expect((await alice.sync()).map((e) => [e.id, e.deleted])).to.deep.equal([["a1", true]]);
     });
@@ -88,7 +88,7 @@ for (const backend of SYNC_BACKENDS) {
       const sinceBefore = bob.since ?? 0;
       const lost = await bob.sync();
       expect(lost.map((e) => [e.id, e.deleted])).to.deep.equal([["l1", true]]);
-      expect(lost[0].last_modified).to.be.greaterThan(sinceBefore).and.at.most(bob.since ?? 0);
+      expect(lost[0]!.last_modified).to.be.greaterThan(sinceBefore).and.at.most(bob.since ?? 0);
       expect(bob.ids()).to.deep.equal([]);
       expect(await bob.sync()).to.deep.equal([]);
       expect((await alice.sync()).map((e) => e.id)).to.deep.equal(["l1"]);
@@ -135,7 +135,7 @@ for (const backend of SYNC_BACKENDS) {
       await permissions.addPrincipalToAce("/articles/x1", "read", userId(BOB));
       const back = await bob.sync();
       expect(back.map((e) => [e.id, e.deleted])).to.deep.equal([["x1", undefined]]);
-      expect(back[0].last_modified).to.be.greaterThan(created.data.last_modified);
+      expect(back[0]!.last_modified).to.be.greaterThan(created.data.last_modified);
       await permissions.replaceObjectPermissions("/articles/x1", { read: [] });
       expect((await bob.sync()).map((e) => [e.id, e.deleted])).to.deep.equal([["x1", true]]);
     });

@@ -9,7 +9,7 @@
  */
 import type { ValidationDetail } from "../../domain/errors.js";
 
-export interface JsonProblem {
+interface JsonProblem {
   /** Dotted path of the offending key or value; null for the document as a whole. */
   readonly name: string | null;
   readonly description: string;
@@ -29,7 +29,7 @@ function pathOf(visit: Visit | undefined): string | null {
 }
 
 /** Why `text` cannot be stored as given, or undefined. */
-export function textProblem(text: string): string | undefined {
+function textProblem(text: string): string | undefined {
   for (let i = 0; i < text.length; i++) {
     const unit = text.charCodeAt(i);
     if (unit === 0) return "Invalid character 0x00";
@@ -43,7 +43,7 @@ export function textProblem(text: string): string | undefined {
 }
 
 /** The first problem of a parsed value: nesting deeper than `maxDepth`, bad text, non-finite numbers. */
-export function jsonValueProblem(value: unknown, maxDepth: number): JsonProblem | undefined {
+function jsonValueProblem(value: unknown, maxDepth: number): JsonProblem | undefined {
   const stack: Visit[] = [{ value, depth: 0, parent: undefined, key: "" }];
   for (let visit = stack.pop(); visit !== undefined; visit = stack.pop()) {
     const current = visit.value;
@@ -87,7 +87,7 @@ function lossyNumber(literal: string): boolean {
 }
 
 /** The first number literal of valid JSON text that would not be stored as written. One linear pass. */
-export function lossyNumberIn(json: string): string | undefined {
+function lossyNumberIn(json: string): string | undefined {
   let inString = false;
   for (let i = 0; i < json.length; i++) {
     const unit = json.charCodeAt(i);

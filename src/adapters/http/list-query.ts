@@ -29,7 +29,8 @@ export interface ParsedListQuery {
 const OPERATOR_PATTERN = new RegExp(`^(${[...FILTER_OPERATORS].join("|")})_(.+)$`);
 const FIELD_PATTERN = /^[A-Za-z0-9_$@-]+(?:\.[A-Za-z0-9_$@-]+)*$/;
 const DAY_MS = 24 * 3600 * 1000;
-const BOUND_PARAMS: Record<string, FilterOperator> = { _since: "gt", since: "gt", _before: "lt", _to: "lt" };
+const BOUND_PARAMS: Readonly<Record<"_since" | "since" | "_before" | "_to", FilterOperator>> = { _since: "gt", since: "gt", _before: "lt", _to: "lt" };
+const isBoundParam = (name: string): name is keyof typeof BOUND_PARAMS => Object.hasOwn(BOUND_PARAMS, name);
 
 export function parseListQuery(params: URLSearchParams, options: ListQueryOptions): ParsedListQuery {
   const problems: ValidationDetail[] = [];
@@ -60,7 +61,7 @@ export function parseListQuery(params: URLSearchParams, options: ListQueryOption
     } else if (name === "_fields") {
       fields = value.split(",").map((f) => f.trim()).filter(Boolean);
       if (fields.some((f) => !FIELD_PATTERN.test(f))) bad(name, "Invalid _fields parameter");
-    } else if (Object.hasOwn(BOUND_PARAMS, name)) {
+    } else if (isBoundParam(name)) {
       if (name === "_to") usedDeprecatedTo = true;
       if (value === "null") continue; // Kinto accepts `_since=null` as "no bound"
       const ts = timestampValue(value, options.now);

@@ -1,6 +1,6 @@
 /** How records, lists and timestamps are written into Koa responses. */
 import type { Context } from "koa";
-import { isJsonObject, type JsonObject, type JsonValue } from "../../domain/json.js";
+import { isJsonObject, type JsonObject } from "../../domain/json.js";
 import { bodyOf, recordBody, type RecordOrTombstone } from "../../domain/records.js";
 import type { RecordResult } from "../../application/record-service.js";
 
@@ -40,8 +40,8 @@ export function project(body: JsonObject, fields: readonly string[]): JsonObject
 
 function copyPath(source: JsonObject, target: JsonObject, path: readonly string[]): void {
   const [head, ...rest] = path;
-  if (head === undefined || !Object.hasOwn(source, head)) return;
-  const value: JsonValue = source[head];
+  const value = head === undefined ? undefined : source[head];
+  if (head === undefined || value === undefined || !Object.hasOwn(source, head)) return;
   if (rest.length === 0) {
     target[head] = value;
     return;

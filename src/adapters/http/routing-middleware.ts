@@ -13,7 +13,7 @@ type UrlOptions = Pick<HttpOptions, "versionPrefixRedirectEnabled" | "trailingSl
 const UTF8 = new TextDecoder("utf-8", { fatal: true });
 
 /** Percent-decoded text, or undefined when the bytes are not UTF-8. */
-export function decodedUtf8(text: string): string | undefined {
+function decodedUtf8(text: string): string | undefined {
   if (!text.includes("%") && /^[\x20-\x7e]*$/.test(text)) return text; // the usual URL: nothing to decode
   const bytes = Buffer.from(text.replace(/%([0-9a-fA-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))), "latin1");
   try {

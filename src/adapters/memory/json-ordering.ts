@@ -67,9 +67,9 @@ function compareObjects(a: JsonObject, b: JsonObject): number {
   const keysB = jsonbKeyOrder(b);
   if (keysA.length !== keysB.length) return keysA.length - keysB.length;
   for (let i = 0; i < keysA.length; i += 1) {
-    const keyA = keysA[i];
-    const keyB = keysB[i];
-    const order = compareCodePoints(keyA, keyB) || compareJson(a[keyA], b[keyB]);
+    const keyA = keysA[i] ?? "";
+    const keyB = keysB[i] ?? "";
+    const order = compareCodePoints(keyA, keyB) || compareJson(a[keyA] ?? null, b[keyB] ?? null);
     if (order !== 0) return order;
   }
   return 0;

@@ -14,7 +14,7 @@ import { NOW_MS } from "./sql-clock.js";
  * subtransaction), and PostgreSQL caches only 64 of them per transaction before every other
  * session's snapshots get slower.
  */
-export const MAX_GROUP_SIZE = 48;
+const MAX_GROUP_SIZE = 48;
 
 const LOCK_COUNTER: Statement = {
   name: "tessera_group_lock_counter",

@@ -5,7 +5,7 @@
  */
 import { PostgresDatabase, type PostgresDatabaseOptions } from "./postgres-database.js";
 
-export interface PostgresDatabasesOptions {
+interface PostgresDatabasesOptions {
   /** `storage_url`, `storage_pool_size`, ... → PostgresDatabaseOptions; absent: no storage here. */
   readonly storage?: PostgresDatabaseOptions;
   readonly permission?: PostgresDatabaseOptions;

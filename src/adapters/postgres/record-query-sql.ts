@@ -34,13 +34,14 @@ export class SqlParams {
 
 type Comparison = "gt" | "lt" | "min" | "max";
 
-const RANK_OF_TYPE: Readonly<Record<string, number>> = { null: 0, string: 1, number: 2, boolean: 3, array: 4, object: 5 };
+type JsonTypeName = "null" | "string" | "number" | "boolean" | "array" | "object";
+const RANK_OF_TYPE: Readonly<Record<JsonTypeName, number>> = { null: 0, string: 1, number: 2, boolean: 3, array: 4, object: 5 };
 const MISSING_RANK = 6;
 
-function jsonType(value: JsonValue): string {
+function jsonType(value: JsonValue): JsonTypeName {
   if (value === null) return "null";
   if (Array.isArray(value)) return "array";
-  return typeof value;
+  return typeof value as "string" | "number" | "boolean" | "object";
 }
 
 function rankSql(x: string): string {

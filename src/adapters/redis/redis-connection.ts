@@ -143,7 +143,8 @@ export class RedisPool {
     if (this.closed) throw new Error("Redis pool closed");
     // Prefer a connected client: a reconnecting one would only fail.
     const readyIndex = this.idle.findIndex((client) => client.status === "ready");
-    if (readyIndex >= 0) return this.idle.splice(readyIndex, 1)[0];
+    const ready = readyIndex >= 0 ? this.idle.splice(readyIndex, 1)[0] : undefined;
+    if (ready) return ready;
     if (this.all.size + this.opening < this.poolSize) return this.open();
     const any = this.idle.pop();
     if (any) return any;

@@ -220,7 +220,8 @@ export function filterCases(store: StoreRef): void {
     });
 
     it("filters on last_modified with every comparison", async () => {
-      const [a, b, c] = await seed(store(), articles, [{}, {}, {}]);
+      const seeded = await seed(store(), articles, [{}, {}, {}]);
+      const [a, b, c] = [seeded[0]!, seeded[1]!, seeded[2]!];
       expect(await ids("gt", "last_modified", a.lastModified)).to.deep.equal(["r1", "r2"]);
       expect(await ids("lt", "last_modified", c.lastModified)).to.deep.equal(["r0", "r1"]);
       expect(await ids("min", "last_modified", b.lastModified)).to.deep.equal(["r1", "r2"]);

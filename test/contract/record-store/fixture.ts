@@ -87,7 +87,7 @@ export async function walkPages(
     expect(entries.length).to.be.at.most(query.limit);
     seen.push(...entries);
     if (entries.length < query.limit) return seen;
-    after = cursorOf(entries[entries.length - 1], query.sort);
+    after = cursorOf(entries[entries.length - 1]!, query.sort);
     if (between) await between(page);
   }
   throw new Error("pagination never ended");
@@ -109,5 +109,5 @@ export function sleep(ms: number): Promise<void> {
 }
 
 export function expectStrictlyIncreasing(values: readonly number[]): void {
-  for (let i = 1; i < values.length; i += 1) expect(values[i], `value #${i}`).to.be.greaterThan(values[i - 1]);
+  for (let i = 1; i < values.length; i += 1) expect(values[i], `value #${i}`).to.be.greaterThan(values[i - 1]!);
 }

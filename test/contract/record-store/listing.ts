@@ -108,7 +108,7 @@ export function listingCases(store: StoreRef): void {
       expect(idsOf(await store().list(articles, listQuery({ sort, after: { values: [undefined, 0] } })))).to.deep.equal(["r1", "r3"]);
       const [first] = await store().list(articles, listQuery({ sort: [desc("n"), LM_DESC], limit: 1 }));
       expect(first?.id).to.equal("r3");
-      const rest = await store().list(articles, listQuery({ sort: [desc("n"), LM_DESC], after: cursorOf(first, [desc("n"), LM_DESC]) }));
+      const rest = await store().list(articles, listQuery({ sort: [desc("n"), LM_DESC], after: cursorOf(first!, [desc("n"), LM_DESC]) }));
       expect(idsOf(rest)).to.deep.equal(["r1", "r2", "r0"]);
     });
 

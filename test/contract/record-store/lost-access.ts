@@ -67,9 +67,9 @@ export function lostAccessCases(store: StoreRef): void {
       await seed(store(), articles, [{}, {}, {}]);
       const stamps = await store().recordLostAccess(articles, ["r0", "r1", "r2"].map((id) => ({ id, principals: ["bob"] })));
       const access = bob([]);
-      const since = await store().list(articles, listQuery({ access, includeDeleted: true, filters: [filter("last_modified", "gt", stamps[0])] }));
+      const since = await store().list(articles, listQuery({ access, includeDeleted: true, filters: [filter("last_modified", "gt", stamps[0]!)] }));
       expect(idsOf(since)).to.deep.equal(["r1", "r2"]);
-      const bounded = await store().list(articles, listQuery({ access, includeDeleted: true, filters: [filter("last_modified", "gt", stamps[0])], upTo: stamps[1] }));
+      const bounded = await store().list(articles, listQuery({ access, includeDeleted: true, filters: [filter("last_modified", "gt", stamps[0]!)], upTo: stamps[1] }));
       expect(idsOf(bounded)).to.deep.equal(["r1"]);
       expect(idsOf(await store().list(articles, listQuery({ access, includeDeleted: true, filters: [filter("deleted", "eq", true), filter("id", "in", ["r0", "r2"])] })))).to.deep.equal(["r0", "r2"]);
       expect(await store().list(articles, listQuery({ access, includeDeleted: true, filters: [filter("title", "eq", "x")] }))).to.deep.equal([]);
@@ -87,7 +87,7 @@ export function lostAccessCases(store: StoreRef): void {
         expect(walked).to.deep.equal(whole);
       }
       const first = await store().list(articles, listQuery({ access, includeDeleted: true, limit: 2 }));
-      const rest = await store().list(articles, listQuery({ access, includeDeleted: true, after: cursorOf(first[1], [LM_ASC]) }));
+      const rest = await store().list(articles, listQuery({ access, includeDeleted: true, after: cursorOf(first[1]!, [LM_ASC]) }));
       expect(idsOf([...first, ...rest])).to.have.length(8);
     });
 
@@ -109,7 +109,7 @@ export function lostAccessCases(store: StoreRef): void {
       const [recent] = await store().recordLostAccess(articles, [{ id: "r1", principals: ["bob"] }]);
       expect(await store().purgeTombstones(undefined, recent)).to.equal(2);
       expect(idsOf(await store().list(articles, listQuery({ access: bob([]), includeDeleted: true })))).to.deep.equal(["r1"]);
-      expect(old).to.be.lessThan(recent);
+      expect(old).to.be.lessThan(recent!);
       expect(await store().purgeTombstones(articles)).to.equal(1);
       expect(await store().list(articles, listQuery({ access: bob([]), includeDeleted: true }))).to.deep.equal([]);
       await store().recordLostAccess(articles, [{ id: "r1", principals: ["bob"] }]);
