@@ -4,7 +4,7 @@
  * work. Sub-requests share the requesters computed for the batch, so principals are looked up
  * once per distinct identity.
  */
-import { IncomingMessage, ServerResponse, validateHeaderName, validateHeaderValue } from "node:http";
+import { IncomingMessage, ServerResponse } from "node:http";
 import { Socket } from "node:net";
 import type Router from "@koa/router";
 import type Koa from "koa";
@@ -14,10 +14,11 @@ import { MethodNotAllowedError, ValidationError, type ValidationDetail } from ".
 import { isJsonObject, type JsonObject, type JsonValue } from "../../domain/json.js";
 import type { Requester } from "../../application/requester.js";
 import type { HttpServices } from "./http-services.js";
+import { BatchBody, BatchSubRequest } from "./batch-dto.js";
 import { urlLimitDescription } from "./input-limits.js";
+import { shapeDetails } from "./request-shape.js";
 import { REDIRECT_TARGET, VERSION_PREFIX } from "./routing-middleware.js";
 
-const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
 const REQUEST_KEYS = new Set(["method", "path", "headers", "body"]);
 /** Outer headers that describe the outer body, not the sub-request's. */
 const NOT_INHERITED = new Set(["content-length", "content-type", "transfer-encoding", "connection", "expect"]);
@@ -154,20 +155,6 @@ function decodedPath(path: string): string {
   }
 }
 
-/** Header names and values a real request could carry; others would make a response header throw. */
-function validHeaders(headers: JsonObject): boolean {
-  return Object.entries(headers).every(([name, value]) => {
-    if (typeof value !== "string") return false;
-    try {
-      validateHeaderName(name);
-      validateHeaderValue(name, value);
-      return true;
-    } catch {
-      return false;
-    }
-  });
-}
-
 function lowerKeys(headers: Record<string, string>): Record<string, string> {
   return Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
 }
@@ -179,10 +166,11 @@ export function parseBatch(body: unknown, limits: BatchLimits): SubRequest[] {
   const bad = (name: string, description: string) => problems.push({ location: "body", name, description });
   if (!isJsonObject(body)) throw ValidationError.single("body", null, "Body must be an object with a list of requests");
   for (const key of Object.keys(body)) if (key !== "defaults" && key !== "requests") bad(key, `Unrecognized key "${key}"`);
+  const shape = shapeDetails(new BatchBody(body), null);
+  problems.push(...shape.filter((detail) => detail.name === "defaults"));
   const defaults = body.defaults === undefined ? {} : body.defaults;
-  if (!isJsonObject(defaults)) bad("defaults", "defaults must be an object");
-  else for (const key of Object.keys(defaults)) if (!REQUEST_KEYS.has(key)) bad(`defaults.${key}`, `Unrecognized key "${key}"`);
-  if (!Array.isArray(body.requests)) bad("requests", "requests must be a list");
+  if (isJsonObject(defaults)) for (const key of Object.keys(defaults)) if (!REQUEST_KEYS.has(key)) bad(`defaults.${key}`, `Unrecognized key "${key}"`);
+  problems.push(...shape.filter((detail) => detail.name === "requests"));
   if (problems.length > 0) throw new ValidationError(problems);
   const raw = body.requests as JsonValue[];
   if (maxRequests !== null && raw.length > maxRequests) throw ValidationError.single("body", "requests", `Number of requests is limited to ${maxRequests}`);
@@ -211,14 +199,9 @@ function subRequest(entry: JsonValue, name: string, limits: BatchLimits, bad: (n
     bad(name, "each request must be an object");
     return undefined;
   }
-  const method = entry.method ?? "GET";
-  if (typeof method !== "string" || !METHODS.has(method)) bad(`${name}.method`, `method must be one of ${[...METHODS].join(", ")} (uppercase)`);
-  const path = entry.path;
-  if (typeof path !== "string" || !path.startsWith("/")) bad(`${name}.path`, "path is required and must start with /");
-  const headers = entry.headers ?? {};
-  if (!isJsonObject(headers) || !validHeaders(headers)) bad(`${name}.headers`, "headers must be an object of valid header names and string values");
-  const body = entry.body;
-  if (body !== undefined && !isJsonObject(body)) bad(`${name}.body`, "body must be an object");
+  const shape = new BatchSubRequest(entry);
+  for (const detail of shapeDetails(shape, name)) bad(detail.name ?? name, detail.description);
+  const { method, path, headers, body } = shape;
   if (typeof path !== "string" || typeof method !== "string") return undefined;
   const versioned = path.startsWith(`${VERSION_PREFIX}/`) || path === VERSION_PREFIX ? path : `${VERSION_PREFIX}${path}`;
   if (versioned.length > limits.maxUrlLength) bad(`${name}.path`, urlLimitDescription(limits.maxUrlLength));
