@@ -1,4 +1,4 @@
--- Tessera PostgreSQL schema, version 3: the same schema `tessera migrate` builds from the
+-- Tessera PostgreSQL schema, version 4: the same schema `tessera migrate` builds from the
 -- TypeORM migrations in src/adapters/postgres/migrations (a test compares the two).
 --
 -- For operators who keep schema rights away from the service: apply it once with
@@ -63,6 +63,18 @@ CREATE INDEX IF NOT EXISTS idx_records_scope_modified ON records (collection COL
 DROP INDEX IF EXISTS idx_records_scope_last_modified;
 ALTER TABLE timestamps SET (fillfactor = 10);
 
+-- Version 4: principals that could read a record and no longer can (deleted, or ACE removed);
+-- their `_since` syncs show it as a tombstone.
+CREATE TABLE IF NOT EXISTS lost_access (
+  collection TEXT COLLATE "C" NOT NULL,
+  parent_id TEXT COLLATE "C" NOT NULL,
+  principal TEXT COLLATE "C" NOT NULL,
+  id TEXT COLLATE "C" NOT NULL,
+  last_modified BIGINT NOT NULL,
+  CONSTRAINT pk_lost_access PRIMARY KEY (collection, parent_id, principal, id)
+);
+CREATE INDEX IF NOT EXISTS idx_lost_access_last_modified ON lost_access (last_modified);
+
 -- TypeORM's migrations table, as its migration runner creates it.
 CREATE TABLE IF NOT EXISTS tessera_migrations (
   "id" SERIAL NOT NULL,
@@ -74,7 +86,8 @@ INSERT INTO tessera_migrations ("timestamp", "name")
 SELECT v.ts, v.name FROM (VALUES
   (1763769600000, 'InitialSchema1763769600000'),
   (1763769600001, 'PurgeIndexes1763769600001'),
-  (1763856000000, 'PlansWithoutStatistics1763856000000')
+  (1763856000000, 'PlansWithoutStatistics1763856000000'),
+  (1763942400000, 'LostAccess1763942400000')
 ) AS v(ts, name)
 WHERE NOT EXISTS (SELECT 1 FROM tessera_migrations m WHERE m.name = v.name)
 ORDER BY v.ts;

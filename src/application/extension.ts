@@ -1,9 +1,11 @@
 /**
  * What a program embedding Tessera can add at startup (spec §4.2, §5.6): resources defined in
- * code, authentication policies, a group finder and heartbeat checks.
+ * code, authentication policies, a group finder, heartbeat checks and listeners of committed
+ * changes (`ResourceChanged`).
  */
 import type { JsonObject, JsonValue } from "../domain/json.js";
 import type { BoundPermissionsFn } from "../domain/permissions.js";
+import type { ResourceListener } from "./events.js";
 import type { HealthCheck } from "./health-service.js";
 import type { AuthenticationPolicy } from "./ports/authentication-policy.js";
 import type { PermissionStore } from "./ports/permission-store.js";
@@ -37,4 +39,10 @@ export interface TesseraExtension {
   readonly authenticationPolicies?: Readonly<Record<string, (context: ExtensionContext) => AuthenticationPolicy>>;
   readonly groupFinder?: (context: ExtensionContext) => GroupFinder;
   readonly heartbeatChecks?: Readonly<Record<string, HealthCheck>>;
+  /**
+   * Called after each committed write of a record (create, update, delete; several records for
+   * a collection-wide delete) with Kinto's `ResourceChanged` content. Not awaited by the
+   * request; a throw or rejection is logged and never fails it.
+   */
+  readonly onResourceChanged?: ResourceListener;
 }

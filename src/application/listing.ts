@@ -49,10 +49,16 @@ export interface PageCursor {
  * Restricts a query to exactly these record ids: those a caller without collection-level access
  * holds a permission on, resolved beforehand through the PermissionStore. (A store sharing its
  * database with the ACEs can do it in one query instead: see GrantedRecordStore.)
+ *
+ * Former readers (docs/adr/0011): with `includeDeleted` and `principals` (the caller's), a listing
+ * also holds, for every record the caller may not read now but one of their principals could read
+ * before (recorded with `RecordStore.recordLostAccess`), a tombstone `{id, last_modified,
+ * deleted: true}` whose timestamp is the newest such loss. Without `principals`, none.
  */
 export interface RecordAccess {
   readonly kind: "ids";
   readonly ids: readonly string[];
+  readonly principals?: readonly string[];
 }
 
 export interface ListQuery {

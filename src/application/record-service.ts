@@ -14,6 +14,7 @@ import { denial } from "./authorizer.js";
 import { ContentionRetry } from "./contention-retry.js";
 import { RecordTurns } from "./record-turns.js";
 import { writeRecordWithAcl, type AclWrite } from "./record-acl-write.js";
+import type { ChangeAction, CommittedChanges, ImpactedRecord } from "./events.js";
 import type { CollectionView, ResourceKindPolicy, ResourceKinds, Target } from "./kinds/resource-kind-policy.js";
 import { MODIFIED_FIELD, type Filter, type SortKey } from "./listing.js";
 import type { PaginationTokens } from "./pagination-token.js";
@@ -54,6 +55,8 @@ export interface ListParams {
   readonly limit: number;
   readonly token?: string;
   readonly includeDeleted: boolean;
+  /** Answer an empty page instead of refusing a caller who may read no record (live feed reads). */
+  readonly neverRefuse?: boolean;
 }
 
 export interface ListResult {
@@ -78,6 +81,8 @@ export interface RecordServiceDeps {
   readonly aclInRecordTransaction?: boolean;
   readonly ids: IdGenerator;
   readonly tokens: PaginationTokens;
+  /** Where `ResourceChanged` events go after commit (extensions, live feed); none when absent. */
+  readonly changes?: CommittedChanges;
 }
 
 /**
@@ -121,7 +126,7 @@ export class RecordService {
       upTo,
       includeDeleted: params.includeDeleted,
     });
-    if (entries.length === 0) await this.refuseIfNothingReachable(kind, caller, resource, scope, reach);
+    if (entries.length === 0 && params.neverRefuse !== true) await this.refuseIfNothingReachable(kind, caller, resource, scope, reach);
     if (entries.length <= params.limit) return { entries, timestamp };
     const page = entries.slice(0, params.limit);
     const last = page.at(-1);
@@ -172,6 +177,7 @@ export class RecordService {
         () => this.deps.records.create(scope, id, fields, { lastModified }),
         acl && this.aclWrite(kind, resource, id, acl, {}),
       );
+      this.changed(requester, scope, "create", [{ new: record }]);
       return { record, permissions: kind.visibleAcl(caller, acl ?? {}), created: true };
     } catch (error) {
       // Created meanwhile by another request: answer as a POST of an existing id does.
@@ -213,6 +219,7 @@ export class RecordService {
       () => (existing ? this.deps.records.update(scope, id, fields, { lastModified, ifMatch: numeric(preconditions.ifMatch) }) : this.deps.records.create(scope, id, fields, { lastModified })),
       acl && (!existing || !aclEqual(acl, kept)) ? this.aclWrite(kind, resource, id, acl, kept) : undefined,
     );
+    this.changed(requester, scope, existing ? "update" : "create", [existing ? { old: existing, new: record } : { new: record }]);
     return { record, permissions: kind.visibleAcl(caller, acl), created: !existing };
   }
 
@@ -252,6 +259,7 @@ export class RecordService {
           () => this.deps.records.update(scope, id, data, { lastModified, ifMatch: existing.lastModified }),
           acl && aclChanged ? this.aclWrite(kind, resource, id, acl, currentAcl) : undefined,
         );
+        this.changed(requester, scope, "update", [{ old: existing, new: record }]);
         return { record, permissions: kind.visibleAcl(caller, acl), created: false };
       } catch (error) {
         const retry = error instanceof PreconditionFailedError && preconditions.ifMatch === undefined;
@@ -272,11 +280,13 @@ export class RecordService {
     if (!existing) throw new RecordNotFoundError(resource.name, id);
     checkPreconditions(preconditions, { timestamp: existing.lastModified, record: existing }, false);
     const removal = kind.aclRemoval(resource, [id]);
-    return this.writeWithAcl(
+    const tombstone = await this.writeWithAcl(
       scope,
       () => this.deps.records.delete(scope, id, { lastModified, ifMatch: numeric(preconditions.ifMatch) }),
       removal && { write: removal, undo: () => kind.saveAcl(resource, id, found.acl ?? {}) },
     );
+    this.changed(requester, scope, "delete", [{ old: existing, new: tombstone }]);
+    return tombstone;
   }
 
   async deleteAll(requester: Requester, resource: ResourceDefinition, filters: readonly Filter[], preconditions: Preconditions = {}): Promise<DeleteAllResult> {
@@ -294,9 +304,23 @@ export class RecordService {
       )?.();
       return deleted;
     });
+    // The old records are not read back: a collection-wide delete reports tombstones only.
+    this.changed(
+      requester,
+      scope,
+      "delete",
+      tombstones.map((t) => ({ new: t })),
+    );
     if (tombstones.length === 0) await this.refuseIfNothingReachable(kind, caller, resource, scope, reach);
     const timestamp = tombstones.length > 0 ? Math.max(...tombstones.map((t) => t.lastModified)) : before;
     return { tombstones, timestamp };
+  }
+
+  /** Announces a write, after its commit, to extensions and the live feed. */
+  private changed(requester: Requester, scope: Scope, action: ChangeAction, impacted: readonly ImpactedRecord[]): void {
+    if (!this.deps.changes || impacted.length === 0) return;
+    const timestamp = Math.max(...impacted.map((i) => i.new.lastModified));
+    this.deps.changes.resourceChanged({ action, collection: scope.collection, parentId: scope.parentId, timestamp, impacted, userId: requester.userId });
   }
 
   private kindOf(resource: ResourceDefinition): ResourceKindPolicy {

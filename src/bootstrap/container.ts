@@ -18,7 +18,11 @@ import { NO_PERMISSION_STORE } from "../application/no-permission-store.js";
 import { PaginationTokens } from "../application/pagination-token.js";
 import type { AuthenticationPolicy } from "../application/ports/authentication-policy.js";
 import type { Cache } from "../application/ports/cache.js";
+import type { ChangeBroadcast } from "../application/ports/change-broadcast.js";
 import type { Clock, IdGenerator } from "../application/ports/clock.js";
+import { ChangeEvents, CommittedChanges } from "../application/events.js";
+import { LiveFeed } from "../application/live-feed.js";
+import { LostAccessPermissionStore } from "../application/lost-access-permission-store.js";
 import type { GrantedRecordStore } from "../application/ports/granted-record-store.js";
 import type { PermissionStore } from "../application/ports/permission-store.js";
 import type { RecordStore } from "../application/ports/record-store.js";
@@ -29,8 +33,9 @@ import { noGroups, type GroupFinder } from "../application/requester.js";
 import { COLLECTION_NAME_PATTERN } from "../application/resources.js";
 import { BasicAuthPolicy } from "../adapters/auth/basic-auth-policy.js";
 import { createApp } from "../adapters/http/app.js";
-import type { HttpOptions, HttpServices } from "../adapters/http/http-services.js";
+import type { HttpOptions, HttpResource, HttpServices } from "../adapters/http/http-services.js";
 import { HttpMetrics, type PoolProbe } from "../adapters/http/metrics.js";
+import { InProcessBroadcast } from "../adapters/memory/in-process-broadcast.js";
 import { SystemClock } from "../adapters/system/system-clock.js";
 import { UuidIdGenerator } from "../adapters/system/uuid-id-generator.js";
 import { projectRoot } from "./project-root.js";
@@ -54,6 +59,7 @@ export function buildContainer(settings: Settings, options: CompositionOptions =
   const extensions = options.extensions ?? [];
   const specs = resourceSpecs(settings, extensions);
   checkComposition(settings, extensions, specs);
+  const resources = buildResources(specs, settings.all);
   const container = new Container({ defaultScope: "Singleton" });
   const metrics = settings.metricsEnabled ? new HttpMetrics() : undefined;
   container.bind(TOKENS.Settings).toConstantValue(settings);
@@ -62,6 +68,8 @@ export function buildContainer(settings: Settings, options: CompositionOptions =
   container.bind(TOKENS.IdGenerator).toConstantValue(new UuidIdGenerator());
   container.load(...technologyModules(settings));
   checkPorts(container);
+  // Change signals for the live feed: between processes where the storage offers it, else in process.
+  if (!container.isBound(TOKENS.ChangeBroadcast)) container.bind(TOKENS.ChangeBroadcast).toResolvedValue(() => new InProcessBroadcast());
   // Every port call counts in the request's backend time and, failing, in the metrics.
   container.onActivation(TOKENS.RecordStore, (_context, port) => observedPort(port, "storage", metrics));
   container.onActivation(TOKENS.GrantedRecordStore, (_context, port) => observedPort(port, "storage", metrics));
@@ -81,12 +89,22 @@ export function buildContainer(settings: Settings, options: CompositionOptions =
     [{ serviceIdentifier: TOKENS.SchemaMigration, isMultiple: true, optional: true }, TOKENS.RecordStore, permissionStore, TOKENS.Cache],
   );
 
+  container.bind(TOKENS.ChangeEvents).toResolvedValue(
+    (logger: Logger) => {
+      const events = new ChangeEvents((error, event) => logger.error({ err: error, event: "scope" in event ? event.scope : { collection: event.collection, action: event.action } }, "a change listener failed"));
+      for (const extension of extensions) if (extension.onResourceChanged) events.onResourceChanged(extension.onResourceChanged);
+      return events;
+    },
+    [TOKENS.Logger],
+  );
+
   container.bind(TOKENS.RecordService).toResolvedValue(
-    (records: RecordStore, stored: PermissionStore | undefined, joined: GrantedRecordStore | undefined, unitOfWork: UnitOfWork, ids: IdGenerator) => {
-      const permissions = stored ?? NO_PERMISSION_STORE;
+    (records: RecordStore, stored: PermissionStore | undefined, joined: GrantedRecordStore | undefined, unitOfWork: UnitOfWork, ids: IdGenerator, events: ChangeEvents) => {
+      const permissions = trackingLostAccess(stored, records, resources, false) ?? NO_PERMISSION_STORE;
       const kinds = resourceKinds({ authorizer: new Authorizer(permissions), permissions });
       // Decided once, here: one query where the store can join the ACEs, else ids resolved first.
       const granted = joined ? new GrantsJoinedInStore(joined) : new GrantsResolvedToIds(records, permissions);
+      const changes = new CommittedChanges(events, unitOfWork);
       return new RecordService({
         records,
         kinds,
@@ -96,17 +114,32 @@ export function buildContainer(settings: Settings, options: CompositionOptions =
         aclInRecordTransaction: joined !== undefined,
         ids,
         tokens: new PaginationTokens(settings.userIdHmacSecret),
+        changes,
       });
     },
-    [TOKENS.RecordStore, permissionStore, { serviceIdentifier: TOKENS.GrantedRecordStore, optional: true }, TOKENS.UnitOfWork, TOKENS.IdGenerator],
+    [TOKENS.RecordStore, permissionStore, { serviceIdentifier: TOKENS.GrantedRecordStore, optional: true }, TOKENS.UnitOfWork, TOKENS.IdGenerator, TOKENS.ChangeEvents],
   );
 
+  container
+    .bind(TOKENS.LiveFeed)
+    .toResolvedValue(
+      async (records: RecordService, events: ChangeEvents, broadcast: ChangeBroadcast, logger: Logger) => {
+        const log = (error: unknown, message: string) => logger.error({ err: error }, message);
+        const feed = new LiveFeed({ records, events, broadcast, keepAliveMs: settings.feedKeepaliveSeconds * 1000, log });
+        await feed.start();
+        return feed;
+      },
+      [TOKENS.RecordService, TOKENS.ChangeEvents, TOKENS.ChangeBroadcast, TOKENS.Logger],
+    )
+    .onDeactivation((feed) => feed.close());
+
   container.bind(TOKENS.Authenticator).toResolvedValue(
-    (permissions: PermissionStore | undefined) => {
-      const context: ExtensionContext = { settings: settings.all, permissions };
+    (stored: PermissionStore | undefined, records: RecordStore, unitOfWork: UnitOfWork, events: ChangeEvents) => {
+      const changes = new CommittedChanges(events, unitOfWork);
+      const context: ExtensionContext = { settings: settings.all, permissions: trackingLostAccess(stored, records, resources, true, changes) };
       return new Authenticator(authenticationPolicies(settings, extensions, context), groupFinder(extensions, context));
     },
-    [permissionStore],
+    [permissionStore, TOKENS.RecordStore, TOKENS.UnitOfWork, TOKENS.ChangeEvents],
   );
 
   container.bind(TOKENS.HealthService).toResolvedValue(
@@ -122,26 +155,46 @@ export function buildContainer(settings: Settings, options: CompositionOptions =
   );
 
   container.bind(TOKENS.HttpServices).toResolvedValue(
-    (records: RecordService, authenticator: Authenticator, health: HealthService, clock: Clock, logger: Logger, unitOfWork: UnitOfWork, pools: PoolProbe[] | undefined): HttpServices => {
+    (records: RecordService, authenticator: Authenticator, health: HealthService, clock: Clock, logger: Logger, unitOfWork: UnitOfWork, feed: LiveFeed, pools: PoolProbe[] | undefined): HttpServices => {
       metrics?.observePools(pools ?? []);
       return {
         options: httpOptions(settings),
         records,
         authenticator,
         unitOfWork,
-        resources: buildResources(specs, settings.all),
+        resources,
         health,
         clock,
         logger,
+        feed,
         versionInfo: { name: PROJECT_NAME, version: PROJECT_VERSION, source: "https://github.com/tessera-records/tessera", commit: text(settings.all.commit ?? "unknown") },
         ...(metrics ? { metrics } : {}),
       };
     },
-    [TOKENS.RecordService, TOKENS.Authenticator, TOKENS.HealthService, TOKENS.Clock, TOKENS.Logger, TOKENS.UnitOfWork, { serviceIdentifier: TOKENS.ConnectionPool, isMultiple: true, optional: true }],
+    [TOKENS.RecordService, TOKENS.Authenticator, TOKENS.HealthService, TOKENS.Clock, TOKENS.Logger, TOKENS.UnitOfWork, TOKENS.LiveFeed, { serviceIdentifier: TOKENS.ConnectionPool, isMultiple: true, optional: true }],
   );
 
   container.bind(TOKENS.App).toResolvedValue((services: HttpServices) => createApp(services), [TOKENS.HttpServices]);
   return container;
+}
+
+/**
+ * The permission backend as the service and extensions see it: ACL changes record who loses
+ * read access (docs/adr/0011). Extensions' grants also touch the record (`touchOnGrant`).
+ */
+function trackingLostAccess(
+  permissions: PermissionStore | undefined,
+  records: RecordStore,
+  resources: ReadonlyMap<string, HttpResource>,
+  touchOnGrant: boolean,
+  changes?: CommittedChanges,
+): PermissionStore | undefined {
+  if (!permissions) return undefined;
+  const shareable = (collection: string) => {
+    const definition = resources.get(collection)?.definition;
+    return definition?.kind === "shareable" ? definition : undefined;
+  };
+  return new LostAccessPermissionStore(permissions, { records, shareable, touchOnGrant, changes });
 }
 
 /** Every port a service needs has a technology serving it; a capability comes with what it relies on. */
@@ -209,6 +262,7 @@ function httpOptions(settings: Settings): HttpOptions {
     maxBodyBytes: settings.maxBodyBytes,
     batchMaxRequests: settings.batchMaxRequests,
     inputLimits: { maxJsonDepth: settings.maxJsonDepth, maxFilters: settings.maxFilters, maxSortFields: settings.maxSortFields, maxUrlLength: settings.maxUrlLength },
+    feedBufferBytes: settings.feedBufferBytes,
     endOfService:
       eosDate !== undefined || all.eos_message !== undefined
         ? { hardEol: eosDate && !Number.isNaN(eosDate.getTime()) ? eosDate : undefined, message: text(all.eos_message ?? "The service will soon be decommissioned."), url: text(all.eos_url ?? PROJECT_DOCS) }

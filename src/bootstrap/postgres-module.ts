@@ -4,11 +4,13 @@
  */
 import { ContainerModule, type ServiceIdentifier } from "inversify";
 import { PostgresCache } from "../adapters/postgres/postgres-cache.js";
+import { PostgresChangeBroadcast } from "../adapters/postgres/postgres-change-broadcast.js";
 import type { PostgresDatabaseOptions } from "../adapters/postgres/postgres-database.js";
 import { PostgresDatabases } from "../adapters/postgres/postgres-databases.js";
 import { PostgresPermissionStore } from "../adapters/postgres/postgres-permission-store.js";
 import { PostgresRecordStore } from "../adapters/postgres/postgres-record-store.js";
 import { PostgresUnitOfWork } from "../adapters/postgres/postgres-unit-of-work.js";
+import { urlWithPassword } from "../adapters/postgres/postgres-url.js";
 import type { BackendSettings } from "./settings.js";
 import type { TechnologyModule } from "./technology-roles.js";
 import { TOKENS } from "./tokens.js";
@@ -53,6 +55,13 @@ export const postgresModule: TechnologyModule = (roles) =>
       // One transaction on the storage database, which the permission store joins when it shares it
       // (then units of work also join the group commit of their collection, ADR 10).
       bind(TOKENS.UnitOfWork).toResolvedValue((_owner: PostgresDatabases) => new PostgresUnitOfWork(storage, databases.recordsBesideAces), [DATABASES]);
+      // Live feed signals between every process on this storage database (LISTEN/NOTIFY).
+      const storageSettings = roles.storage;
+      if (storageSettings) {
+        bind(TOKENS.ChangeBroadcast)
+          .toResolvedValue((_owner: PostgresDatabases) => new PostgresChangeBroadcast(storage, urlWithPassword(storageSettings.url ?? "", storageSettings.passwordFile)), [DATABASES])
+          .onDeactivation((broadcast) => broadcast.close());
+      }
       if (databases.recordsBesideAces) bind(TOKENS.GrantedRecordStore).toResolvedValue((store: PostgresRecordStore) => store, [RECORD_STORE]);
     }
     if (permission) bind(TOKENS.PermissionStore).toResolvedValue((_owner: PostgresDatabases) => new PostgresPermissionStore(permission), [DATABASES]);

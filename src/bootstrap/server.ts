@@ -37,7 +37,11 @@ export async function startServer(settings: Settings, options: CompositionOption
     const metricsUrl = metricsServer && urlOf(metricsServer, settings.listenHost);
     logger.info({ url, ...(metricsUrl ? { metrics_url: metricsUrl } : {}) }, "tessera listening");
     let stopping: Promise<void> | undefined;
-    const stop = () => (stopping ??= Promise.all([closeServer(server, logger), metricsServer && closeServer(metricsServer, logger)]).then(() => container.unbindAllAsync()));
+    // Live feed streams never end by themselves: they are closed first, so the server can close.
+    const stop = () =>
+      (stopping ??= endStreams(container)
+        .then(() => Promise.all([closeServer(server, logger), metricsServer && closeServer(metricsServer, logger)]))
+        .then(() => container.unbindAllAsync()));
     return { server, container, url, metricsUrl, stop };
   } catch (error) {
     await container.unbindAllAsync();
@@ -90,4 +94,8 @@ function closeServer(server: Server, logger: Logger): Promise<void> {
     setTimeout(() => server.closeAllConnections(), 5000).unref();
     logger.info("tessera stopping");
   });
+}
+
+async function endStreams(container: RunningServer["container"]): Promise<void> {
+  if (container.isBound(TOKENS.LiveFeed)) (await container.getAsync(TOKENS.LiveFeed)).close();
 }

@@ -71,6 +71,9 @@ export interface Settings {
   readonly maxUrlLength: number;
   readonly connections: ConnectionLimits;
   readonly heartbeatTimeoutSeconds: number;
+  /** Live feed: seconds between keep-alive comment lines; bytes a subscriber may leave unread before it is dropped. */
+  readonly feedKeepaliveSeconds: number;
+  readonly feedBufferBytes: number;
   readonly logLevel: string;
   readonly metricsEnabled: boolean;
   /** A port of its own for `/v1/__metrics__` (then not served on the API port). */
@@ -132,6 +135,8 @@ const DEFAULTS: Record<string, JsonValue> = {
   keepalive_timeout_seconds: 5,
   max_connections: 1000,
   heartbeat_timeout_seconds: 10,
+  feed_keepalive_seconds: 15,
+  feed_buffer_bytes: 1048576,
   log_level: "info",
   metrics_enabled: true,
   metrics_listen_port: null,
@@ -338,6 +343,8 @@ function interpret(raw: Record<string, JsonValue>, problems: string[], warnings:
     maxUrlLength: int("max_url_length", 16),
     connections: connectionLimits(raw, problems),
     heartbeatTimeoutSeconds: int("heartbeat_timeout_seconds", 0),
+    feedKeepaliveSeconds: int("feed_keepalive_seconds", 1),
+    feedBufferBytes: int("feed_buffer_bytes", 1024),
     logLevel: str("log_level") ?? "info",
     metricsEnabled: bool("metrics_enabled"),
     metricsListenPort: raw.metrics_listen_port === null ? undefined : integerSetting(raw, "metrics_listen_port", 0, problems, 65535),

@@ -3,8 +3,11 @@ import type { ServiceIdentifier } from "inversify";
 import type Koa from "koa";
 import type { Logger } from "pino";
 import type { Authenticator } from "../application/authenticator.js";
+import type { ChangeEvents } from "../application/events.js";
 import type { HealthService } from "../application/health-service.js";
 import type { Cache } from "../application/ports/cache.js";
+import type { ChangeBroadcast } from "../application/ports/change-broadcast.js";
+import type { LiveFeed } from "../application/live-feed.js";
 import type { Clock, IdGenerator } from "../application/ports/clock.js";
 import type { GrantedRecordStore } from "../application/ports/granted-record-store.js";
 import type { PermissionStore } from "../application/ports/permission-store.js";
@@ -41,11 +44,15 @@ export const TOKENS = {
   GrantedRecordStore: Symbol("GrantedRecordStore") as ServiceIdentifier<GrantedRecordStore>,
   /** Multi-bound: one per connection pool a technology opens, for metrics. */
   ConnectionPool: Symbol("ConnectionPool") as ServiceIdentifier<PoolProbe>,
+  /** Change signals for the live feed; a technology sharing them between processes binds it. */
+  ChangeBroadcast: Symbol("ChangeBroadcast") as ServiceIdentifier<ChangeBroadcast>,
   /** Multi-bound: one per technology with migrations of its own. */
   SchemaMigration: Symbol("SchemaMigration") as ServiceIdentifier<SchemaMigration>,
   Migrator: Symbol("Migrator") as ServiceIdentifier<Migrator>,
   // Services.
   RecordService: Symbol("RecordService") as ServiceIdentifier<RecordService>,
+  ChangeEvents: Symbol("ChangeEvents") as ServiceIdentifier<ChangeEvents>,
+  LiveFeed: Symbol("LiveFeed") as ServiceIdentifier<LiveFeed>,
   Authenticator: Symbol("Authenticator") as ServiceIdentifier<Authenticator>,
   HealthService: Symbol("HealthService") as ServiceIdentifier<HealthService>,
   HttpServices: Symbol("HttpServices") as ServiceIdentifier<HttpServices>,

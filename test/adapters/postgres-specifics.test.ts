@@ -134,6 +134,7 @@ describe("PostgreSQL specifics", function () {
       const v2 = open({ url: databaseUrl(MIGRATED), migrations: POSTGRES_MIGRATIONS.slice(0, 2) });
       expect(await v2.migrate()).to.deep.equal(["PurgeIndexes1763769600001"]);
       expect(await v2.migrate()).to.deep.equal([]);
+      expect(await open({ url: databaseUrl(MIGRATED) }).migrate()).to.deep.equal(["PlansWithoutStatistics1763856000000", "LostAccess1763942400000"]);
       expect(await indexNames(databaseUrl(MIGRATED))).to.include.members(["idx_records_tombstones", "idx_cache_expires"]);
       expect((await new PostgresRecordStore(v2).get(articles, "kept"))?.data).to.deep.equal({ v: 1 });
     });

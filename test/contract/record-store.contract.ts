@@ -6,6 +6,7 @@ import type { RecordStore } from "../../src/application/ports/record-store.js";
 import type { Harness } from "../support/harness.js";
 import { filterCases } from "./record-store/filters.js";
 import { listingCases } from "./record-store/listing.js";
+import { lostAccessCases } from "./record-store/lost-access.js";
 import { timestampCases } from "./record-store/timestamps.js";
 import { tombstoneCases } from "./record-store/tombstones.js";
 import { writeCases } from "./record-store/writes.js";
@@ -33,5 +34,6 @@ export function recordStoreContract(name: string, open: () => Promise<Harness<Re
     tombstoneCases(store);
     filterCases(store);
     listingCases(store);
+    lostAccessCases(store);
   });
 }

@@ -12,6 +12,7 @@ import type { Requester } from "../../application/requester.js";
 import { BATCH_REQUESTERS, registerBatchRoute } from "./batch-route.js";
 import { corsMiddleware } from "./cors.js";
 import { errorMiddleware } from "./errors.js";
+import { registerFeedRoute } from "./feed-route.js";
 import { ServiceGoneError, UnknownUrlError } from "./http-errors.js";
 import { bodyJsonMiddleware, deferBodyError, urlLengthMiddleware } from "./input-limits.js";
 import type { HttpServices } from "./http-services.js";
@@ -51,6 +52,7 @@ export function createApp(services: HttpServices): Koa {
   registerUtilityRoutes(router, services);
   registerOpenApiRoute(router, services);
   registerBatchRoute(router, services, app);
+  registerFeedRoute(router, services);
   registerRecordRoutes(router, services);
   app.use(router.routes());
   app.use(() => {

@@ -1,4 +1,5 @@
 /** Everything the HTTP adapter needs, as plain objects: tests build it without the container. */
+import type { LiveFeed } from "../../application/live-feed.js";
 import type { Logger } from "pino";
 import type { JsonObject, JsonValue } from "../../domain/json.js";
 import type { Authenticator } from "../../application/authenticator.js";
@@ -59,6 +60,8 @@ export interface HttpOptions {
   readonly metricsOnApiPort: boolean;
   /** `admin_enabled`: the admin page at `/v1/admin/`. */
   readonly adminEnabled: boolean;
+  /** Live feed: unread bytes after which a subscriber is dropped (default 1 MiB). */
+  readonly feedBufferBytes?: number;
 }
 
 export interface HttpServices {
@@ -74,4 +77,6 @@ export interface HttpServices {
   readonly versionInfo: JsonObject;
   /** Absent when `metrics_enabled` is false. */
   readonly metrics?: HttpMetrics;
+  /** The live change feed (SSE on collection URLs); absent: no feed. */
+  readonly feed?: LiveFeed;
 }

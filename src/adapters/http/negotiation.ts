@@ -1,5 +1,6 @@
-/** Media types: JSON answers only (406 otherwise), JSON bodies only (415 otherwise). */
+/** Media types: JSON answers (or the live feed's event stream), JSON bodies only (415 otherwise). */
 import type { Context, Next } from "koa";
+import { wantsEventStream } from "./event-stream.js";
 import { NotAcceptableError, PayloadTooLargeError, UnsupportedMediaTypeError } from "./http-errors.js";
 
 /** The media types of the API, in one place: responses, bodies, and the two PATCH dialects. */
@@ -12,7 +13,7 @@ const WRITE_METHODS = new Set(["POST", "PUT", "PATCH"]);
 
 export function negotiationMiddleware(options: { maxBodyBytes: number }) {
   return async (ctx: Context, next: Next): Promise<void> => {
-    if (ctx.get("accept") && !ctx.accepts(JSON_TYPE)) throw new NotAcceptableError();
+    if (ctx.get("accept") && !ctx.accepts(JSON_TYPE) && !wantsEventStream(ctx)) throw new NotAcceptableError();
     const hasBody = ctx.request.length !== 0 && (ctx.request.length !== undefined || Boolean(ctx.get("transfer-encoding")));
     // Like Kinto, a declared media type is checked even for an empty body; no type at all is fine without a body.
     if (WRITE_METHODS.has(ctx.method) && (hasBody || ctx.get("content-type"))) {

@@ -9,7 +9,8 @@ import { ConflictError, PreconditionFailedError, RecordNotFoundError } from "../
 import { nextTimestamp, recordBody, splitManagedFields, type RecordOrTombstone, type StoredRecord, type Tombstone } from "../../domain/records.js";
 import type { CountQuery, ListQuery, RecordAccess } from "../../application/listing.js";
 import type { Clock } from "../../application/ports/clock.js";
-import type { ConditionalWriteOptions, RecordStore, Scope, WriteOptions } from "../../application/ports/record-store.js";
+import type { AccessLoss, ConditionalWriteOptions, RecordStore, Scope, WriteOptions } from "../../application/ports/record-store.js";
+import { LostAccessIndex } from "./lost-access-index.js";
 import { compileAccess, compileAfter, compileFilters, compileSort } from "./record-matching.js";
 
 interface ScopeState {
@@ -17,6 +18,7 @@ interface ScopeState {
   timestamp: number | undefined;
   readonly records: Map<string, StoredRecord>;
   readonly tombstones: Map<string, Tombstone>;
+  readonly lostAccess: LostAccessIndex;
 }
 
 function scopeKey(scope: Scope): string {
@@ -116,8 +118,25 @@ export class MemoryRecordStore implements RecordStore {
     const kept: RecordOrTombstone[] = [];
     for (const record of reachable(state.records, query.access)) if (keep(record)) kept.push(record);
     if (query.includeDeleted) for (const tombstone of reachable(state.tombstones, query.access)) if (keep(tombstone)) kept.push(tombstone);
+    if (query.includeDeleted && query.access?.principals) {
+      const lost = state.lostAccess.tombstonesFor(query.access.principals, new Set(query.access.ids));
+      const ungranted = (entry: RecordOrTombstone) => entry.lastModified <= upTo && matches(entry) && isAfter(entry);
+      for (const tombstone of lost) if (ungranted(tombstone)) kept.push(tombstone);
+    }
     // Only the returned page is copied: stored entries never leave, the others are not touched.
     return kept.sort(compileSort(query.sort)).slice(0, query.limit).map(copyEntry);
+  }
+
+  async recordLostAccess(scope: Scope, losses: readonly AccessLoss[]): Promise<number[]> {
+    const stamps: number[] = [];
+    for (const loss of losses) {
+      if (loss.principals.length === 0) continue;
+      const state = this.state(scope);
+      const lastModified = this.stamp(state, undefined);
+      state.lostAccess.record(loss.id, loss.principals, lastModified);
+      stamps.push(lastModified);
+    }
+    return stamps;
   }
 
   async count(scope: Scope, query: CountQuery): Promise<number> {
@@ -146,6 +165,7 @@ export class MemoryRecordStore implements RecordStore {
         state.tombstones.delete(id);
         purged += 1;
       }
+      purged += state.lostAccess.purge(before);
     }
     // Scope timestamps stay: later writes must still come after the purged deletes.
     return purged;
@@ -169,7 +189,7 @@ export class MemoryRecordStore implements RecordStore {
     const key = scopeKey(scope);
     let state = this.scopes.get(key);
     if (!state) {
-      state = { timestamp: undefined, records: new Map(), tombstones: new Map() };
+      state = { timestamp: undefined, records: new Map(), tombstones: new Map(), lostAccess: new LostAccessIndex() };
       this.scopes.set(key, state);
     }
     return state;

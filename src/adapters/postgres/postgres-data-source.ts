@@ -4,21 +4,23 @@ import type { MigrationInterface } from "typeorm";
 import type { PostgresDataSourceOptions } from "typeorm/driver/postgres/PostgresDataSourceOptions.js";
 import { AccessControlEntryEntity } from "./entities/access-control-entry-entity.js";
 import { CacheEntryEntity } from "./entities/cache-entry-entity.js";
+import { LostAccessEntity } from "./entities/lost-access-entity.js";
 import { RecordEntity } from "./entities/record-entity.js";
 import { TimestampEntity } from "./entities/timestamp-entity.js";
 import { UserPrincipalEntity } from "./entities/user-principal-entity.js";
 import { InitialSchema1763769600000 } from "./migrations/initial-schema-1763769600000.js";
 import { PlansWithoutStatistics1763856000000 } from "./migrations/plans-without-statistics-1763856000000.js";
 import { PurgeIndexes1763769600001 } from "./migrations/purge-indexes-1763769600001.js";
+import { LostAccess1763942400000 } from "./migrations/lost-access-1763942400000.js";
 
 export const MIGRATIONS_TABLE = "tessera_migrations";
 
 export type MigrationClass = new () => MigrationInterface;
 
 /** Every migration, oldest first. */
-export const POSTGRES_MIGRATIONS: readonly MigrationClass[] = [InitialSchema1763769600000, PurgeIndexes1763769600001, PlansWithoutStatistics1763856000000];
+export const POSTGRES_MIGRATIONS: readonly MigrationClass[] = [InitialSchema1763769600000, PurgeIndexes1763769600001, PlansWithoutStatistics1763856000000, LostAccess1763942400000];
 
-export const POSTGRES_ENTITIES = [RecordEntity, TimestampEntity, AccessControlEntryEntity, UserPrincipalEntity, CacheEntryEntity];
+export const POSTGRES_ENTITIES = [RecordEntity, TimestampEntity, AccessControlEntryEntity, UserPrincipalEntity, CacheEntryEntity, LostAccessEntity];
 
 /** Options for one DataSource; `poolOptions` go to pg-pool as is (max, timeouts, lifetime...). */
 export function postgresDataSourceOptions(

@@ -8,11 +8,12 @@
 import { createHash } from "node:crypto";
 import type { CountQuery, ListQuery } from "../../application/listing.js";
 import type { GrantedRecordStore, Grants } from "../../application/ports/granted-record-store.js";
-import type { ConditionalWriteOptions, RecordStore, Scope, WriteOptions } from "../../application/ports/record-store.js";
+import type { AccessLoss, ConditionalWriteOptions, RecordStore, Scope, WriteOptions } from "../../application/ports/record-store.js";
 import { ConflictError, PreconditionFailedError, RecordNotFoundError } from "../../domain/errors.js";
 import type { JsonObject } from "../../domain/json.js";
 import { recordBody, type RecordOrTombstone, type StoredRecord, type Tombstone } from "../../domain/records.js";
 import { groupCommitOf, type GroupClock, type GroupCommit } from "./group-commit.js";
+import { lostAccessSourceSql, lostAccessValues, purgeLostAccessSql, RECORD_LOST_ACCESS, RECORD_LOST_ACCESS_STAMPED } from "./lost-access-sql.js";
 import type { PostgresDatabase, Statement } from "./postgres-database.js";
 import { filterSql, grantedIdsSql, idsAccessSql, keysetSql, orderSql, SqlParams } from "./record-query-sql.js";
 import { NOW_MS } from "./sql-clock.js";
@@ -219,14 +220,45 @@ export class PostgresRecordStore implements RecordStore, GrantedRecordStore {
         ...(query.after ? [keysetSql(params, query.sort, query.after)] : []),
       ],
     });
+    // Tombstones of records the caller's principals lost (docs/adr/0011) join the live entries.
+    const lost = lostAccessSourceSql(params, query, grants);
+    const columns = "r.id, r.last_modified, r.data, r.deleted";
+    const from = lost === undefined ? source : `(SELECT ${columns} FROM ${source} UNION ALL SELECT ${columns} FROM ${lost}) AS r`;
     const order = query.sort.length > 0 ? ` ORDER BY ${orderSql(params, query.sort)}` : "";
-    const text = `SELECT r.id, r.last_modified, r.data, r.deleted FROM ${source}${order} LIMIT ${params.add(query.limit, "bigint")}`;
+    const text = `SELECT ${columns} FROM ${from}${order} LIMIT ${params.add(query.limit, "bigint")}`;
     const rows = await this.run<EntryRow>(statementFor(text), params.values);
     return rows.map((row) =>
       row.deleted
         ? { id: row.id, lastModified: Number(row.last_modified), deleted: true }
         : { id: row.id, lastModified: Number(row.last_modified), data: row.data },
     );
+  }
+
+  /**
+   * Inside a group of the scope the group's clock stamps each loss (the group writes the counter
+   * once); inside another transaction the statement bumps the counter itself; alone, it joins
+   * the scope's next group. Either way it commits with the ACL change that caused it.
+   */
+  async recordLostAccess(scope: Scope, losses: readonly AccessLoss[]): Promise<number[]> {
+    const values = lostAccessValues(losses);
+    if (values.count === 0) return [];
+    const clock = this.groups.clockFor(scope);
+    if (clock) return this.stampedLostAccess(clock, scope, values);
+    if (this.database.inTransaction()) {
+      const { ids, principals, ordinals, count } = values;
+      const rows = await this.run<{ high: string }>(RECORD_LOST_ACCESS, [scope.collection, scope.parentId, ids, principals, ordinals, count]);
+      const high = Number(rows[0]?.high);
+      return Array.from({ length: count }, (_, i) => high - count + i + 1);
+    }
+    return this.groups.write(scope, (group) => this.stampedLostAccess(group, scope, values));
+  }
+
+  private async stampedLostAccess(clock: GroupClock, scope: Scope, values: ReturnType<typeof lostAccessValues>): Promise<number[]> {
+    const stamps = Array.from({ length: values.count }, () => clock.next());
+    const rowStamps = values.ordinals.map((n) => stamps[n - 1]);
+    await this.run(RECORD_LOST_ACCESS_STAMPED, [scope.collection, scope.parentId, values.ids, values.principals, rowStamps]);
+    for (const stamp of stamps) clock.wrote(stamp);
+    return stamps;
   }
 
   async count(scope: Scope, query: CountQuery, grants?: Grants): Promise<number> {
@@ -251,11 +283,14 @@ export class PostgresRecordStore implements RecordStore, GrantedRecordStore {
     if (before !== undefined) conditions.push(`last_modified < ${params.add(before, "bigint")}`);
     const text = `WITH purged AS (DELETE FROM records WHERE ${conditions.join(" AND ")} RETURNING 1) SELECT count(*) AS n FROM purged`;
     const rows = await this.run<{ n: string }>(text, params.values);
-    return Number(rows[0]?.n ?? 0);
+    const lost = purgeLostAccessSql(scope, before);
+    const lostRows = await this.run<{ n: string }>(lost.text, lost.values);
+    return Number(rows[0]?.n ?? 0) + Number(lostRows[0]?.n ?? 0);
   }
 
   async flush(): Promise<void> {
     await this.run("DELETE FROM records");
+    await this.run("DELETE FROM lost_access");
     await this.run("DELETE FROM timestamps");
   }
 

@@ -1,4 +1,5 @@
 /** A unit of work as one PostgreSQL transaction, shared by every store of the same database. */
+import { AsyncLocalStorage } from "node:async_hooks";
 import type { Scope } from "../../application/ports/record-store.js";
 import type { UnitOfWork } from "../../application/ports/unit-of-work.js";
 import { groupCommitOf } from "./group-commit.js";
@@ -6,6 +7,8 @@ import type { PostgresDatabase } from "./postgres-database.js";
 
 export class PostgresUnitOfWork implements UnitOfWork {
   readonly atomic = true;
+  /** Callbacks waiting for the commit of the outermost `run` of the current async context. */
+  private readonly pending = new AsyncLocalStorage<(() => void)[]>();
 
   /**
    * `groupCommit`: the record store and the permission store live in this database, so scoped
@@ -19,11 +22,30 @@ export class PostgresUnitOfWork implements UnitOfWork {
 
   /**
    * Every store call inside `work` (same database) uses one transaction; a nested run joins it.
-   * Scoped work joins the scope's group commit, keeping its own outcome.
+   * Scoped work joins the scope's group commit, keeping its own outcome. The callbacks `work`
+   * registers with afterCommit run once its own outcome is known to be committed: a group
+   * member's after the group's commit, and never when only that member was rolled back.
    */
-  run<T>(work: () => Promise<T>, scope?: Scope): Promise<T> {
-    if (scope && this.groupCommit && !this.database.inTransaction()) return groupCommitOf(this.database).unitOfWork(scope, work);
-    return this.database.transaction("storage", work);
+  async run<T>(work: () => Promise<T>, scope?: Scope): Promise<T> {
+    if (this.pending.getStore() && this.database.inTransaction()) return this.database.transaction("storage", work);
+    let callbacks: (() => void)[] = [];
+    // The list is bound inside `work`: a group runs its members in another context, and replays
+    // them after another member aborted its transaction (only the last attempt committed).
+    const own = (): Promise<T> => {
+      const attempt: (() => void)[] = [];
+      callbacks = attempt;
+      return this.pending.run(attempt, work);
+    };
+    const grouped = scope !== undefined && this.groupCommit && !this.database.inTransaction();
+    const result = grouped ? await groupCommitOf(this.database).unitOfWork(scope, own) : await this.database.transaction("storage", own);
+    for (const callback of callbacks) callback();
+    return result;
+  }
+
+  afterCommit(callback: () => void): void {
+    const callbacks = this.pending.getStore();
+    if (callbacks) callbacks.push(callback);
+    else callback();
   }
 
   onRollback(undo: () => Promise<void>): void {

@@ -7,4 +7,9 @@ export class DirectUnitOfWork implements UnitOfWork {
   run<T>(work: () => Promise<T>): Promise<T> {
     return work();
   }
+
+  /** Every write has committed when it returned. */
+  afterCommit(callback: () => void): void {
+    callback();
+  }
 }

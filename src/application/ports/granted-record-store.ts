@@ -14,7 +14,8 @@ export interface Grants {
  * reach, in one query, because the records and the permission backend's ACEs live in one
  * database. Bound only where that holds (the composition root decides once, at startup); the
  * portable way resolves the ids through the PermissionStore first. Same semantics as the
- * RecordStore methods of the same names, with `grants` as the only access restriction.
+ * RecordStore methods of the same names, with `grants` as the only access restriction; with
+ * tombstones included, a listing also shows the records `grants.principals` lost (RecordAccess).
  */
 export interface GrantedRecordStore {
   list(scope: Scope, query: ListQuery, grants: Grants): Promise<RecordOrTombstone[]>;

@@ -17,6 +17,12 @@ export interface WriteOptions {
   readonly lastModified?: number;
 }
 
+/** Principals that can no longer read a record (it was deleted, or their ACE went away). */
+export interface AccessLoss {
+  readonly id: string;
+  readonly principals: readonly string[];
+}
+
 export interface ConditionalWriteOptions extends WriteOptions {
   /** Write only if the stored record has exactly this `last_modified` (checked atomically). */
   readonly ifMatch?: number;
@@ -59,6 +65,15 @@ export interface RecordStore {
    */
   deleteMany(scope: Scope, query: CountQuery): Promise<Tombstone[]>;
 
+  /**
+   * Records lost read access: each loss (in the given order) gets its own new timestamp of the
+   * scope, returned in that order; losses without principals are skipped. A principal losing the
+   * same record again moves its entry to the new timestamp. Listings restricted by an access
+   * naming these principals then show the record as a tombstone while it is not readable to the
+   * caller (RecordAccess, docs/adr/0011).
+   */
+  recordLostAccess(scope: Scope, losses: readonly AccessLoss[]): Promise<number[]>;
+
   /** Entries in query order, at most `limit`. Work is proportional to the page, not the scope. */
   list(scope: Scope, query: ListQuery): Promise<RecordOrTombstone[]>;
 
@@ -72,8 +87,9 @@ export interface RecordStore {
   collectionTimestamp(scope: Scope): Promise<number>;
 
   /**
-   * Removes tombstones with `last_modified` strictly below `before` (all tombstones when
-   * undefined), in one scope or, when `scope` is undefined, everywhere. Returns how many.
+   * Removes tombstones and lost-access entries with `last_modified` strictly below `before` (all
+   * of them when undefined), in one scope or, when `scope` is undefined, everywhere. Returns how
+   * many tombstones and lost-access entries (one per principal and record) it removed.
    */
   purgeTombstones(scope: Scope | undefined, before?: number): Promise<number>;
 

@@ -20,4 +20,11 @@ export interface UnitOfWork {
    * Absent where nothing ever rolls back.
    */
   onRollback?(undo: () => Promise<void>): void;
+
+  /**
+   * Calls `callback` once the current unit of work (the outermost `run` this call is inside)
+   * has committed, and never if it rolls back; at once outside any unit of work, or where
+   * writes commit one by one. Events about writes go out this way, never before their commit.
+   */
+  afterCommit(callback: () => void): void;
 }

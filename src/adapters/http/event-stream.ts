@@ -1,0 +1,10 @@
+/** Which requests ask for the live feed's event stream (content negotiation and the feed route both ask). */
+import type { Context } from "koa";
+
+export const EVENT_STREAM = "text/event-stream";
+const COLLECTION_PATH = /^\/v1\/[^/]+$/;
+
+/** A GET of a collection that prefers an event stream to JSON. */
+export function wantsEventStream(ctx: Context): boolean {
+  return ctx.method === "GET" && COLLECTION_PATH.test(ctx.path) && ctx.get("accept").includes(EVENT_STREAM) && ctx.accepts("application/json", EVENT_STREAM) === EVENT_STREAM;
+}

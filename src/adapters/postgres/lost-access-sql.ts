@@ -1,0 +1,113 @@
+/**
+ * SQL of the `lost_access` table (docs/adr/0011): recording that principals lost read access to
+ * records, and the tombstones a restricted listing shows for them. Kept apart from the record
+ * write path: it touches the scope's timestamp counter the same way a delete does.
+ */
+import type { ListQuery, RecordAccess } from "../../application/listing.js";
+import type { Grants } from "../../application/ports/granted-record-store.js";
+import type { AccessLoss } from "../../application/ports/record-store.js";
+import type { Statement } from "./postgres-database.js";
+import { filterSql, keysetSql, SqlParams } from "./record-query-sql.js";
+import { NOW_MS } from "./sql-clock.js";
+
+/**
+ * Scope ($1, $2); $3 ids, $4 principals, $5 ordinal of the loss (1-based), one row per (loss,
+ * principal); $6 the number of losses. The counter jumps by $6 and loss n gets `high - $6 + n`.
+ */
+export const RECORD_LOST_ACCESS: Statement = {
+  name: "tessera_lost_access_record",
+  text: `WITH ts AS (
+      INSERT INTO timestamps AS t (collection, parent_id, last_modified) VALUES ($1, $2, ${NOW_MS} + $6::bigint - 1)
+      ON CONFLICT (collection, parent_id) DO UPDATE SET last_modified = GREATEST(${NOW_MS}, t.last_modified + 1) + $6::bigint - 1
+      RETURNING t.last_modified AS high
+    ), written AS (
+      INSERT INTO lost_access AS l (collection, parent_id, principal, id, last_modified)
+      SELECT $1, $2, u.principal, u.id, ts.high - $6::bigint + u.n FROM ts, unnest($3::text[], $4::text[], $5::bigint[]) AS u(id, principal, n)
+      ON CONFLICT (collection, parent_id, principal, id) DO UPDATE SET last_modified = EXCLUDED.last_modified
+    )
+    SELECT high FROM ts`,
+};
+
+/**
+ * The same inside a group commit of the scope, whose clock hands out the stamps ($5: the stamp of
+ * each row, one per loss): the group writes the counter once, at its end.
+ */
+export const RECORD_LOST_ACCESS_STAMPED: Statement = {
+  name: "tessera_lost_access_record_stamped",
+  text: `INSERT INTO lost_access AS l (collection, parent_id, principal, id, last_modified)
+    SELECT $1, $2, u.principal, u.id, u.stamp FROM unnest($3::text[], $4::text[], $5::bigint[]) AS u(id, principal, stamp)
+    ON CONFLICT (collection, parent_id, principal, id) DO UPDATE SET last_modified = EXCLUDED.last_modified`,
+};
+
+/** The statement's parameters after the scope: one row per distinct (loss, principal), losses merged by id. */
+export function lostAccessValues(losses: readonly AccessLoss[]): { ids: string[]; principals: string[]; ordinals: number[]; count: number } {
+  const merged = new Map<string, Set<string>>();
+  for (const loss of losses) {
+    if (loss.principals.length === 0) continue;
+    const principals = merged.get(loss.id) ?? new Set<string>();
+    for (const p of loss.principals) principals.add(p);
+    merged.set(loss.id, principals);
+  }
+  const ids: string[] = [];
+  const principals: string[] = [];
+  const ordinals: number[] = [];
+  let n = 0;
+  for (const [id, set] of merged) {
+    n += 1;
+    for (const principal of set) {
+      ids.push(id);
+      principals.push(principal);
+      ordinals.push(n);
+    }
+  }
+  return { ids, principals, ordinals, count: n };
+}
+
+/** The caller's principals whose losses a listing shows, or undefined when it shows none. */
+function formerReaders(query: ListQuery, grants: Grants | undefined): readonly string[] | undefined {
+  if (!query.includeDeleted) return undefined;
+  const principals = grants ? grants.principals : query.access?.principals;
+  return principals !== undefined && principals.length > 0 ? principals : undefined;
+}
+
+/** Records the caller can read now: their losses are not shown (`l.id` is the candidate). */
+function readableNowSql(params: SqlParams, access: RecordAccess | undefined, grants: Grants | undefined, principals: string): string {
+  if (grants) {
+    if (grants.permissions.length === 0) return "FALSE";
+    // The ACE join of the granted listing: an ACE of the record granting read to the caller.
+    return `EXISTS (SELECT 1 FROM access_control_entries a WHERE a.object_id = ${params.add(grants.objectIdPrefix, "text")} || l.id
+    AND a.permission = ANY(${params.add([...new Set(grants.permissions)], "text[]")}) AND a.principal = ANY(${principals}))`;
+  }
+  const ids = access?.ids ?? [];
+  return ids.length === 0 ? "FALSE" : `l.id = ANY(${params.add([...ids], "text[]")})`;
+}
+
+/**
+ * `(…) AS r WHERE …`: one tombstone per record a principal of the caller lost and the caller
+ * cannot read now, at the newest loss, with the listing's filters, bound and cursor. Columns as
+ * `records` (scope $1, $2 already bound). Undefined when the listing shows no losses: only
+ * listings restricted to the caller's records (ids with principals, or grants) show them.
+ */
+export function lostAccessSourceSql(params: SqlParams, query: ListQuery, grants?: Grants): string | undefined {
+  if (grants === undefined && query.access === undefined) return undefined;
+  const readers = formerReaders(query, grants);
+  if (readers === undefined) return undefined;
+  const principals = params.add([...new Set(readers)], "text[]");
+  const lost = `SELECT l.collection, l.parent_id, l.id, max(l.last_modified) AS last_modified, '{"deleted":true}'::jsonb AS data, TRUE AS deleted
+    FROM lost_access l WHERE l.collection = $1 AND l.parent_id = $2 AND l.principal = ANY(${principals})
+      AND NOT ${readableNowSql(params, query.access, grants, principals)}
+    GROUP BY l.collection, l.parent_id, l.id`;
+  const conditions = query.filters.map((f) => filterSql(params, f));
+  if (query.upTo !== undefined) conditions.push(`r.last_modified <= ${params.add(query.upTo, "bigint")}`);
+  if (query.after) conditions.push(keysetSql(params, query.sort, query.after));
+  return `(${lost}) AS r WHERE ${conditions.length > 0 ? conditions.join(" AND ") : "TRUE"}`;
+}
+
+/** Purge of lost-access entries, in one scope or everywhere, older than a bound or all. */
+export function purgeLostAccessSql(scope: { collection: string; parentId: string } | undefined, before: number | undefined): { text: string; values: unknown[] } {
+  const params = new SqlParams();
+  const conditions = ["TRUE"];
+  if (scope) conditions.push(`collection = ${params.add(scope.collection)}`, `parent_id = ${params.add(scope.parentId)}`);
+  if (before !== undefined) conditions.push(`last_modified < ${params.add(before, "bigint")}`);
+  return { text: `WITH purged AS (DELETE FROM lost_access WHERE ${conditions.join(" AND ")} RETURNING 1) SELECT count(*) AS n FROM purged`, values: params.values };
+}

@@ -1,0 +1,31 @@
+/**
+ * Tells every serving process (this one included) that a scope changed, so that their live-feed
+ * subscribers read the change back under their own permissions. A signal carries no record data:
+ * the scope, the new timestamp, and for a single-record write its id and action (so that the
+ * feed can say `create` rather than `update`).
+ */
+import type { ChangeAction } from "../events.js";
+
+export interface ChangeSignal {
+  readonly collection: string;
+  readonly parentId: string;
+  readonly timestamp: number;
+  readonly id?: string;
+  readonly action?: ChangeAction;
+}
+
+/** Every subscriber of every scope should look again: signals may have been missed (reconnection). */
+export const EVERY_SCOPE = "*";
+
+export interface ChangeBroadcast {
+  /** Sends to every process; adapters report failures by rejecting (the caller logs them). */
+  publish(signal: ChangeSignal): Promise<void>;
+  /**
+   * Listener called for each signal received; a signal with collection EVERY_SCOPE concerns all.
+   * `onError` hears about trouble the adapter recovers from by itself (a lost connection).
+   */
+  subscribe(listener: (signal: ChangeSignal) => void, onError?: (error: unknown) => void): () => void;
+  /** Resolves once listening was attempted (success or not: a failed attempt is retried alone). */
+  ready(): Promise<void>;
+  close(): Promise<void>;
+}

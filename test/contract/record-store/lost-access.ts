@@ -1,0 +1,120 @@
+/**
+ * Contract: lost read access (docs/adr/0011). Principals recorded as having lost a record see it
+ * as a tombstone in listings restricted by an access naming them, while they cannot read it,
+ * with filters, bounds, sorting, keyset pages and counts as for other entries.
+ */
+import { expect } from "chai";
+import type { RecordAccess } from "../../../src/application/listing.js";
+import { countQuery, cursorOf, desc, expectStrictlyIncreasing, filter, idsOf, LM_ASC, listQuery, scopeOf, seed, walkPages, type StoreRef } from "./fixture.js";
+
+export function lostAccessCases(store: StoreRef): void {
+  const articles = scopeOf("articles");
+  const bob = (ids: string[], principals = ["bob", "system.Everyone"]): RecordAccess => ({ kind: "ids", ids, principals });
+
+  describe("lost access", () => {
+    it("gives each loss its own new timestamp, ascending, above the collection timestamp", async () => {
+      await seed(store(), articles, [{}, {}, {}]);
+      const before = await store().collectionTimestamp(articles);
+      const stamps = await store().recordLostAccess(articles, [
+        { id: "r0", principals: ["bob"] },
+        { id: "r1", principals: [] },
+        { id: "r2", principals: ["bob", "carol"] },
+      ]);
+      expect(stamps).to.have.length(2);
+      expectStrictlyIncreasing([before, ...stamps]);
+      expect(await store().collectionTimestamp(articles)).to.equal(stamps[1]);
+      expect(await store().recordLostAccess(articles, [])).to.deep.equal([]);
+      expect(await store().collectionTimestamp(articles)).to.equal(stamps[1]);
+    });
+
+    it("lists a lost record as a tombstone to its former readers only, and only with includeDeleted", async () => {
+      await seed(store(), articles, [{ t: "a" }, { t: "b" }]);
+      const [lostAt] = await store().recordLostAccess(articles, [{ id: "r0", principals: ["bob"] }]);
+      expect(await store().list(articles, listQuery({ access: bob(["r1"]), includeDeleted: true }))).to.deep.equal([
+        { id: "r1", lastModified: (await store().get(articles, "r1"))?.lastModified, data: { t: "b" } },
+        { id: "r0", lastModified: lostAt, deleted: true },
+      ]);
+      expect(idsOf(await store().list(articles, listQuery({ access: bob(["r1"]) })))).to.deep.equal(["r1"]);
+      expect(idsOf(await store().list(articles, listQuery({ access: bob(["r1"], ["carol"]), includeDeleted: true })))).to.deep.equal(["r1"]);
+      expect(idsOf(await store().list(articles, listQuery({ access: { kind: "ids", ids: ["r1"] }, includeDeleted: true })))).to.deep.equal(["r1"]);
+      // Collection-level readers see live records as they are.
+      expect(idsOf(await store().list(articles, listQuery({ includeDeleted: true })))).to.deep.equal(["r0", "r1"]);
+    });
+
+    it("never shows a tombstone for a record the caller can read now, through any principal", async () => {
+      await seed(store(), articles, [{}]);
+      await store().recordLostAccess(articles, [{ id: "r0", principals: ["bob"] }]);
+      const listed = await store().list(articles, listQuery({ access: bob(["r0"]), includeDeleted: true }));
+      expect(listed.map((e) => [e.id, e.deleted === true])).to.deep.equal([["r0", false]]);
+    });
+
+    it("shows a deleted record's loss at the newest loss of any of the caller's principals", async () => {
+      await seed(store(), articles, [{}, {}]);
+      const tombstone = await store().delete(articles, "r0");
+      const [first] = await store().recordLostAccess(articles, [{ id: "r0", principals: ["bob"] }]);
+      const [second] = await store().recordLostAccess(articles, [{ id: "r0", principals: ["group:x"] }]);
+      expect(first).to.be.greaterThan(tombstone.lastModified);
+      const listed = await store().list(articles, listQuery({ access: bob([], ["bob", "group:x"]), includeDeleted: true }));
+      expect(listed).to.deep.equal([{ id: "r0", lastModified: second, deleted: true }]);
+      const onlyBob = await store().list(articles, listQuery({ access: bob([], ["bob"]), includeDeleted: true }));
+      expect(onlyBob).to.deep.equal([{ id: "r0", lastModified: first, deleted: true }]);
+      // Losing it again moves the entry forward.
+      const [again] = await store().recordLostAccess(articles, [{ id: "r0", principals: ["bob"] }]);
+      expect(await store().list(articles, listQuery({ access: bob([], ["bob"]), includeDeleted: true }))).to.deep.equal([{ id: "r0", lastModified: again, deleted: true }]);
+    });
+
+    it("applies filters, upTo and `_since`-style bounds to the lost tombstones", async () => {
+      await seed(store(), articles, [{}, {}, {}]);
+      const stamps = await store().recordLostAccess(articles, ["r0", "r1", "r2"].map((id) => ({ id, principals: ["bob"] })));
+      const access = bob([]);
+      const since = await store().list(articles, listQuery({ access, includeDeleted: true, filters: [filter("last_modified", "gt", stamps[0]!)] }));
+      expect(idsOf(since)).to.deep.equal(["r1", "r2"]);
+      const bounded = await store().list(articles, listQuery({ access, includeDeleted: true, filters: [filter("last_modified", "gt", stamps[0]!)], upTo: stamps[1] }));
+      expect(idsOf(bounded)).to.deep.equal(["r1"]);
+      expect(idsOf(await store().list(articles, listQuery({ access, includeDeleted: true, filters: [filter("deleted", "eq", true), filter("id", "in", ["r0", "r2"])] })))).to.deep.equal(["r0", "r2"]);
+      expect(await store().list(articles, listQuery({ access, includeDeleted: true, filters: [filter("title", "eq", "x")] }))).to.deep.equal([]);
+    });
+
+    it("walks live records and lost tombstones together in sort order with keyset pages", async () => {
+      await seed(store(), articles, Array.from({ length: 8 }, (_, i) => ({ n: i })));
+      await store().recordLostAccess(articles, ["r1", "r3", "r4", "r6"].map((id) => ({ id, principals: ["bob"] })));
+      const access = bob(["r0", "r2", "r5", "r7", "r4"]);
+      for (const sort of [[LM_ASC], [desc("n"), desc("last_modified")], [{ field: "id", descending: false }, LM_ASC]]) {
+        const whole = await store().list(articles, listQuery({ access, includeDeleted: true, sort }));
+        expect(idsOf(whole).sort()).to.deep.equal(["r0", "r1", "r2", "r3", "r4", "r5", "r6", "r7"]);
+        expect(whole.filter((e) => e.deleted).map((e) => e.id).sort()).to.deep.equal(["r1", "r3", "r6"]);
+        const walked = await walkPages(store(), articles, listQuery({ access, includeDeleted: true, sort, limit: 3 }));
+        expect(walked).to.deep.equal(whole);
+      }
+      const first = await store().list(articles, listQuery({ access, includeDeleted: true, limit: 2 }));
+      const rest = await store().list(articles, listQuery({ access, includeDeleted: true, after: cursorOf(first[1]!, [LM_ASC]) }));
+      expect(idsOf([...first, ...rest])).to.have.length(8);
+    });
+
+    it("never counts lost tombstones", async () => {
+      await seed(store(), articles, [{}, {}]);
+      await store().recordLostAccess(articles, [{ id: "r0", principals: ["bob"] }]);
+      expect(await store().count(articles, countQuery({ access: bob(["r1"]) }))).to.equal(1);
+    });
+
+    it("stays inside its scope", async () => {
+      await seed(store(), articles, [{}]);
+      await store().recordLostAccess(articles, [{ id: "r0", principals: ["bob"] }]);
+      expect(await store().list(scopeOf("other"), listQuery({ access: bob([]), includeDeleted: true }))).to.deep.equal([]);
+    });
+
+    it("is removed by purgeTombstones (older than `before`, or all) and by flush", async () => {
+      await seed(store(), articles, [{}, {}]);
+      const [old] = await store().recordLostAccess(articles, [{ id: "r0", principals: ["bob", "carol"] }]);
+      const [recent] = await store().recordLostAccess(articles, [{ id: "r1", principals: ["bob"] }]);
+      expect(await store().purgeTombstones(undefined, recent)).to.equal(2);
+      expect(idsOf(await store().list(articles, listQuery({ access: bob([]), includeDeleted: true })))).to.deep.equal(["r1"]);
+      expect(old).to.be.lessThan(recent!);
+      expect(await store().purgeTombstones(articles)).to.equal(1);
+      expect(await store().list(articles, listQuery({ access: bob([]), includeDeleted: true }))).to.deep.equal([]);
+      await store().recordLostAccess(articles, [{ id: "r1", principals: ["bob"] }]);
+      await store().flush();
+      expect(await store().list(articles, listQuery({ access: bob([]), includeDeleted: true }))).to.deep.equal([]);
+    });
+  });
+}

@@ -1,0 +1,86 @@
+/**
+ * The backend combinations every sync test runs on: memory, PostgreSQL storage + permissions
+ * (one database: listings join the ACE table), PostgreSQL storage + Redis permissions (record ids
+ * resolved through Redis). Each opens a test server with an extension that hands out the
+ * extension context, so tests can change ACLs through the permission backend's port.
+ */
+import type { Container } from "inversify";
+import type { ExtensionContext, TesseraExtension } from "../../src/application/extension.js";
+import { TOKENS } from "../../src/bootstrap/tokens.js";
+import { startTestServer, type TestServer } from "../support/http.js";
+import { databaseUrl, ensureDatabase } from "../support/postgres.js";
+import { REDIS_URL, requireService } from "../support/services.js";
+
+export interface SyncBackend {
+  readonly name: string;
+  readonly services: readonly ("postgresql" | "redis")[];
+  settings(): Promise<Record<string, string>>;
+}
+
+export const SYNC_BACKENDS: readonly SyncBackend[] = [
+  { name: "memory", services: [], settings: () => Promise.resolve({}) },
+  {
+    name: "postgresql",
+    services: ["postgresql"],
+    async settings() {
+      await ensureDatabase("tessera_sync_test");
+      const url = databaseUrl("tessera_sync_test");
+      return { storage_backend: "postgresql", storage_url: url, permission_backend: "postgresql", permission_url: url };
+    },
+  },
+  {
+    name: "postgresql + redis permissions",
+    services: ["postgresql", "redis"],
+    async settings() {
+      await ensureDatabase("tessera_sync_redis_test");
+      const url = databaseUrl("tessera_sync_redis_test");
+      return { storage_backend: "postgresql", storage_url: url, permission_backend: "redis", permission_url: REDIS_URL, permission_prefix: `tessera-sync-test-${process.pid}:` };
+    },
+  },
+];
+
+export interface SyncServer {
+  readonly server: TestServer;
+  /** The extension context's permission backend (as an extension's code would use it). */
+  readonly context: ExtensionContext;
+}
+
+/** Declares `before`/`beforeEach`/`after` hooks opening a server on the backend; returns an accessor. */
+export function useSyncServer(backend: SyncBackend, extra: Record<string, string> = {}, extensions: TesseraExtension[] = []): () => SyncServer {
+  for (const service of backend.services) requireService(service);
+  let opened: SyncServer | undefined;
+  before(async function () {
+    this.timeout(60_000);
+    let context: ExtensionContext | undefined;
+    const capture: TesseraExtension = {
+      groupFinder: (ctx) => {
+        context = ctx;
+        return async (userId) => (ctx.permissions ? ctx.permissions.userPrincipals(userId) : []);
+      },
+    };
+    const server = await startTestServer({ ...(await backend.settings()), ...extra }, [...extensions, capture]);
+    await (await server.running.container.getAsync(TOKENS.Migrator)).migrate();
+    await server.running.container.getAsync(TOKENS.Authenticator);
+    if (!context) throw new Error("the extension context was not handed out");
+    opened = { server, context };
+  });
+  beforeEach(async () => {
+    if (opened) await flushBackends(opened.server.running.container);
+  });
+  after(async () => {
+    // A test may have stopped the server already (then its backends are closed).
+    const container = opened?.server.running.container;
+    if (container?.isBound(TOKENS.PermissionStore)) await (await container.getAsync(TOKENS.PermissionStore).catch(() => undefined))?.flush();
+    await opened?.server.stop();
+  });
+  return () => {
+    if (!opened) throw new Error("the sync server is not open");
+    return opened;
+  };
+}
+
+/** Empties the records (with their lost-access entries) and the permissions of a test server. */
+export async function flushBackends(container: Container): Promise<void> {
+  await (await container.getAsync(TOKENS.RecordStore)).flush();
+  if (container.isBound(TOKENS.PermissionStore)) await (await container.getAsync(TOKENS.PermissionStore)).flush();
+}
