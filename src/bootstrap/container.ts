@@ -157,6 +157,7 @@ export function buildContainer(settings: Settings, options: CompositionOptions =
   container.bind(TOKENS.HttpServices).toResolvedValue(
     (records: RecordService, authenticator: Authenticator, health: HealthService, clock: Clock, logger: Logger, unitOfWork: UnitOfWork, feed: LiveFeed, pools: PoolProbe[] | undefined): HttpServices => {
       metrics?.observePools(pools ?? []);
+      metrics?.observeFeed(() => feed.subscriberCount);
       return {
         options: httpOptions(settings),
         records,

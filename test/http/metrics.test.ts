@@ -84,6 +84,23 @@ describe("metrics", () => {
     expect(after.some((s) => s.name === "nodejs_heap_size_used_bytes")).to.equal(true);
   });
 
+  it("counts open live-feed subscribers, and forgets a closed one", async () => {
+    expect(valueOf(await scrape(metricsUrl()), "tessera_feed_subscribers")).to.equal(0);
+    const aborter = new AbortController();
+    const auth = `Basic ${Buffer.from("alice:pw").toString("base64")}`;
+    const stream = await fetch(`${server.url}/v1/notes`, { headers: { Accept: "text/event-stream", Authorization: auth }, signal: aborter.signal });
+    expect(stream.status).to.equal(200);
+    expect(valueOf(await scrape(metricsUrl()), "tessera_feed_subscribers")).to.equal(1);
+    aborter.abort();
+    await stream.body?.cancel().catch(() => undefined);
+    let open = 1;
+    for (let attempt = 0; attempt < 50 && open !== 0; attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      open = valueOf(await scrape(metricsUrl()), "tessera_feed_subscribers");
+    }
+    expect(open).to.equal(0);
+  });
+
   it("keeps one registry per app: another app's requests do not show here", async () => {
     const other = await startTestServer();
     try {

@@ -42,12 +42,22 @@ export class HttpMetrics {
   private readonly backendErrors = new Counter({ name: "tessera_backend_errors_total", help: "Calls to a backend that failed with a backend error (503), by backend.", labelNames: ["backend"] as const, registers: [this.registry] });
   private readonly batchSizes = new Histogram({ name: "tessera_batch_subrequests", help: "Sub-requests per batch request.", buckets: [1, 2, 5, 10, 25, 50, 100], registers: [this.registry] });
   private pools: readonly PoolProbe[] = [];
+  private feedSubscribers: () => number = () => 0;
   /** Label children by "method route status": the hot path skips prom-client's label hashing. */
   private readonly series = new Map<string, { count: Counter.Internal; duration: Histogram.Internal<"method" | "route" | "status"> }>();
 
   constructor() {
     for (const backend of BACKENDS) this.backendErrors.inc({ backend }, 0);
     const pools = () => this.pools;
+    const subscribers = () => this.feedSubscribers();
+    new Gauge({
+      name: "tessera_feed_subscribers",
+      help: "Open live-feed (text/event-stream) subscriptions in this process.",
+      registers: [this.registry],
+      collect() {
+        this.set(subscribers());
+      },
+    });
     new Gauge({
       name: "tessera_db_pool_connections",
       help: "PostgreSQL pool connections, by pool and state (in_use, idle).",
@@ -90,6 +100,10 @@ export class HttpMetrics {
 
   observePools(pools: readonly PoolProbe[]): void {
     this.pools = pools;
+  }
+
+  observeFeed(subscriberCount: () => number): void {
+    this.feedSubscribers = subscriberCount;
   }
 
   /** Call when a request starts; the returned function records it once answered. */
