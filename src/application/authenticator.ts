@@ -9,6 +9,8 @@ export class Authenticator {
   constructor(
     private readonly policies: readonly AuthenticationPolicy[],
     private readonly groupFinder: GroupFinder,
+    /** The finder is the permission backend's userPrincipals (so a store may read them with a record). */
+    private readonly groupsFromPermissions = false,
   ) {
     this.challenge = policies.find((p) => p.challenge)?.challenge;
   }
@@ -16,7 +18,7 @@ export class Authenticator {
   async identify(request: RequestCredentials): Promise<Requester> {
     for (const policy of this.policies) {
       const id = await policy.authenticate(request);
-      if (id !== undefined) return authenticatedRequester(`${policy.name}:${id}`, this.groupFinder);
+      if (id !== undefined) return authenticatedRequester(`${policy.name}:${id}`, this.groupFinder, this.groupsFromPermissions);
     }
     return anonymousRequester();
   }

@@ -192,7 +192,7 @@ export class RecordService {
   async get(requester: Requester, resource: ResourceDefinition, id: string, preconditions: Preconditions = {}): Promise<RecordResult> {
     const kind = this.kindOf(resource);
     const scope = kind.scope(requester, resource);
-    const [caller, { record, acl }] = await Promise.all([kind.caller(requester), this.target(kind, resource, scope, id)]);
+    const [caller, { record, acl }] = await kind.callerAndTarget(requester, resource, scope, id, () => this.deps.records.get(scope, id));
     await kind.requireRecord(caller, resource, "read", id, acl);
     if (!record) throw new RecordNotFoundError(resource.name, id);
     checkPreconditions(preconditions, { timestamp: record.lastModified, record }, true);

@@ -8,6 +8,12 @@ import { ANONYMOUS, callerPrincipals, type Caller } from "../domain/principals.j
 export interface Requester {
   readonly userId: string | undefined;
   caller(): Promise<Caller>;
+  /**
+   * While the extra principals are still to be read and are the permission backend's
+   * `userPrincipals` (not a custom group finder's): the way to complete the caller with them when
+   * they were read together with something else (a record, in one statement). Else undefined.
+   */
+  groupsToRead?(): ((extra: Iterable<string>) => Promise<Caller>) | undefined;
 }
 
 export function anonymousRequester(): Requester {
@@ -19,11 +25,16 @@ export type GroupFinder = (userId: string) => Promise<Iterable<string>>;
 
 export const noGroups: GroupFinder = () => Promise.resolve([]);
 
-/** A requester whose extra principals come from the group finder, asked at most once. */
-export function authenticatedRequester(userId: string, groupFinder: GroupFinder): Requester {
+/**
+ * A requester whose extra principals come from the group finder, asked at most once.
+ * `groupsFromPermissions`: the finder is the permission backend's userPrincipals.
+ */
+export function authenticatedRequester(userId: string, groupFinder: GroupFinder, groupsFromPermissions = false): Requester {
   let pending: Promise<Caller> | undefined;
+  const adopt = (extra: Iterable<string>): Promise<Caller> => (pending ??= Promise.resolve(callerPrincipals(userId, extra)));
   return {
     userId,
+    groupsToRead: () => (groupsFromPermissions && pending === undefined ? adopt : undefined),
     caller() {
       pending ??= groupFinder(userId).then(
         (extra) => callerPrincipals(userId, extra),

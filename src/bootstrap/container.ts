@@ -24,6 +24,7 @@ import { ChangeEvents, CommittedChanges } from "../application/events.js";
 import { LiveFeed } from "../application/live-feed.js";
 import { LostAccessPermissionStore } from "../application/lost-access-permission-store.js";
 import type { GrantedRecordStore } from "../application/ports/granted-record-store.js";
+import type { RecordWithAclReader } from "../application/ports/record-with-acl-reader.js";
 import type { PermissionStore } from "../application/ports/permission-store.js";
 import type { RecordStore } from "../application/ports/record-store.js";
 import type { UnitOfWork } from "../application/ports/unit-of-work.js";
@@ -73,6 +74,7 @@ export function buildContainer(settings: Settings, options: CompositionOptions =
   // Every port call counts in the request's backend time and, failing, in the metrics.
   container.onActivation(TOKENS.RecordStore, (_context, port) => observedPort(port, "storage", metrics));
   container.onActivation(TOKENS.GrantedRecordStore, (_context, port) => observedPort(port, "storage", metrics));
+  container.onActivation(TOKENS.RecordWithAclReader, (_context, port) => observedPort(port, "storage", metrics));
   container.onActivation(TOKENS.PermissionStore, (_context, port) => observedPort(port, "permission", metrics));
   container.onActivation(TOKENS.Cache, (_context, port) => observedPort(port, "cache", metrics));
   const permissionStore = { serviceIdentifier: TOKENS.PermissionStore, optional: true } as const;
@@ -99,9 +101,9 @@ export function buildContainer(settings: Settings, options: CompositionOptions =
   );
 
   container.bind(TOKENS.RecordService).toResolvedValue(
-    (records: RecordStore, stored: PermissionStore | undefined, joined: GrantedRecordStore | undefined, unitOfWork: UnitOfWork, ids: IdGenerator, events: ChangeEvents) => {
+    (records: RecordStore, stored: PermissionStore | undefined, joined: GrantedRecordStore | undefined, unitOfWork: UnitOfWork, ids: IdGenerator, events: ChangeEvents, together: RecordWithAclReader | undefined) => {
       const permissions = trackingLostAccess(stored, records, resources, false) ?? NO_PERMISSION_STORE;
-      const kinds = resourceKinds({ authorizer: new Authorizer(permissions), permissions });
+      const kinds = resourceKinds({ authorizer: new Authorizer(permissions), permissions, ...(together ? { together } : {}) });
       // Decided once, here: one query where the store can join the ACEs, else ids resolved first.
       const granted = joined ? new GrantsJoinedInStore(joined) : new GrantsResolvedToIds(records, permissions);
       const changes = new CommittedChanges(events, unitOfWork);
@@ -117,7 +119,15 @@ export function buildContainer(settings: Settings, options: CompositionOptions =
         changes,
       });
     },
-    [TOKENS.RecordStore, permissionStore, { serviceIdentifier: TOKENS.GrantedRecordStore, optional: true }, TOKENS.UnitOfWork, TOKENS.IdGenerator, TOKENS.ChangeEvents],
+    [
+      TOKENS.RecordStore,
+      permissionStore,
+      { serviceIdentifier: TOKENS.GrantedRecordStore, optional: true },
+      TOKENS.UnitOfWork,
+      TOKENS.IdGenerator,
+      TOKENS.ChangeEvents,
+      { serviceIdentifier: TOKENS.RecordWithAclReader, optional: true },
+    ],
   );
 
   container
@@ -137,7 +147,8 @@ export function buildContainer(settings: Settings, options: CompositionOptions =
     (stored: PermissionStore | undefined, records: RecordStore, unitOfWork: UnitOfWork, events: ChangeEvents) => {
       const changes = new CommittedChanges(events, unitOfWork);
       const context: ExtensionContext = { settings: settings.all, permissions: trackingLostAccess(stored, records, resources, true, changes) };
-      return new Authenticator(authenticationPolicies(settings, extensions, context), groupFinder(extensions, context));
+      const groups = groupFinder(extensions, context);
+      return new Authenticator(authenticationPolicies(settings, extensions, context), groups.find, groups.fromPermissions);
     },
     [permissionStore, TOKENS.RecordStore, TOKENS.UnitOfWork, TOKENS.ChangeEvents],
   );
@@ -202,8 +213,10 @@ function trackingLostAccess(
 function checkPorts(container: Container): void {
   const missing = (["RecordStore", "Cache", "UnitOfWork"] as const).filter((port) => !container.isBound(TOKENS[port]));
   if (missing.length > 0) throw new Error(`no configured backend serves ${missing.join(", ")}`);
-  if (container.isBound(TOKENS.GrantedRecordStore) && !container.isBound(TOKENS.PermissionStore)) {
-    throw new Error("a GrantedRecordStore is bound without a PermissionStore whose ACEs it could join");
+  for (const capability of ["GrantedRecordStore", "RecordWithAclReader"] as const) {
+    if (container.isBound(TOKENS[capability]) && !container.isBound(TOKENS.PermissionStore)) {
+      throw new Error(`a ${capability} is bound without a PermissionStore whose ACEs it could join`);
+    }
   }
 }
 
@@ -232,11 +245,11 @@ function authenticationPolicies(settings: Settings, extensions: readonly Tessera
 }
 
 /** The last extension's group finder, else the permission backend's user principals. */
-function groupFinder(extensions: readonly TesseraExtension[], context: ExtensionContext): GroupFinder {
+function groupFinder(extensions: readonly TesseraExtension[], context: ExtensionContext): { find: GroupFinder; fromPermissions: boolean } {
   const custom = [...extensions].reverse().find((e) => e.groupFinder);
-  if (custom?.groupFinder) return custom.groupFinder(context);
+  if (custom?.groupFinder) return { find: custom.groupFinder(context), fromPermissions: false };
   const permissions = context.permissions;
-  return permissions ? (userId) => permissions.userPrincipals(userId) : noGroups;
+  return permissions ? { find: (userId) => permissions.userPrincipals(userId), fromPermissions: true } : { find: noGroups, fromPermissions: false };
 }
 
 function httpOptions(settings: Settings): HttpOptions {

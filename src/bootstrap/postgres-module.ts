@@ -1,6 +1,7 @@
 /**
  * `postgresql` in settings: the PostgreSQL adapters over one pool per distinct URL. Where records
- * and ACEs share a database, the record store is also bound as a GrantedRecordStore.
+ * and ACEs share a database, the record store is also bound as a GrantedRecordStore, and reads
+ * get their record, ACL and principals in one statement (RecordWithAclReader).
  */
 import { ContainerModule, type ServiceIdentifier } from "inversify";
 import { PostgresCache } from "../adapters/postgres/postgres-cache.js";
@@ -9,6 +10,7 @@ import type { PostgresDatabaseOptions } from "../adapters/postgres/postgres-data
 import { PostgresDatabases } from "../adapters/postgres/postgres-databases.js";
 import { PostgresPermissionStore } from "../adapters/postgres/postgres-permission-store.js";
 import { PostgresRecordStore } from "../adapters/postgres/postgres-record-store.js";
+import { PostgresRecordWithAclReader } from "../adapters/postgres/postgres-record-with-acl-reader.js";
 import { PostgresUnitOfWork } from "../adapters/postgres/postgres-unit-of-work.js";
 import { urlWithPassword } from "../adapters/postgres/postgres-url.js";
 import type { BackendSettings } from "./settings.js";
@@ -62,7 +64,11 @@ export const postgresModule: TechnologyModule = (roles) =>
           .toResolvedValue((_owner: PostgresDatabases) => new PostgresChangeBroadcast(storage, urlWithPassword(storageSettings.url ?? "", storageSettings.passwordFile)), [DATABASES])
           .onDeactivation((broadcast) => broadcast.close());
       }
-      if (databases.recordsBesideAces) bind(TOKENS.GrantedRecordStore).toResolvedValue((store: PostgresRecordStore) => store, [RECORD_STORE]);
+      if (databases.recordsBesideAces) {
+        bind(TOKENS.GrantedRecordStore).toResolvedValue((store: PostgresRecordStore) => store, [RECORD_STORE]);
+        // A read's record, ACL and principals in one statement.
+        bind(TOKENS.RecordWithAclReader).toResolvedValue((_owner: PostgresDatabases) => new PostgresRecordWithAclReader(storage), [DATABASES]);
+      }
     }
     if (permission) bind(TOKENS.PermissionStore).toResolvedValue((_owner: PostgresDatabases) => new PostgresPermissionStore(permission), [DATABASES]);
     const cacheSettings = roles.cache;

@@ -62,9 +62,10 @@ describe("HTTP on PostgreSQL", function () {
 
   it("rolls a batch back when a sub-request fails with a 5xx", async () => {
     await server.request("PUT", "/v1/articles/boom", { user: "alice:pw", body: { data: {} } });
-    const records = await server.running.container.getAsync(TOKENS.RecordStore);
-    const original = records.get.bind(records);
-    records.get = (scope, id) => (id === "boom" ? Promise.reject(new BackendError("storage")) : original(scope, id));
+    // A GET reads record and ACL in one statement here (storage and permissions share the database).
+    const reader = await server.running.container.getAsync(TOKENS.RecordWithAclReader);
+    const original = reader.getWithAcl.bind(reader);
+    reader.getWithAcl = (scope, id, query) => (id === "boom" ? Promise.reject(new BackendError("storage")) : original(scope, id, query));
     try {
       const batch = await server.request("POST", "/v1/batch", {
         user: "alice:pw",
@@ -72,7 +73,7 @@ describe("HTTP on PostgreSQL", function () {
       });
       expect(batch.status).to.equal(503);
     } finally {
-      records.get = original;
+      reader.getWithAcl = original;
     }
     expect((await server.request("GET", "/v1/articles/kept", { user: "alice:pw" })).status).to.equal(403);
   });

@@ -1,6 +1,7 @@
 /** The policy of every resource kind, built over one authorizer and one permission backend. */
 import type { Authorizer } from "../authorizer.js";
 import type { PermissionStore } from "../ports/permission-store.js";
+import type { RecordWithAclReader } from "../ports/record-with-acl-reader.js";
 import type { ResourceKinds } from "./resource-kind-policy.js";
 import { ShareableKind } from "./shareable-kind.js";
 import { UserKind } from "./user-kind.js";
@@ -9,6 +10,8 @@ export interface ResourceKindsDeps {
   readonly authorizer: Authorizer;
   /** NO_PERMISSION_STORE when the deployment has no permission backend. */
   readonly permissions: PermissionStore;
+  /** A capability: bound only where records and ACEs share a database. */
+  readonly together?: RecordWithAclReader;
 }
 
 export function resourceKinds(deps: ResourceKindsDeps): ResourceKinds {

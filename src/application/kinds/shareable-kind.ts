@@ -7,8 +7,10 @@ import { normalizeAcl, withWriter, type Acl } from "../../domain/acl.js";
 import { RecordNotFoundError } from "../../domain/errors.js";
 import { READ, recordObjectId, WRITE } from "../../domain/permissions.js";
 import { writerPrincipal, type Caller } from "../../domain/principals.js";
+import type { StoredRecord } from "../../domain/records.js";
 import { denial, type Authorizer } from "../authorizer.js";
-import type { PermissionStore } from "../ports/permission-store.js";
+import type { ObjectPermissions, PermissionStore } from "../ports/permission-store.js";
+import type { RecordWithAclReader } from "../ports/record-with-acl-reader.js";
 import type { Scope } from "../ports/record-store.js";
 import type { RecordPermission } from "../record-access.js";
 import type { Requester } from "../requester.js";
@@ -21,6 +23,8 @@ const RECORD_PERMISSION: Readonly<Record<CollectionView, RecordPermission>> = { 
 export interface ShareableKindDeps {
   readonly authorizer: Authorizer;
   readonly permissions: PermissionStore;
+  /** Bound only where records and ACEs share a database: a read is then one round trip. */
+  readonly together?: RecordWithAclReader;
 }
 
 export class ShareableKind implements ResourceKindPolicy {
@@ -34,9 +38,22 @@ export class ShareableKind implements ResourceKindPolicy {
     return requester.caller();
   }
 
+  async callerAndTarget(requester: Requester, resource: ResourceDefinition, scope: Scope, id: string, getRecord: () => Promise<StoredRecord | undefined>): Promise<[Caller, Target]> {
+    const { together } = this.deps;
+    if (!together) {
+      const [caller, record, acl] = await Promise.all([requester.caller(), getRecord(), this.storedAcl(resource, id)]);
+      return [caller, { record, acl }];
+    }
+    // The principals only when still unknown (a batch may have read them) and the backend's own.
+    const adopt = requester.userId === undefined ? undefined : requester.groupsToRead?.();
+    const query = { objectId: recordObjectId(resource.name, id), permissions: resource.permissions, principalsOf: adopt && requester.userId };
+    const read = await together.getWithAcl(scope, id, query);
+    const caller = adopt && read.principals ? await adopt(read.principals) : await requester.caller();
+    return [caller, { record: read.record, acl: aclFromStored(read.acl) }];
+  }
+
   async storedAcl(resource: ResourceDefinition, id: string): Promise<Acl> {
-    const stored = await this.deps.permissions.objectPermissions(recordObjectId(resource.name, id), resource.permissions);
-    return normalizeAcl(Object.fromEntries(Object.entries(stored).map(([perm, principals]) => [perm, [...principals]])));
+    return aclFromStored(await this.deps.permissions.objectPermissions(recordObjectId(resource.name, id), resource.permissions));
   }
 
   allowsCollection(caller: Caller, resource: ResourceDefinition, view: ViewName): Promise<boolean> {
@@ -83,4 +100,8 @@ export class ShareableKind implements ResourceKindPolicy {
     if (ids.length === 0) return undefined;
     return () => this.deps.permissions.deleteObjectPermissions(...ids.map((id) => recordObjectId(resource.name, id)));
   }
+}
+
+function aclFromStored(stored: ObjectPermissions): Acl {
+  return normalizeAcl(Object.fromEntries(Object.entries(stored).map(([perm, principals]) => [perm, [...principals]])));
 }

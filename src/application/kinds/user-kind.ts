@@ -5,11 +5,12 @@
 import type { Acl } from "../../domain/acl.js";
 import { UnauthenticatedError } from "../../domain/errors.js";
 import type { Caller } from "../../domain/principals.js";
+import type { StoredRecord } from "../../domain/records.js";
 import type { RecordPermission } from "../record-access.js";
 import type { Scope } from "../ports/record-store.js";
 import type { Requester } from "../requester.js";
 import type { ResourceDefinition } from "../resources.js";
-import type { ResourceKindPolicy } from "./resource-kind-policy.js";
+import type { ResourceKindPolicy, Target } from "./resource-kind-policy.js";
 
 const allowed = (): Promise<void> => Promise.resolve();
 
@@ -22,6 +23,11 @@ export class UserKind implements ResourceKindPolicy {
   /** No principals: nothing here depends on groups, so the backend lookup is skipped. */
   caller(requester: Requester): Promise<Caller> {
     return Promise.resolve({ userId: requester.userId, principals: [] });
+  }
+
+  async callerAndTarget(requester: Requester, _resource: ResourceDefinition, _scope: Scope, _id: string, getRecord: () => Promise<StoredRecord | undefined>): Promise<[Caller, Target]> {
+    const [caller, record] = await Promise.all([this.caller(requester), getRecord()]);
+    return [caller, { record, acl: undefined }];
   }
 
   storedAcl(): Promise<Acl | undefined> {
