@@ -2,7 +2,9 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["dist/**", "node_modules/**", "test/support/*.cjs", "eslint.config.js", ".stryker-tmp/**", "reports/**", "tools/mutation/**"] },
+  {
+    ignores: ["dist/**", "node_modules/**", "test/support/*.cjs", "eslint.config.js", ".stryker-tmp/**", "reports/**", "tools/mutation/**"],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

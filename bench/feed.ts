@@ -39,7 +39,10 @@ async function startServer(): Promise<ServerProcess> {
 
 /** One subscriber: counts events and records commit→delivery latencies (bounded sample). */
 async function subscribe(url: string, user: string, latencies: number[], counters: { events: number }, signal: AbortSignal): Promise<void> {
-  const response = await fetch(`${url}/v1/writes`, { headers: { Accept: "text/event-stream", Authorization: authorization(user) }, signal });
+  const response = await fetch(`${url}/v1/writes`, {
+    headers: { Accept: "text/event-stream", Authorization: authorization(user) },
+    signal,
+  });
   if (response.status !== 200 || !response.body) throw new Error(`subscriber ${user}: ${response.status}`);
   const reader: ReadableStreamDefaultReader<Uint8Array> = response.body.getReader();
   const decoder = new TextDecoder();
@@ -85,7 +88,9 @@ async function run(subscribers: number, duration: number, connections: number): 
       connections,
       pipelining: 1,
       duration,
-      requests: [{ method: "POST", path: "/v1/writes", headers: { Authorization: authorization(OWNER), "Content-Type": "application/json" }, body }],
+      requests: [
+        { method: "POST", path: "/v1/writes", headers: { Authorization: authorization(OWNER), "Content-Type": "application/json" }, body },
+      ],
     });
     // Let the subscribers drain what was committed at the end (bounded).
     const expected = result["2xx"] * subscribers;

@@ -43,7 +43,8 @@ export async function measure(server: ServerProcess, backend: string, figure: Fi
   const result = await autocannon({ ...options, duration: settings.duration });
   const rssMb = stopSampling();
   const statuses: Record<string, number> = {};
-  for (const [code, { count }] of Object.entries(result.statusCodeStats ?? {})) if (!code.startsWith("2") && count > 0) statuses[code] = count;
+  for (const [code, { count }] of Object.entries(result.statusCodeStats ?? {}))
+    if (!code.startsWith("2") && count > 0) statuses[code] = count;
   return {
     label: figure.label,
     backend,

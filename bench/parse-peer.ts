@@ -32,14 +32,25 @@ export function ensureParseInstalled(log: (line: string) => void): string {
   if (installed === PARSE_VERSION) return dir;
   log(`installing parse-server@${PARSE_VERSION} into ${dir} (first use)`);
   mkdirSync(dir, { recursive: true });
-  execFileSync("npm", ["install", "--prefix", dir, `parse-server@${PARSE_VERSION}`, "--no-audit", "--no-fund", "--loglevel=error"], { stdio: "inherit", timeout: 15 * 60_000 });
+  execFileSync("npm", ["install", "--prefix", dir, `parse-server@${PARSE_VERSION}`, "--no-audit", "--no-fund", "--loglevel=error"], {
+    stdio: "inherit",
+    timeout: 15 * 60_000,
+  });
   return dir;
 }
 
 export async function startParse(buildDir: string, databaseUri: string): Promise<ServerProcess> {
   const port = await freePort();
   const script = path.join(buildDir, "dist", "bench", "parse-server.js");
-  return startProcess({ args: [script, parseInstallDir(), String(port), databaseUri, PARSE_APP_ID, PARSE_MASTER_KEY, PARSE_MOUNT], cwd: buildDir, env: { NODE_ENV: "production" }, readyPath: `${PARSE_MOUNT}/health` }, port);
+  return startProcess(
+    {
+      args: [script, parseInstallDir(), String(port), databaseUri, PARSE_APP_ID, PARSE_MASTER_KEY, PARSE_MOUNT],
+      cwd: buildDir,
+      env: { NODE_ENV: "production" },
+      readyPath: `${PARSE_MOUNT}/health`,
+    },
+    port,
+  );
 }
 
 interface Session {
@@ -61,18 +72,35 @@ function headersOf(caller: Caller, body: boolean): Record<string, string> {
   };
 }
 
-async function parseApi(base: string, method: string, route: string, caller: Caller, body?: unknown): Promise<{ status: number; json: Record<string, unknown> }> {
-  const response = await fetch(`${base}${PARSE_MOUNT}${route}`, { method, headers: headersOf(caller, body !== undefined), body: body === undefined ? undefined : JSON.stringify(body) });
+async function parseApi(
+  base: string,
+  method: string,
+  route: string,
+  caller: Caller,
+  body?: unknown,
+): Promise<{ status: number; json: Record<string, unknown> }> {
+  const response = await fetch(`${base}${PARSE_MOUNT}${route}`, {
+    method,
+    headers: headersOf(caller, body !== undefined),
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   const text = await response.text();
   return { status: response.status, json: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
 }
 
 function expectOk(what: string, result: { status: number; json: unknown }): void {
-  if (result.status < 200 || result.status >= 300) throw new Error(`Parse ${what}: ${result.status} ${JSON.stringify(result.json).slice(0, 300)}`);
+  if (result.status < 200 || result.status >= 300)
+    throw new Error(`Parse ${what}: ${result.status} ${JSON.stringify(result.json).slice(0, 300)}`);
 }
 
 /** The shape of Tessera's records, as a Parse class. */
-const FIELDS = { title: { type: "String" }, done: { type: "Boolean" }, priority: { type: "Number" }, tags: { type: "Array" }, note: { type: "String" } };
+const FIELDS = {
+  title: { type: "String" },
+  done: { type: "Boolean" },
+  priority: { type: "Number" },
+  tags: { type: "Array" },
+  note: { type: "String" },
+};
 
 /** A Parse Server with its two users and classes, ready for the workloads. */
 export class ParsePeer {
@@ -94,7 +122,13 @@ export class ParsePeer {
   async figures(workload: "W1" | "W2" | "W3" | "W5", connections: number): Promise<Figure[]> {
     switch (workload) {
       case "W1":
-        return [{ label: "W1", connections, requests: [this.request("GET", `/classes/Article/${await this.createOwned("Article", 1)}`, this.ownerSession())] }];
+        return [
+          {
+            label: "W1",
+            connections,
+            requests: [this.request("GET", `/classes/Article/${await this.createOwned("Article", 1)}`, this.ownerSession())],
+          },
+        ];
       case "W2": {
         const body = { ...recordData(1), ACL: this.ownerAcl() };
         const check = await parseApi(this.server.url, "POST", "/classes/Write", { session: this.ownerSession() }, body);
@@ -120,8 +154,14 @@ export class ParsePeer {
     const worker = async () => {
       while (next <= LIST_SIZE) {
         const i = next++;
-        const acl = { [owner.objectId]: { read: true, write: true }, ...(i % (LIST_SIZE / SHARED_COUNT) === 0 ? { [reader.objectId]: { read: true } } : {}) };
-        expectOk("seeding List", await parseApi(this.server.url, "POST", "/classes/List", { session: owner }, { ...recordData(i), ACL: acl }));
+        const acl = {
+          [owner.objectId]: { read: true, write: true },
+          ...(i % (LIST_SIZE / SHARED_COUNT) === 0 ? { [reader.objectId]: { read: true } } : {}),
+        };
+        expectOk(
+          "seeding List",
+          await parseApi(this.server.url, "POST", "/classes/List", { session: owner }, { ...recordData(i), ACL: acl }),
+        );
       }
     };
     await Promise.all(Array.from({ length: 8 }, worker));
@@ -132,7 +172,8 @@ export class ParsePeer {
     const route = "/classes/List?limit=100&order=-updatedAt";
     const check = await parseApi(this.server.url, "GET", route, { session: this.readerSession() });
     const count = (check.json.results as unknown[] | undefined)?.length;
-    if (check.status !== 200 || count !== SHARED_COUNT) throw new Error(`Parse W3 check: ${check.status}, ${count} results instead of ${SHARED_COUNT}`);
+    if (check.status !== 200 || count !== SHARED_COUNT)
+      throw new Error(`Parse W3 check: ${check.status}, ${count} results instead of ${SHARED_COUNT}`);
     return this.request("GET", route, this.readerSession());
   }
 
@@ -155,13 +196,24 @@ export class ParsePeer {
   }
 
   private async createOwned(className: string, n: number): Promise<string> {
-    const created = await parseApi(this.server.url, "POST", `/classes/${className}`, { session: this.ownerSession() }, { ...recordData(n), ACL: this.ownerAcl() });
+    const created = await parseApi(
+      this.server.url,
+      "POST",
+      `/classes/${className}`,
+      { session: this.ownerSession() },
+      { ...recordData(n), ACL: this.ownerAcl() },
+    );
     expectOk(`create ${className}`, created);
     return String(created.json.objectId);
   }
 
   private request(method: string, route: string, session: Session, body?: unknown): RequestSpec {
-    return { method, path: `${PARSE_MOUNT}${route}`, headers: headersOf({ session }, body !== undefined), ...(body === undefined ? {} : { body: JSON.stringify(body) }) };
+    return {
+      method,
+      path: `${PARSE_MOUNT}${route}`,
+      headers: headersOf({ session }, body !== undefined),
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    };
   }
 
   private async signUp(username: string): Promise<Session> {

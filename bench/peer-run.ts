@@ -53,7 +53,11 @@ async function tesseraListing(base: string, log: (line: string) => void): Promis
   const check = await api(base, "GET", path, READER);
   const count = (check.json as { data?: unknown[] } | undefined)?.data?.length;
   if (check.status !== 200 || count !== SHARED_COUNT) throw new Error(`tessera W3 check: ${check.status}, ${count} records`);
-  return { label: "W3", connections: 0, requests: [{ method: "GET", path: `/v1${path}`, headers: { Authorization: authorization(READER) } }] };
+  return {
+    label: "W3",
+    connections: 0,
+    requests: [{ method: "GET", path: `/v1${path}`, headers: { Authorization: authorization(READER) } }],
+  };
 }
 
 export async function runParsePeer(options: PeerOptions, print: (m: Measurement) => void): Promise<void> {
@@ -79,7 +83,15 @@ export async function runParsePeer(options: PeerOptions, print: (m: Measurement)
     parse = await startParse(options.buildDir, parseUrl);
     const peer = new ParsePeer(parse);
     await peer.setUp();
-    const ctx = { base: tessera.url, backend: "postgresql" as const, connections, sizes: [10_000], sqlUrl: tesseraUrl, redisUrl: undefined, log };
+    const ctx = {
+      base: tessera.url,
+      backend: "postgresql" as const,
+      connections,
+      sizes: [10_000],
+      sqlUrl: tesseraUrl,
+      redisUrl: undefined,
+      log,
+    };
     for (const workload of workloads) {
       if (workload === "W3") {
         const tesseraFigure = await tesseraListing(tessera.url, log);
@@ -98,7 +110,9 @@ export async function runParsePeer(options: PeerOptions, print: (m: Measurement)
     await parse?.stop();
     await tessera.stop();
   }
-  console.log(`\nTessera vs Parse Server ${PARSE_VERSION}, same run, c=${connections}, ${options.load.duration} s each after ${options.load.warmup} s warm-up`);
+  console.log(
+    `\nTessera vs Parse Server ${PARSE_VERSION}, same run, c=${connections}, ${options.load.duration} s each after ${options.load.warmup} s warm-up`,
+  );
   console.log("workload        tessera req/s  parse req/s   ratio  tessera p99  parse p99  tessera non-2xx  parse non-2xx");
   for (const { label, tessera: t, parse: p } of pairs) {
     const ratio = p.requestsPerSecond > 0 ? (t.requestsPerSecond / p.requestsPerSecond).toFixed(2) : "-";

@@ -19,7 +19,11 @@ const DATABASE = "tessera_bench";
 class ExplainingDatabase extends PostgresDatabase {
   lastPlan: string[] = [];
 
-  override async query<R extends pg.QueryResultRow>(backend: PostgresBackendName, statement: Statement | string, values: readonly unknown[] = []): Promise<R[]> {
+  override async query<R extends pg.QueryResultRow>(
+    backend: PostgresBackendName,
+    statement: Statement | string,
+    values: readonly unknown[] = [],
+  ): Promise<R[]> {
     const text = typeof statement === "string" ? statement : statement.text;
     const rows = await super.query<{ "QUERY PLAN": string }>(backend, `EXPLAIN (ANALYZE, BUFFERS) ${text}`, values);
     this.lastPlan = rows.map((row) => row["QUERY PLAN"]);
@@ -53,9 +57,18 @@ async function seed(n: number): Promise<void> {
     [n],
   );
   await client.query("INSERT INTO timestamps VALUES ('articles', '', $1)", [1700000000000 + n]);
-  await client.query(`INSERT INTO access_control_entries SELECT '/articles/r' || g, 'write', 'basicauth:user' || (g % 1000) FROM generate_series(1, $1::int) g`, [n]);
-  await client.query(`INSERT INTO access_control_entries SELECT '/articles/r' || (g * ($1::int / 100)), 'read', 'alice' FROM generate_series(1, 100) g`, [n]);
-  await client.query(`INSERT INTO access_control_entries SELECT '/other/r' || g, 'read', 'system.Everyone' FROM generate_series(1, $1::int / 10) g`, [n]);
+  await client.query(
+    `INSERT INTO access_control_entries SELECT '/articles/r' || g, 'write', 'basicauth:user' || (g % 1000) FROM generate_series(1, $1::int) g`,
+    [n],
+  );
+  await client.query(
+    `INSERT INTO access_control_entries SELECT '/articles/r' || (g * ($1::int / 100)), 'read', 'alice' FROM generate_series(1, 100) g`,
+    [n],
+  );
+  await client.query(
+    `INSERT INTO access_control_entries SELECT '/other/r' || g, 'read', 'system.Everyone' FROM generate_series(1, $1::int / 10) g`,
+    [n],
+  );
   await client.query("VACUUM ANALYZE records");
   await client.query("VACUUM ANALYZE access_control_entries");
   await client.end();
@@ -76,14 +89,32 @@ async function explain(n: number): Promise<void> {
     limit: 101,
     includeDeleted: false,
   };
-  const grants: Grants = { principals: ["alice", "system.Everyone", "system.Authenticated"], permissions: ["read", "write"], objectIdPrefix: "/articles/" };
+  const grants: Grants = {
+    principals: ["alice", "system.Everyone", "system.Authenticated"],
+    permissions: ["read", "write"],
+    objectIdPrefix: "/articles/",
+  };
   const cases: [string, () => Promise<unknown>][] = [
     ["list 100 shared (principals join)", () => store.list(scope, shared, grants)],
     ["list 100 shared, 2nd run", () => store.list(scope, shared, grants)],
     ["count shared", () => store.count(scope, { filters: [] }, grants)],
-    ["list shared, a creator with N/1000 grants", () => store.list(scope, shared, { ...grants, principals: ["basicauth:user7", "system.Everyone", "system.Authenticated"] })],
+    [
+      "list shared, a creator with N/1000 grants",
+      () => store.list(scope, shared, { ...grants, principals: ["basicauth:user7", "system.Everyone", "system.Authenticated"] }),
+    ],
     ["list page 2 (keyset) of everything", () => store.list(scope, { ...shared, after: { values: [1700000000000 + n - 100] } })],
-    ["list filtered on data (n = 7, sort -n)", () => store.list(scope, { ...shared, filters: [{ field: "n", operator: "eq", value: 7 }], sort: [{ field: "n", descending: true }, { field: "last_modified", descending: true }] })],
+    [
+      "list filtered on data (n = 7, sort -n)",
+      () =>
+        store.list(scope, {
+          ...shared,
+          filters: [{ field: "n", operator: "eq", value: 7 }],
+          sort: [
+            { field: "n", descending: true },
+            { field: "last_modified", descending: true },
+          ],
+        }),
+    ],
     ["get by id", () => store.get(scope, `r${Math.floor(n / 2)}`)],
   ];
   for (const [label, run] of cases) {

@@ -29,7 +29,8 @@ function where(frame: CallFrame): string {
   if (!frame.url) return "";
   const url = frame.url.replace(/^file:\/\//, "");
   const modules = url.lastIndexOf("node_modules/");
-  const short = modules >= 0 ? url.slice(modules + "node_modules/".length) : url.includes("/dist/") ? url.slice(url.lastIndexOf("/dist/") + 1) : url;
+  const short =
+    modules >= 0 ? url.slice(modules + "node_modules/".length) : url.includes("/dist/") ? url.slice(url.lastIndexOf("/dist/") + 1) : url;
   return `${short}:${frame.lineNumber + 1}`;
 }
 
@@ -50,7 +51,9 @@ function key(frame: CallFrame): string {
 }
 
 export function latestProfile(directory: string): string {
-  const files = readdirSync(directory).filter((f) => f.endsWith(".cpuprofile")).sort();
+  const files = readdirSync(directory)
+    .filter((f) => f.endsWith(".cpuprofile"))
+    .sort();
   const last = files.at(-1);
   if (!last) throw new Error(`no .cpuprofile in ${directory}`);
   return path.join(directory, last);

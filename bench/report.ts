@@ -66,11 +66,19 @@ export function medians(all: readonly Measurement[]): Measurement[] {
 /** Medians of A and B per figure and the ratio B/A (req/s: > 1 is better; latency: < 1 is better). */
 export function comparison(a: readonly Measurement[], b: readonly Measurement[], names: [string, string]): string {
   const keys = [...new Set([...a, ...b].map(figureKey))];
-  const out = [`A = ${names[0]}`, `B = ${names[1]}`, `${"figure".padEnd(34)} ${"A req/s".padStart(9)} ${"B req/s".padStart(9)} ${"B/A".padStart(6)} ${"A p50".padStart(7)} ${"B p50".padStart(7)} ${"B/A".padStart(6)} ${"A p99".padStart(7)} ${"B p99".padStart(7)} ${"B/A".padStart(6)} rounds`];
+  const out = [
+    `A = ${names[0]}`,
+    `B = ${names[1]}`,
+    `${"figure".padEnd(34)} ${"A req/s".padStart(9)} ${"B req/s".padStart(9)} ${"B/A".padStart(6)} ${"A p50".padStart(7)} ${"B p50".padStart(7)} ${"B/A".padStart(6)} ${"A p99".padStart(7)} ${"B p99".padStart(7)} ${"B/A".padStart(6)} rounds`,
+  ];
   for (const k of keys) {
     const of = (list: readonly Measurement[], pick: (m: Measurement) => number) => median(list.filter((m) => figureKey(m) === k).map(pick));
     const cols: string[] = [k.padEnd(34)];
-    for (const [pick, digits] of [[(m: Measurement) => m.requestsPerSecond, 0], [(m: Measurement) => m.p50, 1], [(m: Measurement) => m.p99, 1]] as const) {
+    for (const [pick, digits] of [
+      [(m: Measurement) => m.requestsPerSecond, 0],
+      [(m: Measurement) => m.p50, 1],
+      [(m: Measurement) => m.p99, 1],
+    ] as const) {
       const ma = of(a, pick);
       const mb = of(b, pick);
       const width = digits === 0 ? 9 : 7;

@@ -27,7 +27,16 @@ import { latestProfile, summarizeProfile } from "./profile.js";
 import { runParsePeer } from "./peer-run.js";
 import { comparison, header, line, medians } from "./report.js";
 import { databaseUrl, ensureDatabase, BENCH_SECRET } from "./seed.js";
-import { cliOf, freePort, removeSnapshot, runNode, settingsEnv, snapshotBuild, startProcess, type ServerProcess } from "./server-process.js";
+import {
+  cliOf,
+  freePort,
+  removeSnapshot,
+  runNode,
+  settingsEnv,
+  snapshotBuild,
+  startProcess,
+  type ServerProcess,
+} from "./server-process.js";
 import { collectionsFor, PREPARE, WORKLOADS, type BackendName, type WorkloadName } from "./workloads.js";
 
 const THIS_BUILD = fileURLToPath(new URL("../..", import.meta.url));
@@ -80,7 +89,11 @@ function parseOptions(argv: readonly string[]): Options {
     peer: undefined,
     series: 1,
   };
-  const list = (text: string) => text.split(",").map((s) => s.trim()).filter(Boolean);
+  const list = (text: string) =>
+    text
+      .split(",")
+      .map((s) => s.trim())
+      .filter(Boolean);
   const number = (flag: string, text: string | undefined) => {
     const value = Number(text);
     if (!Number.isFinite(value) || value < 0) throw new Error(`${flag} needs a number, got ${text}`);
@@ -97,19 +110,24 @@ function parseOptions(argv: readonly string[]): Options {
       case "--workload":
       case "--workloads": {
         const names = list(value().toUpperCase());
-        options.workloads = names.includes("ALL") ? [...WORKLOADS] : names.map((n) => {
-          if (!(WORKLOADS as readonly string[]).includes(n)) throw new Error(`unknown workload ${n} (expected ${WORKLOADS.join(", ")})`);
-          return n as WorkloadName;
-        });
+        options.workloads = names.includes("ALL")
+          ? [...WORKLOADS]
+          : names.map((n) => {
+              if (!(WORKLOADS as readonly string[]).includes(n))
+                throw new Error(`unknown workload ${n} (expected ${WORKLOADS.join(", ")})`);
+              return n as WorkloadName;
+            });
         break;
       }
       case "--backend":
       case "--backends": {
         const names = list(value());
-        options.backends = names.includes("all") ? [...BACKENDS] : names.map((n) => {
-          if (!(BACKENDS as readonly string[]).includes(n)) throw new Error(`unknown backend ${n} (expected ${BACKENDS.join(", ")})`);
-          return n as BackendName;
-        });
+        options.backends = names.includes("all")
+          ? [...BACKENDS]
+          : names.map((n) => {
+              if (!(BACKENDS as readonly string[]).includes(n)) throw new Error(`unknown backend ${n} (expected ${BACKENDS.join(", ")})`);
+              return n as BackendName;
+            });
         break;
       }
       case "--connections":
@@ -244,7 +262,10 @@ async function migrate(backend: BackendName, options: Options, side: Side): Prom
 function revision(): string {
   try {
     const head = execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: THIS_BUILD, encoding: "utf8" }).trim();
-    const dirty = execFileSync("git", ["status", "--porcelain", "--untracked-files=no", "--", "src"], { cwd: THIS_BUILD, encoding: "utf8" }).trim();
+    const dirty = execFileSync("git", ["status", "--porcelain", "--untracked-files=no", "--", "src"], {
+      cwd: THIS_BUILD,
+      encoding: "utf8",
+    }).trim();
     return dirty ? `${head}+uncommitted src changes` : head;
   } catch {
     return "unknown revision";
@@ -256,7 +277,13 @@ function log(text: string): void {
 }
 
 /** One workload on one backend: a fresh server, the workload's set-up, then each of its figures. */
-async function runWorkload(workload: WorkloadName, backend: BackendName, options: Options, side: Side, report: (m: Measurement) => void): Promise<void> {
+async function runWorkload(
+  workload: WorkloadName,
+  backend: BackendName,
+  options: Options,
+  side: Side,
+  report: (m: Measurement) => void,
+): Promise<void> {
   await migrate(backend, options, side);
   const profileDir = options.profile ? mkdtempSync(path.join(tmpdir(), "tessera-profile-")) : undefined;
   const port = await freePort();
@@ -295,9 +322,19 @@ async function runWorkload(workload: WorkloadName, backend: BackendName, options
 async function runCeilings(options: Options, report: (m: Measurement) => void): Promise<void> {
   for (const kind of ["http", "koa"]) {
     const port = await freePort();
-    const server = await startProcess({ args: [path.join(thisBuild, "dist", "bench", "hello-servers.js"), kind, String(port)], cwd: thisBuild, env: {}, readyPath: "/" }, port);
+    const server = await startProcess(
+      { args: [path.join(thisBuild, "dist", "bench", "hello-servers.js"), kind, String(port)], cwd: thisBuild, env: {}, readyPath: "/" },
+      port,
+    );
     try {
-      report(await measure(server, "-", { label: `${kind} hello`, connections: options.connections, requests: [{ method: "GET", path: "/" }] }, options.load));
+      report(
+        await measure(
+          server,
+          "-",
+          { label: `${kind} hello`, connections: options.connections, requests: [{ method: "GET", path: "/" }] },
+          options.load,
+        ),
+      );
     } finally {
       await server.stop();
     }
@@ -305,14 +342,17 @@ async function runCeilings(options: Options, report: (m: Measurement) => void): 
 }
 
 async function runAll(options: Options, side: Side, report: (m: Measurement) => void): Promise<void> {
-  for (const backend of options.backends) for (const workload of options.workloads) await runWorkload(workload, backend, options, side, report);
+  for (const backend of options.backends)
+    for (const workload of options.workloads) await runWorkload(workload, backend, options, side, report);
 }
 
 async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2));
   thisBuild = snapshotBuild(THIS_BUILD);
   if (options.backends.length === 0) options.backends = (await reachable(options.redis)) ? [...BACKENDS] : ["memory", "postgresql"];
-  log(`${revision()}, node ${process.version}, ${options.load.warmup} s warm-up + ${options.load.duration} s measured, c=${options.connections} (W4: 1 and 8), sizes ${options.sizes.join(",")}`);
+  log(
+    `${revision()}, node ${process.version}, ${options.load.warmup} s warm-up + ${options.load.duration} s measured, c=${options.connections} (W4: 1 and 8), sizes ${options.sizes.join(",")}`,
+  );
   const measurements: Measurement[] = [];
   const print = (m: Measurement) => {
     measurements.push(m);

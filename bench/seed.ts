@@ -28,7 +28,13 @@ export function authorization(credentials: string): string {
 /** The ~200-byte record of W2 (and of every seeded record). */
 export function recordData(n: number): Record<string, unknown> {
   const number = String(n).padStart(7, "0");
-  return { title: `Record ${number}`, done: false, priority: 3, tags: ["alpha", "beta", "gamma"], note: "Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore." };
+  return {
+    title: `Record ${number}`,
+    done: false,
+    priority: 3,
+    tags: ["alpha", "beta", "gamma"],
+    note: "Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore.",
+  };
 }
 
 export function recordId(n: number): string {
@@ -82,7 +88,8 @@ export async function clearCollectionSql(url: string, collection: string, withAc
   await withClient(url, async (client) => {
     await client.query("DELETE FROM records WHERE collection = $1 AND parent_id = ''", [collection]);
     await client.query("DELETE FROM timestamps WHERE collection = $1 AND parent_id = ''", [collection]);
-    if (withAces) await client.query("DELETE FROM access_control_entries WHERE object_id >= $1 AND object_id < $2", objectRange(collection));
+    if (withAces)
+      await client.query("DELETE FROM access_control_entries WHERE object_id >= $1 AND object_id < $2", objectRange(collection));
   });
 }
 
@@ -94,7 +101,10 @@ export async function seedListSql(url: string, n: number, aces: boolean): Promis
   const started = Date.now();
   const seeded = await withClient(url, async (client) => {
     const [lower, upper] = objectRange(collection);
-    const records = await client.query<{ n: string }>("SELECT count(*) AS n FROM records WHERE collection = $1 AND parent_id = '' AND NOT deleted", [collection]);
+    const records = await client.query<{ n: string }>(
+      "SELECT count(*) AS n FROM records WHERE collection = $1 AND parent_id = '' AND NOT deleted",
+      [collection],
+    );
     let complete = Number(records.rows[0]?.n) === n;
     if (complete && aces) {
       const counts = await client.query<{ writes: string; reads: string }>(
@@ -119,7 +129,11 @@ export async function seedListSql(url: string, n: number, aces: boolean): Promis
        FROM generate_series(1, $2::int) g`,
       [collection, n, base, recordData(0).note],
     );
-    await client.query("INSERT INTO timestamps (collection, parent_id, last_modified) VALUES ($1, '', $2::bigint + $3::bigint)", [collection, base, n]);
+    await client.query("INSERT INTO timestamps (collection, parent_id, last_modified) VALUES ($1, '', $2::bigint + $3::bigint)", [
+      collection,
+      base,
+      n,
+    ]);
     if (aces) {
       await client.query("DELETE FROM access_control_entries WHERE object_id >= $1 AND object_id < $2", [lower, upper]);
       await client.query(
@@ -170,7 +184,13 @@ export async function seedListRedis(redisUrl: string, n: number): Promise<number
 }
 
 /** A tiny JSON client for set-up requests. */
-export async function api(base: string, method: string, path: string, credentials: string, body?: unknown): Promise<{ status: number; etag: string | null; json: unknown }> {
+export async function api(
+  base: string,
+  method: string,
+  path: string,
+  credentials: string,
+  body?: unknown,
+): Promise<{ status: number; etag: string | null; json: unknown }> {
   const response = await fetch(`${base}/v1${path}`, {
     method,
     headers: { Authorization: authorization(credentials), ...(body === undefined ? {} : { "Content-Type": "application/json" }) },
@@ -193,11 +213,16 @@ export async function seedListApi(base: string, n: number): Promise<number> {
       next = Math.min(n + 1, next + 25);
       const requests = [];
       for (let i = from; i < next; i++) {
-        requests.push({ method: "PUT", path: `/${collection}/${recordId(i)}`, body: { data: recordData(i), ...(shared.has(i) ? { permissions: { read: [reader] } } : {}) } });
+        requests.push({
+          method: "PUT",
+          path: `/${collection}/${recordId(i)}`,
+          body: { data: recordData(i), ...(shared.has(i) ? { permissions: { read: [reader] } } : {}) },
+        });
       }
       const result = await api(base, "POST", "/batch", OWNER, { requests });
       const failed = (result.json as { responses?: { status: number }[] } | undefined)?.responses?.find((r) => r.status >= 300);
-      if (result.status !== 200 || failed) throw new Error(`seeding ${collection}: batch answered ${result.status}: ${JSON.stringify(failed ?? result.json).slice(0, 500)}`);
+      if (result.status !== 200 || failed)
+        throw new Error(`seeding ${collection}: batch answered ${result.status}: ${JSON.stringify(failed ?? result.json).slice(0, 500)}`);
     }
   };
   await Promise.all(Array.from({ length: 4 }, worker));

@@ -57,7 +57,9 @@ export function runNode(args: readonly string[], cwd: string, env: Readonly<Reco
     child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
     child.once("error", reject);
-    child.once("exit", (code) => (code === 0 ? resolve(output) : reject(new Error(`node ${args.join(" ")} exited with ${code}:\n${output}`))));
+    child.once("exit", (code) =>
+      code === 0 ? resolve(output) : reject(new Error(`node ${args.join(" ")} exited with ${code}:\n${output}`)),
+    );
   });
 }
 
@@ -140,7 +142,10 @@ export function cliOf(buildDir: string): string {
  */
 export function snapshotBuild(buildDir: string): string {
   const copy = mkdtempSync(path.join(tmpdir(), "tessera-bench-build-"));
-  cpSync(path.join(buildDir, "dist"), path.join(copy, "dist"), { recursive: true, filter: (source) => !source.includes(`${path.sep}dist${path.sep}test`) });
+  cpSync(path.join(buildDir, "dist"), path.join(copy, "dist"), {
+    recursive: true,
+    filter: (source) => !source.includes(`${path.sep}dist${path.sep}test`),
+  });
   cpSync(path.join(buildDir, "package.json"), path.join(copy, "package.json"));
   symlinkSync(path.join(buildDir, "node_modules"), path.join(copy, "node_modules"), "dir");
   if (existsSync(path.join(buildDir, "sql"))) symlinkSync(path.join(buildDir, "sql"), path.join(copy, "sql"), "dir");

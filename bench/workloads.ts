@@ -4,7 +4,19 @@
  * its request does what it claims (status, number of records), so a figure never measures errors.
  */
 import type { RequestSpec } from "autocannon";
-import { api, authorization, clearCollectionSql, listCollection, OWNER, READER, recordData, SHARED_COUNT, seedListApi, seedListRedis, seedListSql } from "./seed.js";
+import {
+  api,
+  authorization,
+  clearCollectionSql,
+  listCollection,
+  OWNER,
+  READER,
+  recordData,
+  SHARED_COUNT,
+  seedListApi,
+  seedListRedis,
+  seedListSql,
+} from "./seed.js";
 
 export type BackendName = "memory" | "postgresql" | "redis";
 export const WORKLOADS = ["W1", "W2", "W3", "W4", "W5", "W6"] as const;
@@ -91,7 +103,8 @@ async function seedList(ctx: WorkloadContext, n: number): Promise<RequestSpec> {
   const path = `/${listCollection(n)}?_limit=100`;
   const check = await api(ctx.base, "GET", path, READER);
   const count = (check.json as { data?: unknown[] } | undefined)?.data?.length;
-  if (check.status !== 200 || count !== SHARED_COUNT) throw new Error(`W3 check on ${listCollection(n)}: status ${check.status}, ${count} records instead of ${SHARED_COUNT}`);
+  if (check.status !== 200 || count !== SHARED_COUNT)
+    throw new Error(`W3 check on ${listCollection(n)}: status ${check.status}, ${count} records instead of ${SHARED_COUNT}`);
   return json("GET", `/v1${path}`, READER);
 }
 
@@ -136,7 +149,12 @@ async function w5(ctx: WorkloadContext): Promise<Figure[]> {
       }
       state.n = (state.n ?? 0) + 1;
       context.state = state;
-      return { ...req, path: `/v1/articles/${state.entry.id}`, headers: { ...headers, "If-Match": state.entry.etag }, body: JSON.stringify({ data: { priority: state.n } }) };
+      return {
+        ...req,
+        path: `/v1/articles/${state.entry.id}`,
+        headers: { ...headers, "If-Match": state.entry.etag },
+        body: JSON.stringify({ data: { priority: state.n } }),
+      };
     },
     onResponse(_status, _body, context, responseHeaders) {
       const entry = (context.state as PatchState | undefined)?.entry;
@@ -155,10 +173,14 @@ async function w5(ctx: WorkloadContext): Promise<Figure[]> {
 
 async function w6(ctx: WorkloadContext): Promise<Figure[]> {
   await clear(ctx, WRITES);
-  const body = { defaults: { method: "POST", path: `/${WRITES}` }, requests: Array.from({ length: 10 }, (_, i) => ({ body: { data: recordData(i + 1) } })) };
+  const body = {
+    defaults: { method: "POST", path: `/${WRITES}` },
+    requests: Array.from({ length: 10 }, (_, i) => ({ body: { data: recordData(i + 1) } })),
+  };
   const check = await api(ctx.base, "POST", "/batch", OWNER, body);
   const statuses = (check.json as { responses?: { status: number }[] } | undefined)?.responses?.map((r) => r.status) ?? [];
-  if (check.status !== 200 || statuses.length !== 10 || statuses.some((s) => s !== 201)) throw new Error(`W6 check: ${check.status} ${statuses.join(",")}`);
+  if (check.status !== 200 || statuses.length !== 10 || statuses.some((s) => s !== 201))
+    throw new Error(`W6 check: ${check.status} ${statuses.join(",")}`);
   let rejected = 0;
   const request: RequestSpec = {
     ...json("POST", "/v1/batch", OWNER, body),
@@ -171,4 +193,11 @@ async function w6(ctx: WorkloadContext): Promise<Figure[]> {
   return [{ label: "W6", connections: ctx.connections, requests: [request], rejectedInside: () => rejected }];
 }
 
-export const PREPARE: Record<WorkloadName, (ctx: WorkloadContext) => Promise<Figure[]>> = { W1: w1, W2: w2, W3: w3, W4: w4, W5: w5, W6: w6 };
+export const PREPARE: Record<WorkloadName, (ctx: WorkloadContext) => Promise<Figure[]>> = {
+  W1: w1,
+  W2: w2,
+  W3: w3,
+  W4: w4,
+  W5: w5,
+  W6: w6,
+};

@@ -19,9 +19,11 @@ function sourceFiles(dir: string): string[] {
 
 function importsOf(file: string): string[] {
   const text = readFileSync(file, "utf8");
-  return [...text.matchAll(/^\s*(?:import|export)\s[^'"]*?from\s+["']([^"']+)["']|^\s*import\s+["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/gm)].map(
-    (m) => m[1] ?? m[2] ?? m[3] ?? "",
-  );
+  return [
+    ...text.matchAll(
+      /^\s*(?:import|export)\s[^'"]*?from\s+["']([^"']+)["']|^\s*import\s+["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/gm,
+    ),
+  ].map((m) => m[1] ?? m[2] ?? m[3] ?? "");
 }
 
 /** Where an import lands: a layer (and adapter family) for relative paths, else the package. */
@@ -76,7 +78,9 @@ function importCycles(graph: ReadonlyMap<string, readonly string[]>): string[][]
 /** Names of the interfaces the application declares as ports. */
 function portNames(): string[] {
   const ports = path.join(srcRoot, "application", "ports");
-  return readdirSync(ports).flatMap((name) => [...readFileSync(path.join(ports, name), "utf8").matchAll(/^export interface (\w+)/gm)].map((m) => m[1] ?? ""));
+  return readdirSync(ports).flatMap((name) =>
+    [...readFileSync(path.join(ports, name), "utf8").matchAll(/^export interface (\w+)/gm)].map((m) => m[1] ?? ""),
+  );
 }
 
 /** `as Port` and `as unknown as Port`: a value that claims a port's type instead of implementing it. */
@@ -144,13 +148,22 @@ describe("dependency rules", () => {
       ["e", ["e"]],
     ]);
     expect(importCycles(graph)).to.have.deep.members([["a", "b", "c"], ["e"]]);
-    expect(importCycles(new Map([["a", ["b"]], ["b", []]]))).to.deep.equal([]);
+    expect(
+      importCycles(
+        new Map([
+          ["a", ["b"]],
+          ["b", []],
+        ]),
+      ),
+    ).to.deep.equal([]);
   });
 
   it("implements every port with a class or an object of the port's type, never a cast (bootstrap: no `as unknown as` at all)", () => {
     const ports = portNames();
     expect(ports).to.include.members(["RecordStore", "PermissionStore", "Cache", "UnitOfWork", "GrantedRecordStore"]);
-    for (const file of files.filter((f) => ["bootstrap", "adapters", "application"].includes(path.relative(srcRoot, f).split(path.sep)[0] ?? ""))) {
+    for (const file of files.filter((f) =>
+      ["bootstrap", "adapters", "application"].includes(path.relative(srcRoot, f).split(path.sep)[0] ?? ""),
+    )) {
       const text = readFileSync(file, "utf8");
       expect(portCasts(text, ports), file).to.deep.equal([]);
       if (path.relative(srcRoot, file).startsWith("bootstrap")) expect(text, file).to.not.match(/\bas\s+unknown\s+as\b/);
@@ -161,6 +174,8 @@ describe("dependency rules", () => {
     const ports = ["RecordStore", "Cache"];
     expect(portCasts('const records = pick("records") as RecordStore;', ports)).to.have.length(1);
     expect(portCasts("const cache = thing as unknown as Cache;", ports)).to.have.length(1);
-    expect(portCasts("Symbol('RecordStore') as ServiceIdentifier<RecordStore>; class MemoryCache implements Cache {}", ports)).to.deep.equal([]);
+    expect(
+      portCasts("Symbol('RecordStore') as ServiceIdentifier<RecordStore>; class MemoryCache implements Cache {}", ports),
+    ).to.deep.equal([]);
   });
 });

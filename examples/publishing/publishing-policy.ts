@@ -19,7 +19,10 @@ export const postBoundPermissions: BoundPermissionsFn = (objectId, permission) =
   const collection = objectId.split("/").slice(0, 2).join("/");
   const isRecord = collection !== objectId;
   if (permission === PUBLISH) {
-    const grants: BoundPermission[] = [{ objectId: collection, permission: PUBLISH }, { objectId: collection, permission: "write" }];
+    const grants: BoundPermission[] = [
+      { objectId: collection, permission: PUBLISH },
+      { objectId: collection, permission: "write" },
+    ];
     return isRecord ? [{ objectId, permission: PUBLISH }, ...grants] : grants;
   }
   const bound = defaultBoundPermissions(objectId, permission);

@@ -18,14 +18,28 @@ export class Authorizer {
    * `knownAcl`, the object's own ACL when the caller already fetched it, lets a grant on the
    * object itself be decided without another backend round trip.
    */
-  async allowed(caller: Caller, resource: ResourceDefinition, view: ViewName, objectId: string, permission: string, knownAcl?: Acl): Promise<boolean> {
+  async allowed(
+    caller: Caller,
+    resource: ResourceDefinition,
+    view: ViewName,
+    objectId: string,
+    permission: string,
+    knownAcl?: Acl,
+  ): Promise<boolean> {
     const decide = () => this.defaultDecision(caller, resource, objectId, permission, knownAcl);
     if (!resource.authorization) return decide();
     return resource.authorization.permits({ caller, resource, view, objectId, permission }, decide);
   }
 
   /** Throws 401 (anonymous) or 403 (authenticated) unless allowed. */
-  async require(caller: Caller, resource: ResourceDefinition, view: ViewName, objectId: string, permission: string, knownAcl?: Acl): Promise<void> {
+  async require(
+    caller: Caller,
+    resource: ResourceDefinition,
+    view: ViewName,
+    objectId: string,
+    permission: string,
+    knownAcl?: Acl,
+  ): Promise<void> {
     if (!(await this.allowed(caller, resource, view, objectId, permission, knownAcl))) throw denial(caller);
   }
 
@@ -34,10 +48,17 @@ export class Authorizer {
     return this.allowed(caller, resource, view, collectionObjectId(resource.name), permission);
   }
 
-  private async defaultDecision(caller: Caller, resource: ResourceDefinition, objectId: string, permission: string, knownAcl: Acl | undefined): Promise<boolean> {
+  private async defaultDecision(
+    caller: Caller,
+    resource: ResourceDefinition,
+    objectId: string,
+    permission: string,
+    knownAcl: Acl | undefined,
+  ): Promise<boolean> {
     const bound = boundPermissionsOf(resource);
     const collection = collectionObjectId(resource.name);
-    const holds = (principals: readonly string[] | undefined) => principals !== undefined && principals.some((p) => caller.principals.includes(p));
+    const holds = (principals: readonly string[] | undefined) =>
+      principals !== undefined && principals.some((p) => caller.principals.includes(p));
     for (const grant of bound(objectId, permission)) {
       if (grant.objectId === collection && holds(resource.settingsPrincipals[grant.permission])) return true;
       if (knownAcl && grant.objectId === objectId && holds(knownAcl[grant.permission])) return true;

@@ -14,9 +14,7 @@ export class HealthService {
 
   /** Each check's result; a check that throws or outlives the timeout counts as failing. */
   async run(): Promise<Record<string, boolean | null>> {
-    const entries = await Promise.all(
-      [...this.checks].map(async ([name, check]) => [name, await this.bounded(check)] as const),
-    );
+    const entries = await Promise.all([...this.checks].map(async ([name, check]) => [name, await this.bounded(check)] as const));
     return Object.fromEntries(entries);
   }
 
@@ -25,7 +23,9 @@ export class HealthService {
     const timeout = new Promise<boolean>((resolve) => {
       timer = setTimeout(() => resolve(false), this.timeoutMs);
     });
-    const attempt = Promise.resolve().then(check).catch(() => false); // a check may even throw synchronously
+    const attempt = Promise.resolve()
+      .then(check)
+      .catch(() => false); // a check may even throw synchronously
     return Promise.race([attempt, timeout]).finally(() => clearTimeout(timer));
   }
 }

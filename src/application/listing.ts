@@ -5,7 +5,20 @@
  */
 import type { JsonValue } from "../domain/json.js";
 
-export const FILTER_OPERATORS = ["eq", "not", "min", "max", "gt", "lt", "in", "exclude", "like", "has", "contains_any", "contains"] as const;
+export const FILTER_OPERATORS = [
+  "eq",
+  "not",
+  "min",
+  "max",
+  "gt",
+  "lt",
+  "in",
+  "exclude",
+  "like",
+  "has",
+  "contains_any",
+  "contains",
+] as const;
 export type FilterOperator = (typeof FILTER_OPERATORS)[number];
 
 /** `id` and `last_modified` are the managed fields; any other field is a (dotted) path into data. */

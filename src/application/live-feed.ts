@@ -89,7 +89,8 @@ class Subscription {
   wake(signal?: ChangeSignal): void {
     if (this.closed) return;
     // At or below the start, the client already has it (it asked for what came after).
-    if (signal?.id !== undefined && signal.timestamp > this.start && (this.running || signal.timestamp <= this.cursor)) this.recheck.set(signal.id, signal.timestamp);
+    if (signal?.id !== undefined && signal.timestamp > this.start && (this.running || signal.timestamp <= this.cursor))
+      this.recheck.set(signal.id, signal.timestamp);
     if (this.running) {
       this.dirty = true;
       return;
@@ -139,7 +140,13 @@ class Subscription {
     const { requester, resource, filters } = this.request;
     const after: Filter = { field: MODIFIED_FIELD, operator: "gt", value: this.cursor };
     const sort = [{ field: MODIFIED_FIELD, descending: false }];
-    const records = await this.feed.options.records.list(requester, resource, { filters: [...filters, after], sort, limit: PAGE, includeDeleted: false, neverRefuse: true });
+    const records = await this.feed.options.records.list(requester, resource, {
+      filters: [...filters, after],
+      sort,
+      limit: PAGE,
+      includeDeleted: false,
+      neverRefuse: true,
+    });
     const lastRecord = records.entries.length === PAGE ? records.entries[PAGE - 1] : undefined;
     const recordsFull = lastRecord !== undefined;
     let bound = lastRecord ? lastRecord.lastModified : records.timestamp;
@@ -153,7 +160,9 @@ class Subscription {
     const lastDeletion = deletions.entries.length === PAGE ? deletions.entries[PAGE - 1] : undefined;
     const deletionsFull = lastDeletion !== undefined;
     if (lastDeletion) bound = Math.min(bound, lastDeletion.lastModified);
-    const entries = [...records.entries, ...deletions.entries.filter((e) => e.deleted)].filter((e) => e.lastModified <= bound).sort((a, b) => a.lastModified - b.lastModified);
+    const entries = [...records.entries, ...deletions.entries.filter((e) => e.deleted)]
+      .filter((e) => e.lastModified <= bound)
+      .sort((a, b) => a.lastModified - b.lastModified);
     return { entries, bound, more: recordsFull || deletionsFull };
   }
 
@@ -189,7 +198,11 @@ class Subscription {
   }
 
   private eventOf(entry: RecordOrTombstone): FeedEvent {
-    const event: ChangeAction = entry.deleted ? "delete" : this.feed.actionOf(this.key, entry.id, entry.lastModified) === "create" ? "create" : "update";
+    const event: ChangeAction = entry.deleted
+      ? "delete"
+      : this.feed.actionOf(this.key, entry.id, entry.lastModified) === "create"
+        ? "create"
+        : "update";
     return { id: entry.lastModified, event, data: bodyOf(entry) };
   }
 }
@@ -206,7 +219,8 @@ export class LiveFeed {
   /** Forwards committed changes to every process and listens to theirs (resolves once listening was tried). */
   start(): Promise<void> {
     const { events, broadcast, log } = this.options;
-    const publish = (signal: ChangeSignal) => broadcast.publish(signal).catch((error: unknown) => log(error, "a change signal could not be sent"));
+    const publish = (signal: ChangeSignal) =>
+      broadcast.publish(signal).catch((error: unknown) => log(error, "a change signal could not be sent"));
     this.stops.push(
       events.onResourceChanged((event) => {
         const only = event.impacted.length === 1 ? event.impacted[0] : undefined;
@@ -237,7 +251,13 @@ export class LiveFeed {
       limit: 1,
       includeDeleted: false,
     });
-    const subscription = new Subscription(this, scopeKey(scope.collection, scope.parentId), request, open(), request.since ?? check.timestamp);
+    const subscription = new Subscription(
+      this,
+      scopeKey(scope.collection, scope.parentId),
+      request,
+      open(),
+      request.since ?? check.timestamp,
+    );
     let set = this.byScope.get(subscription.key);
     if (!set) {
       set = new Set();
@@ -297,7 +317,7 @@ export class LiveFeed {
   }
 
   private sendKeepAlive(): void {
-    for (const set of [...this.byScope.values()]) for (const subscription of [...set]) if (!subscription.sink.keepAlive()) subscription.close();
+    for (const set of [...this.byScope.values()])
+      for (const subscription of [...set]) if (!subscription.sink.keepAlive()) subscription.close();
   }
 }
-

@@ -64,13 +64,27 @@ export class LostAccessPermissionStore implements PermissionStore {
   objectPermissionPrincipals(objectId: string, permission: string): Promise<Set<string>> {
     return this.inner.objectPermissionPrincipals(objectId, permission);
   }
-  principalsAccessibleObjects(principals: readonly string[], permission: string, objectIdMatch?: string, getBoundPermissions?: BoundPermissionsFn): Promise<Set<string>> {
+  principalsAccessibleObjects(
+    principals: readonly string[],
+    permission: string,
+    objectIdMatch?: string,
+    getBoundPermissions?: BoundPermissionsFn,
+  ): Promise<Set<string>> {
     return this.inner.principalsAccessibleObjects(principals, permission, objectIdMatch, getBoundPermissions);
   }
-  objectPermissionAuthorizedPrincipals(objectId: string, permission: string, getBoundPermissions?: BoundPermissionsFn): Promise<Set<string>> {
+  objectPermissionAuthorizedPrincipals(
+    objectId: string,
+    permission: string,
+    getBoundPermissions?: BoundPermissionsFn,
+  ): Promise<Set<string>> {
     return this.inner.objectPermissionAuthorizedPrincipals(objectId, permission, getBoundPermissions);
   }
-  checkPermission(objectId: string, permission: string, principals: readonly string[], getBoundPermissions?: BoundPermissionsFn): Promise<boolean> {
+  checkPermission(
+    objectId: string,
+    permission: string,
+    principals: readonly string[],
+    getBoundPermissions?: BoundPermissionsFn,
+  ): Promise<boolean> {
     return this.inner.checkPermission(objectId, permission, principals, getBoundPermissions);
   }
   objectPermissions(objectId: string, permissions?: readonly string[]): Promise<ObjectPermissions> {
@@ -149,7 +163,8 @@ export class LostAccessPermissionStore implements PermissionStore {
       group.items.push({ id: target.id, principals: [...lost] });
       byScope.set(key, group);
     }
-    for (const { scope, items } of byScope.values()) this.touched(scope, Math.max(0, ...(await this.options.records.recordLostAccess(scope, items))));
+    for (const { scope, items } of byScope.values())
+      this.touched(scope, Math.max(0, ...(await this.options.records.recordLostAccess(scope, items))));
   }
 
   /** Only changes made through the port itself are announced: API writes announce their own. */

@@ -30,7 +30,12 @@ export class GrantsResolvedToIds implements GrantedRecords {
   ) {}
 
   async select(caller: Caller, resource: ResourceDefinition, permission: RecordPermission): Promise<RecordSelection> {
-    const objects = await this.permissions.principalsAccessibleObjects(caller.principals, permission, recordsPattern(resource.name), boundPermissionsOf(resource));
+    const objects = await this.permissions.principalsAccessibleObjects(
+      caller.principals,
+      permission,
+      recordsPattern(resource.name),
+      boundPermissionsOf(resource),
+    );
     const ids = [...objects].map((o) => recordIdOf(resource.name, o)).filter((id): id is string => id !== undefined);
     const access = { kind: "ids", ids, principals: caller.principals } as const;
     const { records } = this;

@@ -17,7 +17,13 @@ export interface AclWrite {
 }
 
 /** `scope`: the record's, so that the unit of work may join that scope's group commit. */
-export function writeRecordWithAcl<R>(unitOfWork: UnitOfWork, aclSharesTransaction: boolean, writeRecord: () => Promise<R>, acl: AclWrite | undefined, scope?: Scope): Promise<R> {
+export function writeRecordWithAcl<R>(
+  unitOfWork: UnitOfWork,
+  aclSharesTransaction: boolean,
+  writeRecord: () => Promise<R>,
+  acl: AclWrite | undefined,
+  scope?: Scope,
+): Promise<R> {
   if (!acl) return writeRecord();
   return unitOfWork.run(async () => {
     if (unitOfWork.atomic && aclSharesTransaction) {

@@ -9,7 +9,16 @@ import { jsonEqual, type JsonObject } from "../domain/json.js";
 import type { JsonPatchOperation } from "../domain/json-patch.js";
 import type { Caller } from "../domain/principals.js";
 import { applyRecordJsonPatch } from "../domain/record-json-patch.js";
-import { isValidRecordId, mergePatch, recordBody, shallowPatch, splitManagedFields, type RecordOrTombstone, type StoredRecord, type Tombstone } from "../domain/records.js";
+import {
+  isValidRecordId,
+  mergePatch,
+  recordBody,
+  shallowPatch,
+  splitManagedFields,
+  type RecordOrTombstone,
+  type StoredRecord,
+  type Tombstone,
+} from "../domain/records.js";
 import { denial } from "./authorizer.js";
 import { ContentionRetry } from "./contention-retry.js";
 import { RecordTurns } from "./record-turns.js";
@@ -108,7 +117,12 @@ export class RecordService {
 
   constructor(private readonly deps: RecordServiceDeps) {}
 
-  async list(requester: Requester, resource: ResourceDefinition, params: ListParams, preconditions: Preconditions = {}): Promise<ListResult> {
+  async list(
+    requester: Requester,
+    resource: ResourceDefinition,
+    params: ListParams,
+    preconditions: Preconditions = {},
+  ): Promise<ListResult> {
     const kind = this.kindOf(resource);
     const scope = kind.scope(requester, resource);
     const caller = await kind.caller(requester);
@@ -131,12 +145,20 @@ export class RecordService {
     const page = entries.slice(0, params.limit);
     const last = page.at(-1);
     if (!last) return { entries: page, timestamp }; // a limit of 0 has no page to continue from
-    const nextToken = this.deps.tokens.encode(sort, params.filters, { cursor: { values: sort.map((k) => fieldValue(last, k.field)) }, upTo });
+    const nextToken = this.deps.tokens.encode(sort, params.filters, {
+      cursor: { values: sort.map((k) => fieldValue(last, k.field)) },
+      upTo,
+    });
     return { entries: page, timestamp, nextToken };
   }
 
   /** HEAD of a collection: how many records match (tombstones never count), and its timestamp. */
-  async count(requester: Requester, resource: ResourceDefinition, filters: readonly Filter[], preconditions: Preconditions = {}): Promise<{ count: number; timestamp: number }> {
+  async count(
+    requester: Requester,
+    resource: ResourceDefinition,
+    filters: readonly Filter[],
+    preconditions: Preconditions = {},
+  ): Promise<{ count: number; timestamp: number }> {
     const kind = this.kindOf(resource);
     const scope = kind.scope(requester, resource);
     const caller = await kind.caller(requester);
@@ -148,7 +170,12 @@ export class RecordService {
     return { count, timestamp };
   }
 
-  async create(requester: Requester, resource: ResourceDefinition, submitted: Submitted<RecordPayload>, preconditions: Preconditions = {}): Promise<RecordResult> {
+  async create(
+    requester: Requester,
+    resource: ResourceDefinition,
+    submitted: Submitted<RecordPayload>,
+    preconditions: Preconditions = {},
+  ): Promise<RecordResult> {
     const kind = this.kindOf(resource);
     const scope = kind.scope(requester, resource);
     const caller = await kind.caller(requester);
@@ -166,7 +193,8 @@ export class RecordService {
     await kind.requireCollection(caller, resource, "create");
     // If-Match compares with the collection without an id, else with the (missing) record;
     // If-None-Match: * is about the new record, which does not exist.
-    const timestamp = requestedId === undefined && preconditions.ifMatch !== undefined ? await this.deps.records.collectionTimestamp(scope) : undefined;
+    const timestamp =
+      requestedId === undefined && preconditions.ifMatch !== undefined ? await this.deps.records.collectionTimestamp(scope) : undefined;
     checkPreconditions({ ifMatch: preconditions.ifMatch }, { timestamp }, false);
     await this.validate(resource, fields);
     const id = requestedId ?? this.deps.ids.generate();
@@ -199,7 +227,13 @@ export class RecordService {
     return { record, permissions: kind.visibleAcl(caller, acl), created: false };
   }
 
-  async replace(requester: Requester, resource: ResourceDefinition, id: string, submitted: Submitted<RecordPayload>, preconditions: Preconditions = {}): Promise<RecordResult> {
+  async replace(
+    requester: Requester,
+    resource: ResourceDefinition,
+    id: string,
+    submitted: Submitted<RecordPayload>,
+    preconditions: Preconditions = {},
+  ): Promise<RecordResult> {
     const kind = this.kindOf(resource);
     const scope = kind.scope(requester, resource);
     const caller = await kind.caller(requester);
@@ -216,19 +250,36 @@ export class RecordService {
     const acl = kind.aclToStore(resource, caller, payload.permissions ? replaceAcl(kept, payload.permissions) : kept);
     const record = await this.writeWithAcl(
       scope,
-      () => (existing ? this.deps.records.update(scope, id, fields, { lastModified, ifMatch: numeric(preconditions.ifMatch) }) : this.deps.records.create(scope, id, fields, { lastModified })),
+      () =>
+        existing
+          ? this.deps.records.update(scope, id, fields, { lastModified, ifMatch: numeric(preconditions.ifMatch) })
+          : this.deps.records.create(scope, id, fields, { lastModified }),
       acl && (!existing || !aclEqual(acl, kept)) ? this.aclWrite(kind, resource, id, acl, kept) : undefined,
     );
     this.changed(requester, scope, existing ? "update" : "create", [existing ? { old: existing, new: record } : { new: record }]);
     return { record, permissions: kind.visibleAcl(caller, acl), created: !existing };
   }
 
-  async update(requester: Requester, resource: ResourceDefinition, id: string, submitted: Submitted<PatchPayload>, preconditions: Preconditions = {}): Promise<RecordResult> {
+  async update(
+    requester: Requester,
+    resource: ResourceDefinition,
+    id: string,
+    submitted: Submitted<PatchPayload>,
+    preconditions: Preconditions = {},
+  ): Promise<RecordResult> {
     const { collection, parentId } = this.kindOf(resource).scope(requester, resource);
-    return this.turns.take(`${collection}\u0000${parentId}\u0000${id}`, () => this.updateRecord(requester, resource, id, submitted, preconditions));
+    return this.turns.take(`${collection}\u0000${parentId}\u0000${id}`, () =>
+      this.updateRecord(requester, resource, id, submitted, preconditions),
+    );
   }
 
-  private async updateRecord(requester: Requester, resource: ResourceDefinition, id: string, submitted: Submitted<PatchPayload>, preconditions: Preconditions): Promise<RecordResult> {
+  private async updateRecord(
+    requester: Requester,
+    resource: ResourceDefinition,
+    id: string,
+    submitted: Submitted<PatchPayload>,
+    preconditions: Preconditions,
+  ): Promise<RecordResult> {
     const kind = this.kindOf(resource);
     const scope = kind.scope(requester, resource);
     const [caller, found] = await Promise.all([kind.caller(requester), this.target(kind, resource, scope, id)]);
@@ -247,7 +298,11 @@ export class RecordService {
       checkPreconditions(preconditions, { timestamp: existing.lastModified, record: existing }, false);
       const { data, lastModified, permissions } = patch.operations
         ? jsonPatched(resource, existing, target.acl, patch.operations)
-        : { data: patch.merge ? (mergePatch(existing.data, changedFields) as JsonObject) : shallowPatch(existing.data, changedFields), lastModified: requestedModified, permissions: patch.permissions };
+        : {
+            data: patch.merge ? (mergePatch(existing.data, changedFields) as JsonObject) : shallowPatch(existing.data, changedFields),
+            lastModified: requestedModified,
+            permissions: patch.permissions,
+          };
       await this.validate(resource, data);
       const acl = kind.aclToStore(resource, caller, permissions ? patchAcl(currentAcl, permissions) : currentAcl);
       const aclChanged = acl !== undefined && !aclEqual(acl, currentAcl);
@@ -271,7 +326,13 @@ export class RecordService {
     }
   }
 
-  async delete(requester: Requester, resource: ResourceDefinition, id: string, preconditions: Preconditions = {}, lastModified?: number): Promise<Tombstone> {
+  async delete(
+    requester: Requester,
+    resource: ResourceDefinition,
+    id: string,
+    preconditions: Preconditions = {},
+    lastModified?: number,
+  ): Promise<Tombstone> {
     const kind = this.kindOf(resource);
     const scope = kind.scope(requester, resource);
     const [caller, found] = await Promise.all([kind.caller(requester), this.target(kind, resource, scope, id)]);
@@ -289,7 +350,12 @@ export class RecordService {
     return tombstone;
   }
 
-  async deleteAll(requester: Requester, resource: ResourceDefinition, filters: readonly Filter[], preconditions: Preconditions = {}): Promise<DeleteAllResult> {
+  async deleteAll(
+    requester: Requester,
+    resource: ResourceDefinition,
+    filters: readonly Filter[],
+    preconditions: Preconditions = {},
+  ): Promise<DeleteAllResult> {
     const kind = this.kindOf(resource);
     const scope = kind.scope(requester, resource);
     const caller = await kind.caller(requester);
@@ -320,7 +386,14 @@ export class RecordService {
   private changed(requester: Requester, scope: Scope, action: ChangeAction, impacted: readonly ImpactedRecord[]): void {
     if (!this.deps.changes || impacted.length === 0) return;
     const timestamp = Math.max(...impacted.map((i) => i.new.lastModified));
-    this.deps.changes.resourceChanged({ action, collection: scope.collection, parentId: scope.parentId, timestamp, impacted, userId: requester.userId });
+    this.deps.changes.resourceChanged({
+      action,
+      collection: scope.collection,
+      parentId: scope.parentId,
+      timestamp,
+      impacted,
+      userId: requester.userId,
+    });
   }
 
   private kindOf(resource: ResourceDefinition): ResourceKindPolicy {
@@ -361,14 +434,27 @@ export class RecordService {
    * an empty answer). Checked only when the answer came out empty, so the usual request pays
    * nothing for it; a caller with access to the whole collection is never refused here.
    */
-  private async refuseIfNothingReachable(kind: ResourceKindPolicy, caller: Caller, resource: ResourceDefinition, scope: Scope, reach: Reach): Promise<void> {
+  private async refuseIfNothingReachable(
+    kind: ResourceKindPolicy,
+    caller: Caller,
+    resource: ResourceDefinition,
+    scope: Scope,
+    reach: Reach,
+  ): Promise<void> {
     if (!reach.restricted) return;
     if (await kind.allowsCollection(caller, resource, "create")) return;
     if ((await reach.records.count(scope, { filters: [] })) === 0) throw denial(caller);
   }
 
   /** POST of an id that exists: the stored record, unchanged, for callers who may read it. */
-  private async existingForPost(kind: ResourceKindPolicy, caller: Caller, resource: ResourceDefinition, scope: Scope, id: string, preconditions: Preconditions): Promise<RecordResult | undefined> {
+  private async existingForPost(
+    kind: ResourceKindPolicy,
+    caller: Caller,
+    resource: ResourceDefinition,
+    scope: Scope,
+    id: string,
+    preconditions: Preconditions,
+  ): Promise<RecordResult | undefined> {
     const { record: existing, acl } = await this.target(kind, resource, scope, id);
     if (!existing) return undefined;
     await kind.requireRecord(caller, resource, "read", id, acl);
@@ -392,13 +478,22 @@ export function withTieBreaker(sort: readonly SortKey[]): SortKey[] {
  * A JSON Patch applied to the stored record and ACL: the new data, client timestamp and whole ACL.
  * A kind that keeps no ACL (`acl` undefined) has no `/permissions` to patch.
  */
-function jsonPatched(resource: ResourceDefinition, existing: StoredRecord, acl: Acl | undefined, operations: readonly JsonPatchOperation[]) {
+function jsonPatched(
+  resource: ResourceDefinition,
+  existing: StoredRecord,
+  acl: Acl | undefined,
+  operations: readonly JsonPatchOperation[],
+) {
   const patched = applyRecordJsonPatch(recordBody(existing), acl ?? {}, operations, acl === undefined ? [] : resource.permissions);
   rejectOtherId(patched.data, existing.id);
   const { fields, lastModified } = splitManagedFields(patched.data);
   // The patched ACL is whole: a permission it no longer has was removed, so it is named as null.
   const removed = acl === undefined ? {} : Object.fromEntries(Object.keys(acl).map((permission) => [permission, null]));
-  return { data: fields, lastModified: lastModified === existing.lastModified ? undefined : lastModified, permissions: acl === undefined ? undefined : { ...removed, ...patched.permissions } };
+  return {
+    data: fields,
+    lastModified: lastModified === existing.lastModified ? undefined : lastModified,
+    permissions: acl === undefined ? undefined : { ...removed, ...patched.permissions },
+  };
 }
 
 function rejectOtherId(data: JsonObject, id: string): void {

@@ -55,7 +55,8 @@ function beforeOption(argv: readonly string[]): number | undefined {
 }
 
 async function main(argv: readonly string[]): Promise<void> {
-  const command = argv.find((a) => !a.startsWith("-") && argv[argv.indexOf(a) - 1] !== "--config" && argv[argv.indexOf(a) - 1] !== "--before") ?? "serve";
+  const command =
+    argv.find((a) => !a.startsWith("-") && argv[argv.indexOf(a) - 1] !== "--config" && argv[argv.indexOf(a) - 1] !== "--before") ?? "serve";
   const settings = loadSettings({ argv, env: process.env });
   switch (command) {
     case "serve":
@@ -63,13 +64,17 @@ async function main(argv: readonly string[]): Promise<void> {
     case "migrate":
       return withContainer(settings, async (container) => {
         await (await container.getAsync(TOKENS.Migrator)).migrate();
-        process.stdout.write(`schemas of the ${settings.storage.backend} storage, ${settings.permission?.backend ?? "no"} permission and ${settings.cache.backend} cache backends are up to date\n`);
+        process.stdout.write(
+          `schemas of the ${settings.storage.backend} storage, ${settings.permission?.backend ?? "no"} permission and ${settings.cache.backend} cache backends are up to date\n`,
+        );
       });
     case "purge": {
       const before = beforeOption(argv);
       return withContainer(settings, async (container) => {
         const purged = await (await container.getAsync(TOKENS.RecordStore)).purgeTombstones(undefined, before);
-        process.stdout.write(`purged ${purged} tombstone(s)${before === undefined ? "" : ` older than ${new Date(before).toISOString()}`}\n`);
+        process.stdout.write(
+          `purged ${purged} tombstone(s)${before === undefined ? "" : ` older than ${new Date(before).toISOString()}`}\n`,
+        );
       });
     }
     default:

@@ -80,7 +80,12 @@ export function buildContainer(settings: Settings, options: CompositionOptions =
   const permissionStore = { serviceIdentifier: TOKENS.PermissionStore, optional: true } as const;
 
   container.bind(TOKENS.Migrator).toResolvedValue(
-    (migrations: SchemaMigration[] | undefined, records: RecordStore, permissions: PermissionStore | undefined, cache: Cache): Migrator => ({
+    (
+      migrations: SchemaMigration[] | undefined,
+      records: RecordStore,
+      permissions: PermissionStore | undefined,
+      cache: Cache,
+    ): Migrator => ({
       async migrate() {
         for (const migration of migrations ?? []) await migration.migrate();
         await records.initializeSchema();
@@ -93,7 +98,12 @@ export function buildContainer(settings: Settings, options: CompositionOptions =
 
   container.bind(TOKENS.ChangeEvents).toResolvedValue(
     (logger: Logger) => {
-      const events = new ChangeEvents((error, event) => logger.error({ err: error, event: "scope" in event ? event.scope : { collection: event.collection, action: event.action } }, "a change listener failed"));
+      const events = new ChangeEvents((error, event) =>
+        logger.error(
+          { err: error, event: "scope" in event ? event.scope : { collection: event.collection, action: event.action } },
+          "a change listener failed",
+        ),
+      );
       for (const extension of extensions) if (extension.onResourceChanged) events.onResourceChanged(extension.onResourceChanged);
       return events;
     },
@@ -101,7 +111,15 @@ export function buildContainer(settings: Settings, options: CompositionOptions =
   );
 
   container.bind(TOKENS.RecordService).toResolvedValue(
-    (records: RecordStore, stored: PermissionStore | undefined, joined: GrantedRecordStore | undefined, unitOfWork: UnitOfWork, ids: IdGenerator, events: ChangeEvents, together: RecordWithAclReader | undefined) => {
+    (
+      records: RecordStore,
+      stored: PermissionStore | undefined,
+      joined: GrantedRecordStore | undefined,
+      unitOfWork: UnitOfWork,
+      ids: IdGenerator,
+      events: ChangeEvents,
+      together: RecordWithAclReader | undefined,
+    ) => {
       const permissions = trackingLostAccess(stored, records, resources, false) ?? NO_PERMISSION_STORE;
       const kinds = resourceKinds({ authorizer: new Authorizer(permissions), permissions, ...(together ? { together } : {}) });
       // Decided once, here: one query where the store can join the ACEs, else ids resolved first.
@@ -146,7 +164,10 @@ export function buildContainer(settings: Settings, options: CompositionOptions =
   container.bind(TOKENS.Authenticator).toResolvedValue(
     (stored: PermissionStore | undefined, records: RecordStore, unitOfWork: UnitOfWork, events: ChangeEvents) => {
       const changes = new CommittedChanges(events, unitOfWork);
-      const context: ExtensionContext = { settings: settings.all, permissions: trackingLostAccess(stored, records, resources, true, changes) };
+      const context: ExtensionContext = {
+        settings: settings.all,
+        permissions: trackingLostAccess(stored, records, resources, true, changes),
+      };
       const groups = groupFinder(extensions, context);
       return new Authenticator(authenticationPolicies(settings, extensions, context), groups.find, groups.fromPermissions);
     },
@@ -159,14 +180,24 @@ export function buildContainer(settings: Settings, options: CompositionOptions =
       health.register("storage", () => records.heartbeat());
       health.register("permission", () => (permissions ? permissions.heartbeat() : Promise.resolve(null)));
       health.register("cache", () => cache.heartbeat());
-      for (const extension of extensions) for (const [name, check] of Object.entries(extension.heartbeatChecks ?? {})) health.register(name, check);
+      for (const extension of extensions)
+        for (const [name, check] of Object.entries(extension.heartbeatChecks ?? {})) health.register(name, check);
       return health;
     },
     [TOKENS.RecordStore, permissionStore, TOKENS.Cache],
   );
 
   container.bind(TOKENS.HttpServices).toResolvedValue(
-    (records: RecordService, authenticator: Authenticator, health: HealthService, clock: Clock, logger: Logger, unitOfWork: UnitOfWork, feed: LiveFeed, pools: PoolProbe[] | undefined): HttpServices => {
+    (
+      records: RecordService,
+      authenticator: Authenticator,
+      health: HealthService,
+      clock: Clock,
+      logger: Logger,
+      unitOfWork: UnitOfWork,
+      feed: LiveFeed,
+      pools: PoolProbe[] | undefined,
+    ): HttpServices => {
       metrics?.observePools(pools ?? []);
       metrics?.observeFeed(() => feed.subscriberCount);
       return {
@@ -179,11 +210,25 @@ export function buildContainer(settings: Settings, options: CompositionOptions =
         clock,
         logger,
         feed,
-        versionInfo: { name: PROJECT_NAME, version: PROJECT_VERSION, source: "https://github.com/tessera-records/tessera", commit: text(settings.all.commit ?? "unknown") },
+        versionInfo: {
+          name: PROJECT_NAME,
+          version: PROJECT_VERSION,
+          source: "https://github.com/tessera-records/tessera",
+          commit: text(settings.all.commit ?? "unknown"),
+        },
         ...(metrics ? { metrics } : {}),
       };
     },
-    [TOKENS.RecordService, TOKENS.Authenticator, TOKENS.HealthService, TOKENS.Clock, TOKENS.Logger, TOKENS.UnitOfWork, TOKENS.LiveFeed, { serviceIdentifier: TOKENS.ConnectionPool, isMultiple: true, optional: true }],
+    [
+      TOKENS.RecordService,
+      TOKENS.Authenticator,
+      TOKENS.HealthService,
+      TOKENS.Clock,
+      TOKENS.Logger,
+      TOKENS.UnitOfWork,
+      TOKENS.LiveFeed,
+      { serviceIdentifier: TOKENS.ConnectionPool, isMultiple: true, optional: true },
+    ],
   );
 
   container.bind(TOKENS.App).toResolvedValue((services: HttpServices) => createApp(services), [TOKENS.HttpServices]);
@@ -232,14 +277,23 @@ function checkComposition(settings: Settings, extensions: readonly TesseraExtens
   const problems: string[] = [];
   const missingBackend = permissionBackendProblem(settings.permission, specs);
   if (missingBackend) problems.push(missingBackend);
-  for (const spec of specs) if (!COLLECTION_NAME_PATTERN.test(spec.name)) problems.push(`resource "${spec.name}" has an invalid name (letters, digits, _; starting with a letter)`);
+  for (const spec of specs)
+    if (!COLLECTION_NAME_PATTERN.test(spec.name))
+      problems.push(`resource "${spec.name}" has an invalid name (letters, digits, _; starting with a letter)`);
   const known = new Set(["basicauth", ...extensions.flatMap((e) => Object.keys(e.authenticationPolicies ?? {}))]);
-  for (const name of settings.multiauthPolicies) if (!known.has(name)) problems.push(`multiauth.policies names "${name}", which no code registers`);
+  for (const name of settings.multiauthPolicies)
+    if (!known.has(name)) problems.push(`multiauth.policies names "${name}", which no code registers`);
   if (problems.length > 0) throw new SettingsError([...new Set(problems)]);
 }
 
-function authenticationPolicies(settings: Settings, extensions: readonly TesseraExtension[], context: ExtensionContext): AuthenticationPolicy[] {
-  const factories: Record<string, (context: ExtensionContext) => AuthenticationPolicy> = { basicauth: () => new BasicAuthPolicy(settings.userIdHmacSecret) };
+function authenticationPolicies(
+  settings: Settings,
+  extensions: readonly TesseraExtension[],
+  context: ExtensionContext,
+): AuthenticationPolicy[] {
+  const factories: Record<string, (context: ExtensionContext) => AuthenticationPolicy> = {
+    basicauth: () => new BasicAuthPolicy(settings.userIdHmacSecret),
+  };
   for (const extension of extensions) Object.assign(factories, extension.authenticationPolicies ?? {});
   return settings.multiauthPolicies.flatMap((name) => factories[name]?.(context) ?? []);
 }
@@ -249,7 +303,9 @@ function groupFinder(extensions: readonly TesseraExtension[], context: Extension
   const custom = [...extensions].reverse().find((e) => e.groupFinder);
   if (custom?.groupFinder) return { find: custom.groupFinder(context), fromPermissions: false };
   const permissions = context.permissions;
-  return permissions ? { find: (userId) => permissions.userPrincipals(userId), fromPermissions: true } : { find: noGroups, fromPermissions: false };
+  return permissions
+    ? { find: (userId) => permissions.userPrincipals(userId), fromPermissions: true }
+    : { find: noGroups, fromPermissions: false };
 }
 
 function httpOptions(settings: Settings): HttpOptions {
@@ -275,16 +331,27 @@ function httpOptions(settings: Settings): HttpOptions {
     readonly: settings.readonly,
     maxBodyBytes: settings.maxBodyBytes,
     batchMaxRequests: settings.batchMaxRequests,
-    inputLimits: { maxJsonDepth: settings.maxJsonDepth, maxFilters: settings.maxFilters, maxSortFields: settings.maxSortFields, maxUrlLength: settings.maxUrlLength },
+    inputLimits: {
+      maxJsonDepth: settings.maxJsonDepth,
+      maxFilters: settings.maxFilters,
+      maxSortFields: settings.maxSortFields,
+      maxUrlLength: settings.maxUrlLength,
+    },
     feedBufferBytes: settings.feedBufferBytes,
     endOfService:
       eosDate !== undefined || all.eos_message !== undefined
-        ? { hardEol: eosDate && !Number.isNaN(eosDate.getTime()) ? eosDate : undefined, message: text(all.eos_message ?? "The service will soon be decommissioned."), url: text(all.eos_url ?? PROJECT_DOCS) }
+        ? {
+            hardEol: eosDate && !Number.isNaN(eosDate.getTime()) ? eosDate : undefined,
+            message: text(all.eos_message ?? "The service will soon be decommissioned."),
+            url: text(all.eos_url ?? PROJECT_DOCS),
+          }
         : undefined,
     publicSettings: publicSettings(settings),
     metricsOnApiPort: settings.metricsEnabled && settings.metricsListenPort === undefined,
     adminEnabled: settings.adminEnabled,
-    capabilities: settings.multiauthPolicies.includes("basicauth") ? { basicauth: { description: "Very basic authentication sessions. Not for production use.", url: PROJECT_DOCS } } : {},
+    capabilities: settings.multiauthPolicies.includes("basicauth")
+      ? { basicauth: { description: "Very basic authentication sessions. Not for production use.", url: PROJECT_DOCS } }
+      : {},
   };
 }
 

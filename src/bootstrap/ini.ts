@@ -20,29 +20,32 @@ export function parseIni(text: string): IniDocument {
   let section = sections.get("") as Map<string, string>;
   let lastKey: string | undefined;
   // A byte-order mark (Windows editors) would otherwise glue itself to the first header.
-  text.replace(/^\uFEFF/, "").split(/\r?\n/).forEach((raw, index) => {
-    const line = index + 1;
-    if (/^\s*([;#].*)?$/.test(raw)) return;
-    if (/^\s/.test(raw) && lastKey !== undefined) {
-      section.set(lastKey, `${section.get(lastKey) ?? ""}\n${raw.trim()}`.trim());
-      return;
-    }
-    // Text after the closing bracket (a comment) is ignored, as Python's ConfigParser does.
-    const header = /^\[([^\]]+)\]/.exec(raw);
-    if (header?.[1]) {
-      const name = header[1].trim();
-      section = sections.get(name) ?? new Map<string, string>();
-      sections.set(name, section);
-      lastKey = undefined;
-      return;
-    }
-    const pair = /^([^=:\s][^=:]*?)\s*[=:]\s*(.*)$/.exec(raw);
-    if (!pair?.[1]) {
-      errors.push({ line, message: `cannot read line ${line}: ${raw.trim()}` });
-      return;
-    }
-    lastKey = pair[1].trim();
-    section.set(lastKey, (pair[2] ?? "").trim());
-  });
+  text
+    .replace(/^\uFEFF/, "")
+    .split(/\r?\n/)
+    .forEach((raw, index) => {
+      const line = index + 1;
+      if (/^\s*([;#].*)?$/.test(raw)) return;
+      if (/^\s/.test(raw) && lastKey !== undefined) {
+        section.set(lastKey, `${section.get(lastKey) ?? ""}\n${raw.trim()}`.trim());
+        return;
+      }
+      // Text after the closing bracket (a comment) is ignored, as Python's ConfigParser does.
+      const header = /^\[([^\]]+)\]/.exec(raw);
+      if (header?.[1]) {
+        const name = header[1].trim();
+        section = sections.get(name) ?? new Map<string, string>();
+        sections.set(name, section);
+        lastKey = undefined;
+        return;
+      }
+      const pair = /^([^=:\s][^=:]*?)\s*[=:]\s*(.*)$/.exec(raw);
+      if (!pair?.[1]) {
+        errors.push({ line, message: `cannot read line ${line}: ${raw.trim()}` });
+        return;
+      }
+      lastKey = pair[1].trim();
+      section.set(lastKey, (pair[2] ?? "").trim());
+    });
   return { sections, errors };
 }

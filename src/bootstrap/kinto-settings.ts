@@ -37,5 +37,7 @@ export function fromKintoBackend(value: JsonValue | undefined): JsonValue | unde
 
 /** One problem per `kinto.` setting (`kintoKeys`: our name → the key as written) that means nothing here. */
 export function unsupportedKintoSettings(kintoKeys: ReadonlyMap<string, string>, supported: (name: string) => boolean): string[] {
-  return [...kintoKeys].filter(([name]) => !supported(name)).map(([, key]) => `${key}: this Kinto setting is not supported by Tessera (remove it)`);
+  return [...kintoKeys]
+    .filter(([name]) => !supported(name))
+    .map(([, key]) => `${key}: this Kinto setting is not supported by Tessera (remove it)`);
 }

@@ -47,7 +47,11 @@ export const postgresModule: TechnologyModule = (roles) =>
     bind(TOKENS.SchemaMigration).toResolvedValue((opened: PostgresDatabases) => ({ migrate: () => opened.migrate() }), [DATABASES]);
     // Each pool is named after the backends using it ("storage,permission"): never its URL.
     for (const { database, usedBy } of databases.all) {
-      bind(TOKENS.ConnectionPool).toConstantValue({ name: usedBy.join(","), status: () => database.poolStatus(), backlogRefusals: () => database.backlogRefusals });
+      bind(TOKENS.ConnectionPool).toConstantValue({
+        name: usedBy.join(","),
+        status: () => database.poolStatus(),
+        backlogRefusals: () => database.backlogRefusals,
+      });
     }
     const { storage, permission, cache } = databases;
     if (storage) {
@@ -56,23 +60,37 @@ export const postgresModule: TechnologyModule = (roles) =>
       bind(TOKENS.RecordStore).toResolvedValue((store: PostgresRecordStore) => store, [RECORD_STORE]);
       // One transaction on the storage database, which the permission store joins when it shares it
       // (then units of work also join the group commit of their collection, ADR 10).
-      bind(TOKENS.UnitOfWork).toResolvedValue((_owner: PostgresDatabases) => new PostgresUnitOfWork(storage, databases.recordsBesideAces), [DATABASES]);
+      bind(TOKENS.UnitOfWork).toResolvedValue(
+        (_owner: PostgresDatabases) => new PostgresUnitOfWork(storage, databases.recordsBesideAces),
+        [DATABASES],
+      );
       // Live feed signals between every process on this storage database (LISTEN/NOTIFY).
       const storageSettings = roles.storage;
       if (storageSettings) {
         bind(TOKENS.ChangeBroadcast)
-          .toResolvedValue((_owner: PostgresDatabases) => new PostgresChangeBroadcast(storage, urlWithPassword(storageSettings.url ?? "", storageSettings.passwordFile)), [DATABASES])
+          .toResolvedValue(
+            (_owner: PostgresDatabases) =>
+              new PostgresChangeBroadcast(storage, urlWithPassword(storageSettings.url ?? "", storageSettings.passwordFile)),
+            [DATABASES],
+          )
           .onDeactivation((broadcast) => broadcast.close());
       }
       if (databases.recordsBesideAces) {
         bind(TOKENS.GrantedRecordStore).toResolvedValue((store: PostgresRecordStore) => store, [RECORD_STORE]);
         // A read's record, ACL and principals in one statement.
-        bind(TOKENS.RecordWithAclReader).toResolvedValue((_owner: PostgresDatabases) => new PostgresRecordWithAclReader(storage), [DATABASES]);
+        bind(TOKENS.RecordWithAclReader).toResolvedValue(
+          (_owner: PostgresDatabases) => new PostgresRecordWithAclReader(storage),
+          [DATABASES],
+        );
       }
     }
-    if (permission) bind(TOKENS.PermissionStore).toResolvedValue((_owner: PostgresDatabases) => new PostgresPermissionStore(permission), [DATABASES]);
+    if (permission)
+      bind(TOKENS.PermissionStore).toResolvedValue((_owner: PostgresDatabases) => new PostgresPermissionStore(permission), [DATABASES]);
     const cacheSettings = roles.cache;
     if (cache && cacheSettings) {
-      bind(TOKENS.Cache).toResolvedValue((_owner: PostgresDatabases) => new PostgresCache(cache, { prefix: cacheSettings.prefix }), [DATABASES]);
+      bind(TOKENS.Cache).toResolvedValue(
+        (_owner: PostgresDatabases) => new PostgresCache(cache, { prefix: cacheSettings.prefix }),
+        [DATABASES],
+      );
     }
   });

@@ -35,7 +35,11 @@ export function buildResources(specs: readonly ResourceSpec[], settings: Readonl
     }
     const expires = settings[`${spec.name}_cache_expires_seconds`];
     // 0 means "not cacheable", as in Kinto.
-    resources.set(spec.name, { definition, disabled, cacheExpiresSeconds: typeof expires === "number" && expires > 0 ? expires : undefined });
+    resources.set(spec.name, {
+      definition,
+      disabled,
+      cacheExpiresSeconds: typeof expires === "number" && expires > 0 ? expires : undefined,
+    });
   }
   return resources;
 }

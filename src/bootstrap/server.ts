@@ -26,11 +26,16 @@ export async function startServer(settings: Settings, options: CompositionOption
     const declared = new Set((options.extensions ?? []).flatMap((extension) => extension.settings ?? []));
     for (const name of settings.unknown) if (!declared.has(name)) logger.warn(`unknown setting "${name}" is ignored`);
     const metrics = (await container.getAsync(TOKENS.HttpServices)).metrics;
-    const metricsServer = metrics && settings.metricsListenPort !== undefined ? await listen(createServer(metricsListener(metrics)), settings.metricsListenPort, settings.listenHost) : undefined;
-    const server = await listen(createLimitedServer(settings.connections, app.callback()), settings.listenPort, settings.listenHost).catch(async (error: unknown) => {
-      if (metricsServer) await closeServer(metricsServer, logger);
-      throw error;
-    });
+    const metricsServer =
+      metrics && settings.metricsListenPort !== undefined
+        ? await listen(createServer(metricsListener(metrics)), settings.metricsListenPort, settings.listenHost)
+        : undefined;
+    const server = await listen(createLimitedServer(settings.connections, app.callback()), settings.listenPort, settings.listenHost).catch(
+      async (error: unknown) => {
+        if (metricsServer) await closeServer(metricsServer, logger);
+        throw error;
+      },
+    );
     // After listening, a server error (say, out of file descriptors on accept) is logged, never a crash.
     for (const listening of [server, metricsServer]) listening?.on("error", (error) => logger.error({ err: error }, "server error"));
     const url = urlOf(server, settings.listenHost);

@@ -146,12 +146,22 @@ const DEFAULTS: Record<string, JsonValue> = {
 };
 
 const BACKEND_KINDS = ["storage", "permission", "cache"] as const;
-const POOL_DEFAULTS = { url: null, pool_size: null, maxoverflow: 10, max_backlog: -1, pool_recycle: -1, pool_timeout: 30, password_file: null, prefix: null };
+const POOL_DEFAULTS = {
+  url: null,
+  pool_size: null,
+  maxoverflow: 10,
+  max_backlog: -1,
+  pool_recycle: -1,
+  pool_timeout: 30,
+  password_file: null,
+  prefix: null,
+};
 for (const kind of BACKEND_KINDS) for (const [name, value] of Object.entries(POOL_DEFAULTS)) DEFAULTS[`${kind}_${name}`] = value;
 DEFAULTS.permission_backend = null;
 
 /** Setting names built from a collection name; the collection is validated separately. */
-const DYNAMIC_SETTING = /^[a-zA-Z][a-zA-Z0-9_]*_(?:[a-z][a-z0-9_:]*_principals|cache_expires_seconds|(?:collection|record)_[a-z]+_enabled)$|^multiauth\.|^eos(?:_|$)/;
+const DYNAMIC_SETTING =
+  /^[a-zA-Z][a-zA-Z0-9_]*_(?:[a-z][a-z0-9_:]*_principals|cache_expires_seconds|(?:collection|record)_[a-z]+_enabled)$|^multiauth\.|^eos(?:_|$)/;
 
 export interface SettingsSources {
   readonly argv: readonly string[];
@@ -172,7 +182,10 @@ export function loadSettings(sources: SettingsSources = { argv: process.argv.sli
   restoreCollectionCase(raw, fromEnvironment);
   for (const kind of BACKEND_KINDS) raw[`${kind}_backend`] = fromKintoBackend(raw[`${kind}_backend`]) ?? null;
   const collections = listValue(raw.resources).map((entry) => entry.split(":")[0] ?? "");
-  const meaningful = (name: string) => name in DEFAULTS || /^multiauth\.|^eos(?:_|$)/.test(name) || (DYNAMIC_SETTING.test(name) && collections.some((c) => name.startsWith(`${c}_`)));
+  const meaningful = (name: string) =>
+    name in DEFAULTS ||
+    /^multiauth\.|^eos(?:_|$)/.test(name) ||
+    (DYNAMIC_SETTING.test(name) && collections.some((c) => name.startsWith(`${c}_`)));
   problems.push(...unsupportedKintoSettings(kintoKeys, meaningful));
   const unknown = Object.keys(raw).filter((key) => !(key in DEFAULTS) && !DYNAMIC_SETTING.test(key));
   const settings = { ...interpret(raw, problems, warnings), unknown };
@@ -190,7 +203,13 @@ function configPath({ argv, env, defaultFile = true }: SettingsSources): string 
 }
 
 /** `kintoKeys` receives the settings written with Kinto's prefix (our name → key as written). */
-function mergeFile(file: string, raw: Record<string, JsonValue>, problems: string[], warnings: string[], kintoKeys: Map<string, string>): void {
+function mergeFile(
+  file: string,
+  raw: Record<string, JsonValue>,
+  problems: string[],
+  warnings: string[],
+  kintoKeys: Map<string, string>,
+): void {
   let text: string;
   try {
     text = readFileSync(file, "utf8");
@@ -202,8 +221,13 @@ function mergeFile(file: string, raw: Record<string, JsonValue>, problems: strin
   problems.push(...doc.errors.map((e) => `${file}: ${e.message}`));
   const used = doc.sections.has("app:main") ? "app:main" : "";
   const section = doc.sections.get(used);
-  const ignored = [...doc.sections].filter(([name, keys]) => name !== used && keys.size > 0).map(([name]) => (name === "" ? "(no section)" : `[${name}]`));
-  if (ignored.length > 0) warnings.push(`${file}: settings in ${ignored.join(", ")} are ignored; only ${used === "" ? "keys outside sections are" : "[app:main] is"} read`);
+  const ignored = [...doc.sections]
+    .filter(([name, keys]) => name !== used && keys.size > 0)
+    .map(([name]) => (name === "" ? "(no section)" : `[${name}]`));
+  if (ignored.length > 0)
+    warnings.push(
+      `${file}: settings in ${ignored.join(", ")} are ignored; only ${used === "" ? "keys outside sections are" : "[app:main] is"} read`,
+    );
   if (!section) return;
   const seen = new Map<string, { key: string; value: JsonValue }>();
   for (const [key, text] of section) {
@@ -223,7 +247,11 @@ function mergeFile(file: string, raw: Record<string, JsonValue>, problems: strin
 /** `TESSERA_STORAGE_URL` → `storage_url`; dotted names (`multiauth.policies`) are matched by their env form. */
 function mergeEnvironment(env: Readonly<Record<string, string | undefined>>, raw: Record<string, JsonValue>, problems: string[]): string[] {
   const names: string[] = [];
-  const dottedByEnvName = new Map(Object.keys(raw).filter((k) => /[.-]/.test(k)).map((k) => [envName(k), k]));
+  const dottedByEnvName = new Map(
+    Object.keys(raw)
+      .filter((k) => /[.-]/.test(k))
+      .map((k) => [envName(k), k]),
+  );
   const envPrefix = `${PROJECT_NAME.toUpperCase()}_`;
   for (const [variable, text] of Object.entries(env)) {
     if (!variable.startsWith(envPrefix) || variable === "TESSERA_CONFIG" || text === undefined) continue;
@@ -261,7 +289,10 @@ function envName(setting: string): string {
 
 /** A setting as text: strings as written, other JSON values in JSON form (`5`, `true`). */
 /** Shareable resources keep ACLs: they need a permission backend (settings and code both declare resources). */
-export function permissionBackendProblem(permission: BackendSettings<string> | undefined, resources: readonly { name: string; kind: string }[]): string | undefined {
+export function permissionBackendProblem(
+  permission: BackendSettings<string> | undefined,
+  resources: readonly { name: string; kind: string }[],
+): string | undefined {
   const shareable = resources.filter((r) => r.kind === "shareable").map((r) => r.name);
   if (permission || shareable.length === 0) return undefined;
   return `permission_backend is required: shareable resources are declared (${shareable.join(", ")})`;
@@ -286,17 +317,24 @@ function interpret(raw: Record<string, JsonValue>, problems: string[], warnings:
   const resources = parseResources(listValue(raw.resources), problems);
   const storage = backendSettings(raw, "storage", ["memory", "postgresql"] as const, problems, 10);
   const permissionName = str("permission_backend");
-  const permission = permissionName === undefined ? undefined : backendSettings(raw, "permission", ["memory", "postgresql", "redis"] as const, problems, permissionName === "redis" ? 50 : 10);
+  const permission =
+    permissionName === undefined
+      ? undefined
+      : backendSettings(raw, "permission", ["memory", "postgresql", "redis"] as const, problems, permissionName === "redis" ? 50 : 10);
   const cache = backendSettings(raw, "cache", ["memory", "postgresql", "redis"] as const, problems, 10);
   const missingBackend = permissionBackendProblem(permission, resources);
   if (missingBackend) problems.push(missingBackend);
   if (permission?.backend === "redis" && cache.backend === "redis" && permission.url === cache.url && permission.prefix === cache.prefix) {
-    problems.push("permission_prefix and cache_prefix must differ when both use one Redis database (flushing the cache would delete permissions)");
+    problems.push(
+      "permission_prefix and cache_prefix must differ when both use one Redis database (flushing the cache would delete permissions)",
+    );
   }
   const policies = listValue(raw["multiauth.policies"]);
   const secret = str("userid_hmac_secret");
-  if (policies.includes("basicauth") && secret === undefined) problems.push("userid_hmac_secret is required while the basicauth policy is on");
-  if (secret === DEVELOPMENT_SECRET) warnings.push("userid_hmac_secret is the shipped development value: set your own secret before real use");
+  if (policies.includes("basicauth") && secret === undefined)
+    problems.push("userid_hmac_secret is required while the basicauth policy is on");
+  if (secret === DEVELOPMENT_SECRET)
+    warnings.push("userid_hmac_secret is the shipped development value: set your own secret before real use");
   const batchMax = raw.batch_max_requests === null ? null : int("batch_max_requests", 1);
   for (const key of Object.keys(raw)) {
     if (key.endsWith("_cache_expires_seconds") && raw[key] !== null) integerSetting(raw, key, 0, problems);
@@ -304,7 +342,8 @@ function interpret(raw: Record<string, JsonValue>, problems: string[], warnings:
   const scheme = str("http_scheme");
   if (scheme !== undefined && !/^https?$/.test(scheme)) problems.push(`http_scheme must be http or https (got ${JSON.stringify(scheme)})`);
   const host = str("http_host");
-  if (host !== undefined && !URL.canParse(`http://${host}/`)) problems.push(`http_host must be a host name with an optional port (got ${JSON.stringify(host)})`);
+  if (host !== undefined && !URL.canParse(`http://${host}/`))
+    problems.push(`http_host must be a host name with an optional port (got ${JSON.stringify(host)})`);
   // An unreadable date would otherwise silently mean "end of service announced, never reached";
   // an empty `eos =` line means no end of service.
   if (raw.eos === "") raw.eos = null;
@@ -363,7 +402,9 @@ function connectionLimits(raw: Record<string, JsonValue>, problems: string[]): C
   };
   // Headers are part of the request: node:http refuses a headers timeout above the request's.
   if (limits.requestTimeoutSeconds > 0 && limits.headersTimeoutSeconds > limits.requestTimeoutSeconds) {
-    problems.push(`headers_timeout_seconds (${limits.headersTimeoutSeconds}) must not exceed request_timeout_seconds (${limits.requestTimeoutSeconds})`);
+    problems.push(
+      `headers_timeout_seconds (${limits.headersTimeoutSeconds}) must not exceed request_timeout_seconds (${limits.requestTimeoutSeconds})`,
+    );
   }
   return limits;
 }
@@ -372,20 +413,29 @@ function parseResources(entries: string[], problems: string[]): ResourceDeclarat
   const resources: ResourceDeclaration[] = [];
   for (const entry of entries) {
     const [name = "", kind = "", ...rest] = entry.split(":");
-    if (!COLLECTION_NAME_PATTERN.test(name)) problems.push(`resources: "${entry}" has an invalid collection name (letters, digits, _; starting with a letter)`);
-    else if ((kind !== "user" && kind !== "shareable") || rest.length > 0) problems.push(`resources: "${entry}" must be <name>:user or <name>:shareable`);
+    if (!COLLECTION_NAME_PATTERN.test(name))
+      problems.push(`resources: "${entry}" has an invalid collection name (letters, digits, _; starting with a letter)`);
+    else if ((kind !== "user" && kind !== "shareable") || rest.length > 0)
+      problems.push(`resources: "${entry}" must be <name>:user or <name>:shareable`);
     else if (resources.some((r) => r.name === name)) problems.push(`resources: "${name}" is declared twice`);
     else resources.push({ name, kind });
   }
   return resources;
 }
 
-function backendSettings<Name extends string>(raw: Record<string, JsonValue>, kind: string, names: readonly Name[], problems: string[], defaultPool: number): BackendSettings<Name> {
+function backendSettings<Name extends string>(
+  raw: Record<string, JsonValue>,
+  kind: string,
+  names: readonly Name[],
+  problems: string[],
+  defaultPool: number,
+): BackendSettings<Name> {
   const backend = text(raw[`${kind}_backend`] ?? null) as Name;
   if (!names.includes(backend)) problems.push(`${kind}_backend "${backend}" is unknown (expected one of: ${names.join(", ")})`);
   const rawUrl = raw[`${kind}_url`];
   const url = rawUrl === null || rawUrl === undefined ? undefined : text(rawUrl);
-  if (backend !== "memory" && names.includes(backend) && url === undefined) problems.push(`${kind}_url is required for the ${backend} ${kind} backend`);
+  if (backend !== "memory" && names.includes(backend) && url === undefined)
+    problems.push(`${kind}_url is required for the ${backend} ${kind} backend`);
   const poolSize = raw[`${kind}_pool_size`] === null ? defaultPool : integerSetting(raw, `${kind}_pool_size`, 1, problems);
   const prefix = raw[`${kind}_prefix`];
   const passwordFile = raw[`${kind}_password_file`];
@@ -411,10 +461,18 @@ function numberSetting(raw: Record<string, JsonValue>, name: string, min: number
   return value;
 }
 
-function integerSetting(raw: Record<string, JsonValue>, name: string, min: number, problems: string[], max = Number.MAX_SAFE_INTEGER): number {
+function integerSetting(
+  raw: Record<string, JsonValue>,
+  name: string,
+  min: number,
+  problems: string[],
+  max = Number.MAX_SAFE_INTEGER,
+): number {
   const value = raw[name];
   if (typeof value !== "number" || !Number.isSafeInteger(value) || value < min || value > max) {
-    problems.push(`${name} must be an integer >= ${min}${max < Number.MAX_SAFE_INTEGER ? ` and <= ${max}` : ""} (got ${JSON.stringify(value)})`);
+    problems.push(
+      `${name} must be an integer >= ${min}${max < Number.MAX_SAFE_INTEGER ? ` and <= ${max}` : ""} (got ${JSON.stringify(value)})`,
+    );
     return min;
   }
   return value;

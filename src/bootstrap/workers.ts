@@ -28,7 +28,8 @@ function workerCount(settings: Settings): number {
   ].filter(([, backend]) => backend === "memory");
   const problems = local.map(([name]) => `workers = ${count} needs shared backends: ${name} "memory" keeps its data in each process`);
   // Each worker counts its own requests, and a scrape reaches one worker at random.
-  if (settings.metricsEnabled) problems.push(`workers = ${count} needs metrics_enabled = false: each worker would answer a scrape with its own counters`);
+  if (settings.metricsEnabled)
+    problems.push(`workers = ${count} needs metrics_enabled = false: each worker would answer a scrape with its own counters`);
   if (problems.length > 0) throw new SettingsError(problems);
   return count;
 }
@@ -80,7 +81,9 @@ export function superviseWorkers(settings: Settings): Promise<boolean> {
         while (restarts.length > 0 && (restarts[0] ?? now) < now - 60_000) restarts.shift();
         if (!wasListening || restarts.length > MAX_RESTARTS_PER_MINUTE) {
           failed = true;
-          stopAll(`worker ${worker.process.pid ?? "?"} exited (${signal ?? code ?? "?"}) ${wasListening ? "too often" : "before listening"}`);
+          stopAll(
+            `worker ${worker.process.pid ?? "?"} exited (${signal ?? code ?? "?"}) ${wasListening ? "too often" : "before listening"}`,
+          );
           return;
         }
         process.stderr.write(`worker ${worker.process.pid ?? "?"} exited (${signal ?? code ?? "?"}), starting another\n`);

@@ -15,7 +15,10 @@ export abstract class TesseraError extends Error {
 
 /** Bad input; `details` lists every problem found. */
 export class ValidationError extends TesseraError {
-  constructor(readonly details: readonly ValidationDetail[], message?: string) {
+  constructor(
+    readonly details: readonly ValidationDetail[],
+    message?: string,
+  ) {
     super(message ?? summary(details));
   }
 
@@ -29,7 +32,9 @@ export class ValidationError extends TesseraError {
  * "None"), as its description when that already contains the name, else "<name> in <location>: …".
  */
 function summary(details: readonly ValidationDetail[]): string {
-  const [first] = [...details].sort((a, b) => ((a.name ?? "None") < (b.name ?? "None") ? -1 : (a.name ?? "None") > (b.name ?? "None") ? 1 : 0));
+  const [first] = [...details].sort((a, b) =>
+    (a.name ?? "None") < (b.name ?? "None") ? -1 : (a.name ?? "None") > (b.name ?? "None") ? 1 : 0,
+  );
   if (first === undefined) return "Invalid parameters";
   if (first.name === null) return `${first.location}: ${first.description}`;
   return first.description.includes(first.name) ? first.description : `${first.name} in ${first.location}: ${first.description}`;
@@ -50,7 +55,10 @@ export class ForbiddenError extends TesseraError {
 }
 
 export class RecordNotFoundError extends TesseraError {
-  constructor(readonly collection: string, readonly id: string) {
+  constructor(
+    readonly collection: string,
+    readonly id: string,
+  ) {
     super(`Record ${id} not found in ${collection}`);
   }
 }
@@ -64,21 +72,31 @@ export class PreconditionFailedError extends TesseraError {
 
 /** A write conflicts with stored state; `existing` is the conflicting object. */
 export class ConflictError extends TesseraError {
-  constructor(readonly existing: JsonValue | null, message = "Conflict with an existing object") {
+  constructor(
+    readonly existing: JsonValue | null,
+    message = "Conflict with an existing object",
+  ) {
     super(message);
   }
 }
 
 /** The action is valid but the service refuses it by configuration (readonly, disabled endpoint). */
 export class MethodNotAllowedError extends TesseraError {
-  constructor(readonly allowed: readonly string[], message = "Method not allowed on this endpoint.") {
+  constructor(
+    readonly allowed: readonly string[],
+    message = "Method not allowed on this endpoint.",
+  ) {
     super(message);
   }
 }
 
 /** A backend (storage, permission, cache) failed or is unreachable; `backend` names which. */
 export class BackendError extends TesseraError {
-  constructor(readonly backend: string, override readonly cause?: unknown, message?: string) {
+  constructor(
+    readonly backend: string,
+    override readonly cause?: unknown,
+    message?: string,
+  ) {
     super(message ?? `The ${backend} backend is unavailable`);
   }
 }

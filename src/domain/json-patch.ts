@@ -26,11 +26,13 @@ export function parseJsonPatch(body: unknown): JsonPatchOperation[] {
   body.forEach((entry: unknown, i) => {
     if (!isJsonObject(entry)) return bad(String(i), "each operation must be an object");
     for (const key of Object.keys(entry)) if (!OPERATION_KEYS.has(key)) bad(`${i}.${key}`, `Unrecognized key "${key}"`);
-    if (!(JSON_PATCH_OPS as readonly unknown[]).includes(entry.op)) bad(`${i}.op`, `${JSON.stringify(entry.op ?? null)} is not one of ${JSON_PATCH_OPS.join(", ")}`);
+    if (!(JSON_PATCH_OPS as readonly unknown[]).includes(entry.op))
+      bad(`${i}.op`, `${JSON.stringify(entry.op ?? null)} is not one of ${JSON_PATCH_OPS.join(", ")}`);
     for (const key of ["path", "from"]) {
       const pointer = entry[key];
       if (pointer === undefined && key === "from") continue;
-      if (typeof pointer !== "string" || !pointer.startsWith("/") || !POINTER.test(pointer)) bad(`${i}.${key}`, `${key} must be a JSON pointer starting with /`);
+      if (typeof pointer !== "string" || !pointer.startsWith("/") || !POINTER.test(pointer))
+        bad(`${i}.${key}`, `${key} must be a JSON pointer starting with /`);
     }
   });
   if (problems.length > 0) throw new ValidationError(problems);
@@ -77,7 +79,8 @@ function applyOne(root: JsonValue, operation: JsonPatchOperation): JsonValue {
     case "test": {
       const expected = required(operation, "value");
       const actual = get(root, path, "test");
-      if (!jsonEqual(actual, expected)) throw new JsonPatchError(`${JSON.stringify(actual)} is not equal to tested value ${JSON.stringify(expected)}`);
+      if (!jsonEqual(actual, expected))
+        throw new JsonPatchError(`${JSON.stringify(actual)} is not equal to tested value ${JSON.stringify(expected)}`);
       return root;
     }
   }
@@ -90,7 +93,12 @@ function required<K extends "value" | "from">(operation: JsonPatchOperation, key
 }
 
 function tokens(pointer: string): string[] {
-  return pointer === "" ? [] : pointer.slice(1).split("/").map((t) => t.replace(/~1/g, "/").replace(/~0/g, "~"));
+  return pointer === ""
+    ? []
+    : pointer
+        .slice(1)
+        .split("/")
+        .map((t) => t.replace(/~1/g, "/").replace(/~0/g, "~"));
 }
 
 /** Array index of a token: digits without leading zeros, below `limit` (inclusive when adding). */
@@ -111,7 +119,11 @@ function parentOf(root: JsonValue, pointer: string): { parent: JsonValue; key: s
 }
 
 function child(container: JsonValue, token: string, pointer: string): JsonValue {
-  const found = Array.isArray(container) ? container[arrayIndex(token, container.length, false)] : isJsonObject(container) && Object.hasOwn(container, token) ? container[token] : undefined;
+  const found = Array.isArray(container)
+    ? container[arrayIndex(token, container.length, false)]
+    : isJsonObject(container) && Object.hasOwn(container, token)
+      ? container[token]
+      : undefined;
   if (found !== undefined) return found;
   throw new JsonPatchError(`member '${token}' not found (${pointer})`);
 }

@@ -17,11 +17,21 @@ export interface PatchedRecord {
 const failed = (reason: string) => ValidationError.single("body", null, `JSON Patch operation failed: ${reason}`);
 
 /** `record` is the stored data with `id` and `last_modified`; `permissionNames` the resource's permissions. */
-export function applyRecordJsonPatch(record: JsonObject, acl: Acl, operations: readonly JsonPatchOperation[], permissionNames: readonly string[]): PatchedRecord {
+export function applyRecordJsonPatch(
+  record: JsonObject,
+  acl: Acl,
+  operations: readonly JsonPatchOperation[],
+  permissionNames: readonly string[],
+): PatchedRecord {
   const permissions = Object.fromEntries(permissionNames.map((name) => [name, Object.fromEntries((acl[name] ?? []).map((p) => [p, p]))]));
   const withValues = operations.map((operation) => {
     const [, root, permission, principal, ...rest] = operation.path.split("/");
-    const isPrincipal = root === "permissions" && permission !== undefined && permissionNames.includes(permission) && principal !== undefined && rest.length === 0;
+    const isPrincipal =
+      root === "permissions" &&
+      permission !== undefined &&
+      permissionNames.includes(permission) &&
+      principal !== undefined &&
+      rest.length === 0;
     return isPrincipal ? { ...operation, value: principal.replace(/~1/g, "/").replace(/~0/g, "~") } : operation;
   });
   let result;
@@ -35,8 +45,10 @@ export function applyRecordJsonPatch(record: JsonObject, acl: Acl, operations: r
   if (!isJsonObject(result.permissions)) throw failed("permissions must remain an object");
   const patched: Record<string, string[]> = {};
   for (const [name, principals] of Object.entries(result.permissions)) {
-    if (!permissionNames.includes(name)) throw ValidationError.single("body", `permissions.${name}`, `"${name}" is not one of ${permissionNames.join(", ")}`);
-    if (!isJsonObject(principals) || !Object.keys(principals).every(isValidPrincipal)) throw failed(`permissions.${name} must remain a set of principals`);
+    if (!permissionNames.includes(name))
+      throw ValidationError.single("body", `permissions.${name}`, `"${name}" is not one of ${permissionNames.join(", ")}`);
+    if (!isJsonObject(principals) || !Object.keys(principals).every(isValidPrincipal))
+      throw failed(`permissions.${name} must remain a set of principals`);
     patched[name] = Object.keys(principals);
   }
   return { data: result.data, permissions: patched };

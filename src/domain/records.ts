@@ -41,7 +41,10 @@ export function bodyOf(entry: RecordOrTombstone): JsonObject {
 /** Client data without the managed fields, and the client's `last_modified` when it is an integer. */
 export function splitManagedFields(data: JsonObject): { fields: JsonObject; lastModified: number | undefined } {
   const { id: _id, last_modified: lastModified, ...fields } = data;
-  return { fields, lastModified: Number.isSafeInteger(lastModified) && (lastModified as number) >= 0 ? (lastModified as number) : undefined };
+  return {
+    fields,
+    lastModified: Number.isSafeInteger(lastModified) && (lastModified as number) >= 0 ? (lastModified as number) : undefined,
+  };
 }
 
 /** PATCH with `application/json`: top-level keys replace stored ones, `null` included. */

@@ -79,12 +79,16 @@ export function wildcardMatcher(pattern: string, { ignoreCase = true }: { ignore
 function foldedMatcher(pattern: string): (value: string) => boolean {
   const parts = pattern.split("*").map(foldedCodePoints);
   const first = parts[0] ?? [];
-  if (parts.length === 1) return (value) => {
-    const text = foldedCodePoints(value);
-    return text.length === first.length && startsAt(text, 0, first);
-  };
+  if (parts.length === 1)
+    return (value) => {
+      const text = foldedCodePoints(value);
+      return text.length === first.length && startsAt(text, 0, first);
+    };
   const last = parts[parts.length - 1] ?? [];
-  const middle: Segment[] = parts.slice(1, -1).filter((points) => points.length > 0).map((points) => ({ points, table: failureTable(points) }));
+  const middle: Segment[] = parts
+    .slice(1, -1)
+    .filter((points) => points.length > 0)
+    .map((points) => ({ points, table: failureTable(points) }));
   return (value) => {
     const text = foldedCodePoints(value);
     const end = text.length - last.length;

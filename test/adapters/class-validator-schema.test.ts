@@ -1,5 +1,18 @@
 import { expect } from "chai";
-import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsNumber, IsOptional, IsString, Max, MaxLength, Min, MinLength } from "class-validator";
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsNumber,
+  IsOptional,
+  IsString,
+  Max,
+  MaxLength,
+  Min,
+  MinLength,
+} from "class-validator";
 import { classValidatorSchema } from "../../src/adapters/validation/class-validator-schema.js";
 
 class Book {
@@ -42,7 +55,11 @@ describe("classValidatorSchema", () => {
 
   it("reports each failed constraint as a body detail named data.<property>", async () => {
     const details = await validate({ title: "far too long a title", stars: 9 });
-    expect(details).to.deep.include({ location: "body", name: "data.title", description: "title must be shorter than or equal to 10 characters" });
+    expect(details).to.deep.include({
+      location: "body",
+      name: "data.title",
+      description: "title must be shorter than or equal to 10 characters",
+    });
     expect(details).to.deep.include({ location: "body", name: "data.stars", description: "stars must not be greater than 5" });
     expect(details.every((d) => d.location === "body")).to.equal(true);
   });

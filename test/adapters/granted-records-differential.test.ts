@@ -28,7 +28,12 @@ const PRINCIPALS = ["alice", "bob", "group:staff", "system.Everyone", "system.Au
 const MAX_PAGES = RECORDS + 2;
 
 /** The same collection twice (left for one strategy, right for the other): deletions stay comparable. */
-const resource = (name: string): ResourceDefinition => ({ name, kind: "shareable", permissions: ["read", "write"], settingsPrincipals: {} });
+const resource = (name: string): ResourceDefinition => ({
+  name,
+  kind: "shareable",
+  permissions: ["read", "write"],
+  settingsPrincipals: {},
+});
 const left = resource("left");
 const right = resource("right");
 
@@ -58,8 +63,19 @@ describe("granted records: ids resolved first vs grants joined in the query", fu
     const unitOfWork = new PostgresUnitOfWork(databases.storage);
     const kinds = resourceKinds({ authorizer: new Authorizer(permissions), permissions });
     const serviceWith = (granted: GrantedRecords) =>
-      new RecordService({ records, kinds, granted, unitOfWork, aclInRecordTransaction: true, ids: { generate: () => "unused" }, tokens: new PaginationTokens("differential") });
-    services = { resolved: serviceWith(new GrantsResolvedToIds(records, permissions)), joined: serviceWith(new GrantsJoinedInStore(records)) };
+      new RecordService({
+        records,
+        kinds,
+        granted,
+        unitOfWork,
+        aclInRecordTransaction: true,
+        ids: { generate: () => "unused" },
+        tokens: new PaginationTokens("differential"),
+      });
+    services = {
+      resolved: serviceWith(new GrantsResolvedToIds(records, permissions)),
+      joined: serviceWith(new GrantsJoinedInStore(records)),
+    };
   });
   after(() => databases?.close());
 
@@ -78,7 +94,12 @@ describe("granted records: ids resolved first vs grants joined in the query", fu
   }
 
   /** Every page of a walk, the count, and what a bulk delete removes; errors by name. */
-  async function outcome(service: RecordService, collection: ResourceDefinition, requester: Requester, params: ListParams): Promise<Outcome> {
+  async function outcome(
+    service: RecordService,
+    collection: ResourceDefinition,
+    requester: Requester,
+    params: ListParams,
+  ): Promise<Outcome> {
     const settle = <T>(work: Promise<T>): Promise<T | { error: string }> =>
       work.then(
         (value) => value,

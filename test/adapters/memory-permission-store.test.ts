@@ -53,9 +53,15 @@ describe("MemoryPermissionStore", () => {
 
     it("follows deletes by id and by wildcard, and flush", async () => {
       const store = new MemoryPermissionStore();
-      for (const id of ["/articles", "/articles/a", "/articles/b", "/articlesX/c", "/notes/a"]) await store.addPrincipalToAce(id, "read", "u");
+      for (const id of ["/articles", "/articles/a", "/articles/b", "/articlesX/c", "/notes/a"])
+        await store.addPrincipalToAce(id, "read", "u");
       await store.deleteObjectPermissions("/articles/a");
-      expect(await sorted(store.principalsAccessibleObjects(["u"], "read"))).to.deep.equal(["/articles", "/articles/b", "/articlesX/c", "/notes/a"]);
+      expect(await sorted(store.principalsAccessibleObjects(["u"], "read"))).to.deep.equal([
+        "/articles",
+        "/articles/b",
+        "/articlesX/c",
+        "/notes/a",
+      ]);
       await store.deleteObjectPermissions("/articles*");
       expect(await sorted(store.principalsAccessibleObjects(["u"], "read"))).to.deep.equal(["/notes/a"]);
       // Re-granting after a delete works from a clean slate.
@@ -99,7 +105,8 @@ describe("MemoryPermissionStore", () => {
         const op = pick([0, 0, 0, 1, 1, 2, 3]);
         if (op === 0) await store.addPrincipalToAce(pick(objects), pick(permissions), pick(principals));
         else if (op === 1) await store.removePrincipalFromAce(pick(objects), pick(permissions), pick(principals));
-        else if (op === 2) await store.replaceObjectPermissions(pick(objects), { [pick(permissions)]: principals.filter(() => pick([true, false])) });
+        else if (op === 2)
+          await store.replaceObjectPermissions(pick(objects), { [pick(permissions)]: principals.filter(() => pick([true, false])) });
         else await store.deleteObjectPermissions(pick(["/a/*", "/a/1", "*1", "/b*"]));
         const principal = pick(principals);
         const permission = pick(permissions);
@@ -107,9 +114,12 @@ describe("MemoryPermissionStore", () => {
         const regexp = new RegExp(`^${pattern.replaceAll("*", ".*")}$`);
         const expected: string[] = [];
         for (const objectId of objects) {
-          if (regexp.test(objectId) && (await store.objectPermissionPrincipals(objectId, permission)).has(principal)) expected.push(objectId);
+          if (regexp.test(objectId) && (await store.objectPermissionPrincipals(objectId, permission)).has(principal))
+            expected.push(objectId);
         }
-        expect(await sorted(store.principalsAccessibleObjects([principal], permission, pattern)), `step ${step}`).to.deep.equal(expected.sort());
+        expect(await sorted(store.principalsAccessibleObjects([principal], permission, pattern)), `step ${step}`).to.deep.equal(
+          expected.sort(),
+        );
       }
     });
   });

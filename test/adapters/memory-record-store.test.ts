@@ -53,7 +53,15 @@ describe("MemoryRecordStore", () => {
   });
 
   describe("access by ids", () => {
-    const byTitle = { filters: [], sort: [{ field: "title", descending: false }, { field: "last_modified", descending: false }], limit: 100, includeDeleted: false };
+    const byTitle = {
+      filters: [],
+      sort: [
+        { field: "title", descending: false },
+        { field: "last_modified", descending: false },
+      ],
+      limit: 100,
+      includeDeleted: false,
+    };
     const ids = (entries: readonly { id: string }[]) => entries.map((e) => e.id);
 
     async function seeded(): Promise<MemoryRecordStore> {
@@ -90,7 +98,9 @@ describe("MemoryRecordStore", () => {
       const filters = [{ field: "n", operator: "min", value: 5 }] as const;
       for (const access of [few, many]) {
         const allowed = new Set(access.ids);
-        const scanned = (await store.list(scope, { ...byTitle, filters: [...filters], includeDeleted: true })).filter((e) => allowed.has(e.id));
+        const scanned = (await store.list(scope, { ...byTitle, filters: [...filters], includeDeleted: true })).filter((e) =>
+          allowed.has(e.id),
+        );
         // Small pages walked with cursors.
         const walked: string[] = [];
         let after: PageCursor | undefined;
@@ -149,7 +159,8 @@ describe("compareJson (jsonb-like order of the memory store)", () => {
 
   it("ranks types null < string < number < boolean < array < object < missing", () => {
     const ranked: (JsonValue | undefined)[] = [null, "", "z", -5, 0, 2.5, false, true, [], [null], {}, { a: null }, undefined];
-    for (let i = 0; i + 1 < ranked.length; i += 1) expect(order(ranked[i], ranked[i + 1]), JSON.stringify(ranked.slice(i, i + 2))).to.equal(-1);
+    for (let i = 0; i + 1 < ranked.length; i += 1)
+      expect(order(ranked[i], ranked[i + 1]), JSON.stringify(ranked.slice(i, i + 2))).to.equal(-1);
   });
 
   it("treats a top-level empty array as an array, unlike PostgreSQL's quirk that sorts it before null", () => {

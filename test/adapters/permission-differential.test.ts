@@ -41,7 +41,11 @@ async function openPostgres(): Promise<Harness<PermissionStore>> {
 
 const BACKENDS: Backend[] = [
   { name: "memory", open: () => Promise.resolve(harnessOf(new MemoryPermissionStore())) },
-  { name: "redis", service: "redis", open: () => Promise.resolve(harnessOf(new RedisPermissionStore({ url: REDIS_URL, prefix: RUN, poolSize: 4 }))) },
+  {
+    name: "redis",
+    service: "redis",
+    open: () => Promise.resolve(harnessOf(new RedisPermissionStore({ url: REDIS_URL, prefix: RUN, poolSize: 4 }))),
+  },
   { name: "postgresql", service: "postgresql", open: openPostgres },
 ];
 
@@ -57,7 +61,12 @@ const PRINCIPALS = ["alice", "bob", "team", "system.Everyone", "system.Authentic
 const USERS = ["alice", "bob", "system.Authenticated", "u:1"];
 
 const writeImpliesRead: BoundPermissionsFn = (objectId, permission) =>
-  permission === "read" ? [{ objectId, permission }, { objectId, permission: "write" }] : [{ objectId, permission }];
+  permission === "read"
+    ? [
+        { objectId, permission },
+        { objectId, permission: "write" },
+      ]
+    : [{ objectId, permission }];
 
 const BOUND: Record<string, BoundPermissionsFn | undefined> = {
   none: undefined,
@@ -84,14 +93,31 @@ const operation = fc.oneof(
   { arbitrary: fc.tuple(fc.constant("removePrincipalFromAce" as const), object, permission, principal), weight: 3 },
   { arbitrary: fc.tuple(fc.constant("objectPermissionPrincipals" as const), object, permission), weight: 2 },
   {
-    arbitrary: fc.tuple(fc.constant("principalsAccessibleObjects" as const), principals, permission, fc.option(pattern, { nil: undefined }), bound),
+    arbitrary: fc.tuple(
+      fc.constant("principalsAccessibleObjects" as const),
+      principals,
+      permission,
+      fc.option(pattern, { nil: undefined }),
+      bound,
+    ),
     weight: 6,
   },
   { arbitrary: fc.tuple(fc.constant("objectPermissionAuthorizedPrincipals" as const), object, permission, bound), weight: 3 },
   { arbitrary: fc.tuple(fc.constant("checkPermission" as const), object, permission, principals, bound), weight: 5 },
-  { arbitrary: fc.tuple(fc.constant("objectPermissions" as const), object, fc.option(fc.array(permission, { maxLength: 3 }), { nil: undefined })), weight: 3 },
   {
-    arbitrary: fc.tuple(fc.constant("replaceObjectPermissions" as const), object, fc.dictionary(permission, fc.array(principal, { maxLength: 3 }), { maxKeys: 3 })),
+    arbitrary: fc.tuple(
+      fc.constant("objectPermissions" as const),
+      object,
+      fc.option(fc.array(permission, { maxLength: 3 }), { nil: undefined }),
+    ),
+    weight: 3,
+  },
+  {
+    arbitrary: fc.tuple(
+      fc.constant("replaceObjectPermissions" as const),
+      object,
+      fc.dictionary(permission, fc.array(principal, { maxLength: 3 }), { maxKeys: 3 }),
+    ),
     weight: 3,
   },
   { arbitrary: fc.tuple(fc.constant("deleteObjectPermissions" as const), fc.array(pattern, { maxLength: 3 })), weight: 2 },

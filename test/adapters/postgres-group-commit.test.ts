@@ -26,7 +26,10 @@ interface Row {
 /** The scope's rows as the database has them, with the id of the transaction that wrote each. */
 function rowsOf(collection: string): Promise<Row[]> {
   return withAdmin(databaseUrl(DATABASE), async (client) => {
-    const result = await client.query<Row>("SELECT id, last_modified, xmin::text AS xmin FROM records WHERE collection = $1 ORDER BY last_modified", [collection]);
+    const result = await client.query<Row>(
+      "SELECT id, last_modified, xmin::text AS xmin FROM records WHERE collection = $1 ORDER BY last_modified",
+      [collection],
+    );
     return result.rows;
   });
 }
@@ -58,13 +61,19 @@ describe("PostgreSQL group commit", function () {
   const backends = () => {
     const database = new PostgresDatabase({ url: databaseUrl(DATABASE) });
     opened.push(database);
-    return { recordStore: new PostgresRecordStore(database), permissionStore: new PostgresPermissionStore(database), unitOfWork: new PostgresUnitOfWork(database, true) };
+    return {
+      recordStore: new PostgresRecordStore(database),
+      permissionStore: new PostgresPermissionStore(database),
+      unitOfWork: new PostgresUnitOfWork(database, true),
+    };
   };
 
   it("gives concurrent writes from several pools unique stamps, each transaction's stamps one unbroken run", async () => {
     const scope = { collection: "group_concurrent", parentId: "" };
     const stores = Array.from({ length: POOLS }, () => backends().recordStore);
-    await Promise.all(stores.flatMap((store, p) => Array.from({ length: WRITES_PER_POOL }, (_, i) => store.create(scope, `p${p}-${i}`, { p, i }))));
+    await Promise.all(
+      stores.flatMap((store, p) => Array.from({ length: WRITES_PER_POOL }, (_, i) => store.create(scope, `p${p}-${i}`, { p, i }))),
+    );
 
     const rows = await rowsOf("group_concurrent");
     expect(rows).to.have.length(POOLS * WRITES_PER_POOL);
@@ -113,7 +122,9 @@ describe("PostgreSQL group commit", function () {
       }, scope),
     };
     await lead;
-    const outcomes = Object.fromEntries(await Promise.all(Object.entries(writes).map(async ([name, p]) => [name, await outcome(p)] as const)));
+    const outcomes = Object.fromEntries(
+      await Promise.all(Object.entries(writes).map(async ([name, p]) => [name, await outcome(p)] as const)),
+    );
 
     expect(outcomes.conflict).to.be.instanceOf(ConflictError);
     expect(outcomes.stale).to.be.instanceOf(PreconditionFailedError);

@@ -29,7 +29,11 @@ interface Sent {
 class RecordingDatabase extends PostgresDatabase {
   readonly sent: Sent[] = [];
 
-  override query<R extends pg.QueryResultRow>(backend: PostgresBackendName, statement: Statement | string, values: readonly unknown[] = []): Promise<R[]> {
+  override query<R extends pg.QueryResultRow>(
+    backend: PostgresBackendName,
+    statement: Statement | string,
+    values: readonly unknown[] = [],
+  ): Promise<R[]> {
     this.sent.push({ text: typeof statement === "string" ? statement : statement.text, values });
     return super.query<R>(backend, statement, values);
   }
@@ -46,13 +50,17 @@ interface PlanNode {
 function literal(client: pg.Client, value: unknown): string {
   if (value === null || value === undefined) return "NULL";
   if (typeof value === "number") return String(value);
-  if (Array.isArray(value)) return client.escapeLiteral(`{${value.map((v) => `"${String(v as string).replace(/[\\"]/g, "\\$&")}"`).join(",")}}`);
+  if (Array.isArray(value))
+    return client.escapeLiteral(`{${value.map((v) => `"${String(v as string).replace(/[\\"]/g, "\\$&")}"`).join(",")}}`);
   return client.escapeLiteral(typeof value === "string" ? value : JSON.stringify(value));
 }
 
 /** Every scan of the plan: node type, table and index. */
 function scans(node: PlanNode): { type: string; table?: string; index?: string }[] {
-  const own = node["Relation Name"] && node["Node Type"].endsWith("Scan") ? [{ type: node["Node Type"], table: node["Relation Name"], index: node["Index Name"] }] : [];
+  const own =
+    node["Relation Name"] && node["Node Type"].endsWith("Scan")
+      ? [{ type: node["Node Type"], table: node["Relation Name"], index: node["Index Name"] }]
+      : [];
   return [...own, ...(node.Plans ?? []).flatMap(scans)];
 }
 
@@ -97,11 +105,16 @@ describe("PostgreSQL plans without statistics", function () {
     await database.migrate();
     client = new pg.Client({ connectionString: databaseUrl(DATABASE) });
     await client.connect();
-    for (const table of ["records", "access_control_entries", "timestamps"]) await client.query(`ALTER TABLE ${table} SET (autovacuum_enabled = false)`);
+    for (const table of ["records", "access_control_entries", "timestamps"])
+      await client.query(`ALTER TABLE ${table} SET (autovacuum_enabled = false)`);
     // Through the store (group commit) in parallel rounds, like writes arriving through the API.
     const ROUND = 250;
     for (let start = 0; start < RECORDS; start += ROUND) {
-      await Promise.all(Array.from({ length: ROUND }, (_, i) => store.create(big, `r${String(start + i).padStart(6, "0")}`, { title: `record ${start + i}`, n: start + i })));
+      await Promise.all(
+        Array.from({ length: ROUND }, (_, i) =>
+          store.create(big, `r${String(start + i).padStart(6, "0")}`, { title: `record ${start + i}`, n: start + i }),
+        ),
+      );
     }
     await store.create({ collection: "small", parentId: "" }, "s1", {});
     await client.query(
@@ -122,7 +135,9 @@ describe("PostgreSQL plans without statistics", function () {
 
   it("runs on tables whose statistics were never gathered", async () => {
     const stats = await withAdmin(databaseUrl(DATABASE), (admin) =>
-      admin.query<{ n: string }>(`SELECT count(*) AS n FROM pg_statistic s JOIN pg_class c ON c.oid = s.starelid WHERE c.relname IN ('records', 'access_control_entries')`),
+      admin.query<{ n: string }>(
+        `SELECT count(*) AS n FROM pg_statistic s JOIN pg_class c ON c.oid = s.starelid WHERE c.relname IN ('records', 'access_control_entries')`,
+      ),
     );
     expect(Number(stats.rows[0]?.n)).to.equal(0);
   });
@@ -134,14 +149,22 @@ describe("PostgreSQL plans without statistics", function () {
     includeDeleted: false,
     upTo: 9_000_000_000_000,
   };
-  const grants: Grants = { principals: ["account:alice", "system.Authenticated", "system.Everyone"], permissions: ["read", "write"], objectIdPrefix: "/big/" };
+  const grants: Grants = {
+    principals: ["account:alice", "system.Authenticated", "system.Everyone"],
+    permissions: ["read", "write"],
+    objectIdPrefix: "/big/",
+  };
 
   it("lists the records shared with a caller from their grants, each looked up by primary key", async () => {
-    const sent = await statementOf(/access_control_entries/, async () => expect(await store.list(big, shared, grants)).to.have.length(SHARED));
+    const sent = await statementOf(/access_control_entries/, async () =>
+      expect(await store.list(big, shared, grants)).to.have.length(SHARED),
+    );
     for (const plan of Object.values(await plansOf(sent))) {
       expect(plan.filter((s) => s.type === "Seq Scan")).to.deep.equal([]);
       expect(plan.filter((s) => s.table === "records").map((s) => s.index)).to.deep.equal(["pk_records"]);
-      expect(plan.filter((s) => s.table === "access_control_entries").map((s) => s.index)).to.deep.equal(["idx_access_control_entries_principal"]);
+      expect(plan.filter((s) => s.table === "access_control_entries").map((s) => s.index)).to.deep.equal([
+        "idx_access_control_entries_principal",
+      ]);
     }
   });
 
@@ -153,19 +176,35 @@ describe("PostgreSQL plans without statistics", function () {
     ];
     for (const sent of lookups) {
       for (const plan of Object.values(await plansOf(sent))) {
-        expect(plan.filter((s) => s.type === "Seq Scan"), sent.text).to.deep.equal([]);
+        expect(
+          plan.filter((s) => s.type === "Seq Scan"),
+          sent.text,
+        ).to.deep.equal([]);
         expect(new Set(plan.filter((s) => s.table === "records").map((s) => s.index)), sent.text).to.deep.equal(new Set(["pk_records"]));
       }
     }
   });
 
   it("walks a collection, and its changes since a timestamp, through the scope index", async () => {
-    const newest: ListQuery = { filters: [], sort: [{ field: "last_modified", descending: true }], limit: 11, includeDeleted: false, upTo: 9_000_000_000_000 };
-    const since: ListQuery = { ...newest, sort: [{ field: "last_modified", descending: false }], includeDeleted: true, filters: [{ field: "last_modified", operator: "gt", value: 1 }] };
+    const newest: ListQuery = {
+      filters: [],
+      sort: [{ field: "last_modified", descending: true }],
+      limit: 11,
+      includeDeleted: false,
+      upTo: 9_000_000_000_000,
+    };
+    const since: ListQuery = {
+      ...newest,
+      sort: [{ field: "last_modified", descending: false }],
+      includeDeleted: true,
+      filters: [{ field: "last_modified", operator: "gt", value: 1 }],
+    };
     for (const query of [newest, since]) {
       const sent = await statementOf(/FROM records/, () => store.list(big, query));
       for (const plan of Object.values(await plansOf(sent))) {
-        expect(plan.filter((s) => s.table === "records")).to.deep.equal([{ type: "Index Scan", table: "records", index: "idx_records_scope_modified" }]);
+        expect(plan.filter((s) => s.table === "records")).to.deep.equal([
+          { type: "Index Scan", table: "records", index: "idx_records_scope_modified" },
+        ]);
       }
     }
   });

@@ -40,15 +40,23 @@ function schemaDump(url: string): Promise<unknown> {
       indexes: await q(`SELECT tablename, indexname, indexdef FROM pg_indexes WHERE schemaname = 'public' ORDER BY indexname`),
       constraints: await q(`SELECT conrelid::regclass::text AS "table", conname, pg_get_constraintdef(oid) AS def
         FROM pg_constraint WHERE connamespace = 'public'::regnamespace ORDER BY conname`),
-      sequences: await q(`SELECT sequence_name, data_type FROM information_schema.sequences WHERE sequence_schema = 'public' ORDER BY sequence_name`),
-      storageOptions: await q(`SELECT relname, reloptions FROM pg_class WHERE relnamespace = 'public'::regnamespace AND reloptions IS NOT NULL ORDER BY relname`),
+      sequences: await q(
+        `SELECT sequence_name, data_type FROM information_schema.sequences WHERE sequence_schema = 'public' ORDER BY sequence_name`,
+      ),
+      storageOptions: await q(
+        `SELECT relname, reloptions FROM pg_class WHERE relnamespace = 'public'::regnamespace AND reloptions IS NOT NULL ORDER BY relname`,
+      ),
       migrations: await q(`SELECT "timestamp", name FROM tessera_migrations ORDER BY "timestamp"`),
     };
   });
 }
 
 async function indexNames(url: string): Promise<string[]> {
-  return withAdmin(url, async (client) => (await client.query("SELECT indexname FROM pg_indexes WHERE schemaname = 'public'")).rows.map((r: { indexname: string }) => r.indexname));
+  return withAdmin(url, async (client) =>
+    (await client.query("SELECT indexname FROM pg_indexes WHERE schemaname = 'public'")).rows.map(
+      (r: { indexname: string }) => r.indexname,
+    ),
+  );
 }
 
 async function rejection(promise: Promise<unknown>): Promise<BackendError> {
@@ -97,7 +105,6 @@ class TcpProxy {
 const articles = { collection: "articles", parentId: "" };
 const newestFirst: ListQuery = { filters: [], sort: [{ field: "last_modified", descending: true }], limit: 100, includeDeleted: false };
 
-
 describe("PostgreSQL specifics", function () {
   requireService("postgresql");
   this.timeout(20_000);
@@ -134,7 +141,10 @@ describe("PostgreSQL specifics", function () {
       const v2 = open({ url: databaseUrl(MIGRATED), migrations: POSTGRES_MIGRATIONS.slice(0, 2) });
       expect(await v2.migrate()).to.deep.equal(["PurgeIndexes1763769600001"]);
       expect(await v2.migrate()).to.deep.equal([]);
-      expect(await open({ url: databaseUrl(MIGRATED) }).migrate()).to.deep.equal(["PlansWithoutStatistics1763856000000", "LostAccess1763942400000"]);
+      expect(await open({ url: databaseUrl(MIGRATED) }).migrate()).to.deep.equal([
+        "PlansWithoutStatistics1763856000000",
+        "LostAccess1763942400000",
+      ]);
       expect(await indexNames(databaseUrl(MIGRATED))).to.include.members(["idx_records_tombstones", "idx_cache_expires"]);
       expect((await new PostgresRecordStore(v2).get(articles, "kept"))?.data).to.deep.equal({ v: 1 });
     });
@@ -201,7 +211,9 @@ describe("PostgreSQL specifics", function () {
       const results = await Promise.all([
         ...Array.from({ length: 20 }, (_, i) => second.update(articles, `r${i}`, { i, v: 2 }).then((r) => r.lastModified)),
         ...Array.from({ length: 10 }, (_, i) => first.delete(articles, `r${20 + i}`).then((t) => t.lastModified)),
-        second.deleteMany(articles, { filters: [{ field: "i", operator: "min", value: 30 }] }).then((ts: Tombstone[]) => ts.map((t) => t.lastModified)),
+        second
+          .deleteMany(articles, { filters: [{ field: "i", operator: "min", value: 30 }] })
+          .then((ts: Tombstone[]) => ts.map((t) => t.lastModified)),
       ]);
       const stamps = results.flat();
       expect(new Set(stamps).size).to.equal(stamps.length);
@@ -215,7 +227,11 @@ describe("PostgreSQL specifics", function () {
     let permissions: PostgresPermissionStore;
     let unitOfWork: PostgresUnitOfWork;
     const alice = ["alice", "system.Everyone"];
-    const access = (principals: string[], permissions = ["read", "write"]): Grants => ({ principals, permissions, objectIdPrefix: "/articles/" });
+    const access = (principals: string[], permissions = ["read", "write"]): Grants => ({
+      principals,
+      permissions,
+      objectIdPrefix: "/articles/",
+    });
 
     before(() => {
       databases = new PostgresDatabases({ storage: { url: databaseUrl(MAIN) }, permission: { url: databaseUrl(MAIN) } });
@@ -375,7 +391,8 @@ describe("PostgreSQL specifics", function () {
       const url = new URL(databaseUrl(MAIN));
       url.searchParams.set("options", "-c synchronous_commit=off");
       const database = open({ url: url.toString() });
-      const setting = async (name: string) => (await database.query<{ value: string }>("storage", "SELECT current_setting($1) AS value", [name]))[0]!.value;
+      const setting = async (name: string) =>
+        (await database.query<{ value: string }>("storage", "SELECT current_setting($1) AS value", [name]))[0]!.value;
       expect(await setting("jit")).to.equal("off");
       expect(await setting("max_parallel_workers_per_gather")).to.equal("0");
       expect(await setting("synchronous_commit")).to.equal("off");

@@ -78,7 +78,9 @@ describe("a read in one statement vs the three lookups it replaces", function ()
         };
         expect(together.record, `${id} for ${user}`).to.deep.equal(apart.record);
         expect(plain(together.acl), `${id} for ${user}`).to.deep.equal(plain(apart.acl));
-        expect(together.principals && [...together.principals].sort(), `${id} for ${user}`).to.deep.equal(apart.principals && [...apart.principals].sort());
+        expect(together.principals && [...together.principals].sort(), `${id} for ${user}`).to.deep.equal(
+          apart.principals && [...apart.principals].sort(),
+        );
         compared += 1;
       }
     }
@@ -86,11 +88,19 @@ describe("a read in one statement vs the three lookups it replaces", function ()
   });
 
   it("reads what was stored: the live record, only the asked permissions, the tombstone as missing", async () => {
-    const shared = await reader.getWithAcl(scope, "shared", { objectId: "/articles/shared", permissions: ["read", "write"], principalsOf: "alice" });
+    const shared = await reader.getWithAcl(scope, "shared", {
+      objectId: "/articles/shared",
+      permissions: ["read", "write"],
+      principalsOf: "alice",
+    });
     expect(shared.record).to.deep.equal({ id: "shared", lastModified: 1_000, data: { title: "s" } });
     expect(plain(shared.acl)).to.deep.equal({ read: ["group:staff"], write: ["bob"] });
     expect([...(shared.principals ?? [])].sort()).to.deep.equal(["group:editors", "group:everybody", "group:staff"]);
-    const bare = await reader.getWithAcl(scope, "bare", { objectId: "/articles/bare", permissions: ["read", "write"], principalsOf: "bob" });
+    const bare = await reader.getWithAcl(scope, "bare", {
+      objectId: "/articles/bare",
+      permissions: ["read", "write"],
+      principalsOf: "bob",
+    });
     expect(bare.record?.data).to.deep.equal({ title: "b" });
     expect(bare.acl).to.deep.equal({});
     expect([...(bare.principals ?? [])]).to.deep.equal(["group:everybody"]);
@@ -105,7 +115,15 @@ describe("a read in one statement vs the three lookups it replaces", function ()
   it("answers every GET through the service the same with and without the capability", async () => {
     const service = (withReader: boolean) => {
       const kinds = resourceKinds({ authorizer: new Authorizer(permissions), permissions, ...(withReader ? { together: reader } : {}) });
-      return new RecordService({ records, kinds, granted: new GrantsJoinedInStore(records), unitOfWork, aclInRecordTransaction: true, ids: { generate: () => "unused" }, tokens: new PaginationTokens("read") });
+      return new RecordService({
+        records,
+        kinds,
+        granted: new GrantsJoinedInStore(records),
+        unitOfWork,
+        aclInRecordTransaction: true,
+        ids: { generate: () => "unused" },
+        tokens: new PaginationTokens("read"),
+      });
     };
     const finder = (user: string) => () => permissions.userPrincipals(user);
     const requester = (user: string | undefined, fromPermissions: boolean): Requester =>

@@ -252,12 +252,18 @@ describe("Redis adapters", function () {
         const store = permissionStore({ prefix: `${RUN}batch:` });
         const count = 2 * DELETE_BATCH + 7;
         for (let i = 0; i < count; i += 100) {
-          await Promise.all(Array.from({ length: Math.min(100, count - i) }, (_, j) => store.replaceObjectPermissions(`/c/r${i + j}`, { read: ["u"], write: ["w"] })));
+          await Promise.all(
+            Array.from({ length: Math.min(100, count - i) }, (_, j) =>
+              store.replaceObjectPermissions(`/c/r${i + j}`, { read: ["u"], write: ["w"] }),
+            ),
+          );
         }
         await store.addPrincipalToAce("/cc/1", "read", "u");
         expect((await store.principalsAccessibleObjects(["u"], "read", "/c/*")).size).to.equal(count);
         await store.deleteObjectPermissions("/c", "/c/*");
-        expect([...(await store.principalsAccessibleObjects(["u", "w"], "read", undefined, defaultBoundPermissions))]).to.deep.equal(["/cc/1"]);
+        expect([...(await store.principalsAccessibleObjects(["u", "w"], "read", undefined, defaultBoundPermissions))]).to.deep.equal([
+          "/cc/1",
+        ]);
         await store.deleteObjectPermissions("/cc/1");
         expect(await keysUnder(`${RUN}batch:`)).to.deep.equal([]);
       });
@@ -273,12 +279,19 @@ describe("Redis adapters", function () {
         Redis.prototype.sendCommand = function (this: Redis, ...args: Parameters<Redis["sendCommand"]>) {
           repliesBeforeEachSend.push(replies);
           const result = original.apply(this, args);
-          void Promise.resolve(result).finally(() => replies++).catch(() => {});
+          void Promise.resolve(result)
+            .finally(() => replies++)
+            .catch(() => {});
           return result;
         };
         let ids: Set<string>;
         try {
-          ids = await store.principalsAccessibleObjects(["alice", "team", "system.Everyone"], "read", "/articles/*", defaultBoundPermissions);
+          ids = await store.principalsAccessibleObjects(
+            ["alice", "team", "system.Everyone"],
+            "read",
+            "/articles/*",
+            defaultBoundPermissions,
+          );
         } finally {
           Redis.prototype.sendCommand = original;
         }
@@ -300,7 +313,10 @@ describe("Redis adapters", function () {
         paused.freeze();
         // Each call ends by the 200 ms command timeout while Redis is still paused (bound: 10×).
         await expectBackendError(settlesWithin(store.checkPermission("/a", "read", ["u"]), 2_000, "checkPermission"), "permission");
-        await expectBackendError(settlesWithin(store.principalsAccessibleObjects(["u"], "read", "/*"), 2_000, "principalsAccessibleObjects"), "permission");
+        await expectBackendError(
+          settlesWithin(store.principalsAccessibleObjects(["u"], "read", "/*"), 2_000, "principalsAccessibleObjects"),
+          "permission",
+        );
         await expectBackendError(settlesWithin(port.get("k"), 2_000, "cache get"), "cache");
         expect(await store.heartbeat()).to.equal(false);
         paused.thaw();
@@ -360,7 +376,10 @@ describe("Redis adapters", function () {
         const silent = await proxy();
         silent.freeze();
         const store = permissionStore({ url: silent.url(), commandTimeoutMs: 300, connectTimeoutMs: 300 });
-        await expectBackendError(settlesWithin(store.checkPermission("/a", "read", ["u"]), 3_000, "checkPermission (300 ms timeouts)"), "permission");
+        await expectBackendError(
+          settlesWithin(store.checkPermission("/a", "read", ["u"]), 3_000, "checkPermission (300 ms timeouts)"),
+          "permission",
+        );
         silent.thaw();
         expect(await eventually(5_000, () => store.checkPermission("/a", "read", ["u"]))).to.equal(false);
       });

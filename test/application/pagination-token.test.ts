@@ -5,7 +5,10 @@ import type { SortKey } from "../../src/application/listing.js";
 
 describe("pagination tokens", () => {
   const tokens = new PaginationTokens("secret");
-  const sort: SortKey[] = [{ field: "title", descending: false }, { field: "last_modified", descending: true }];
+  const sort: SortKey[] = [
+    { field: "title", descending: false },
+    { field: "last_modified", descending: true },
+  ];
   const position = { cursor: { values: ["b", 12] }, upTo: 20 };
 
   it("round-trips the last entry's sort values and the walk's bound", () => {
@@ -21,7 +24,15 @@ describe("pagination tokens", () => {
     ["not base64 JSON", "%%%"],
     ["JSON that is not an object", Buffer.from("[1]").toString("base64")],
     ["an object without a signature", Buffer.from(JSON.stringify({ last_object: {}, up_to: 1 })).toString("base64")],
-    ["a forged position", Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(new PaginationTokens("secret").encode(sort, [], position), "base64").toString()), up_to: 99 })).toString("base64")],
+    [
+      "a forged position",
+      Buffer.from(
+        JSON.stringify({
+          ...JSON.parse(Buffer.from(new PaginationTokens("secret").encode(sort, [], position), "base64").toString()),
+          up_to: 99,
+        }),
+      ).toString("base64"),
+    ],
   ];
   for (const [what, token] of refusals) {
     it(`refuses ${what} with a 400`, () => {
@@ -40,7 +51,12 @@ describe("pagination tokens", () => {
 
   it("refuses, with a 400 and never a crash, a signature of the wrong length and a position that is not an object", () => {
     const payload = payloadOf(tokens.encode(sort, [], position));
-    for (const forged of [{ ...payload, sig: "abcd" }, { ...payload, last_object: null }, { ...payload, last_object: "b" }, { ...payload, up_to: 1.5 }]) {
+    for (const forged of [
+      { ...payload, sig: "abcd" },
+      { ...payload, last_object: null },
+      { ...payload, last_object: "b" },
+      { ...payload, up_to: 1.5 },
+    ]) {
       const error = (() => {
         try {
           tokens.decode(tokenOf(forged), sort, []);
@@ -50,7 +66,9 @@ describe("pagination tokens", () => {
         return undefined;
       })();
       expect(error, JSON.stringify(forged)).to.be.instanceOf(ValidationError);
-      expect((error as ValidationError).details).to.deep.equal([{ location: "querystring", name: "_token", description: "_token has invalid content" }]);
+      expect((error as ValidationError).details).to.deep.equal([
+        { location: "querystring", name: "_token", description: "_token has invalid content" },
+      ]);
     }
   });
 
@@ -70,4 +88,3 @@ describe("pagination tokens", () => {
     expect(tokens.decode(tokenOf({ ...payload, last_object: reordered }), sort, [])).to.deep.equal(position);
   });
 });
-

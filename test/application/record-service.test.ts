@@ -1,6 +1,13 @@
 /** The record service wired by hand with memory adapters, a fixed clock and a counting id generator. */
 import { expect } from "chai";
-import { ConflictError, ForbiddenError, PreconditionFailedError, RecordNotFoundError, UnauthenticatedError, ValidationError } from "../../src/domain/errors.js";
+import {
+  ConflictError,
+  ForbiddenError,
+  PreconditionFailedError,
+  RecordNotFoundError,
+  UnauthenticatedError,
+  ValidationError,
+} from "../../src/domain/errors.js";
 import { Authorizer } from "../../src/application/authorizer.js";
 import { resourceKinds } from "../../src/application/kinds/resource-kinds.js";
 import { PaginationTokens } from "../../src/application/pagination-token.js";
@@ -14,13 +21,25 @@ import { MemoryPermissionStore } from "../../src/adapters/memory/memory-permissi
 import { MemoryRecordStore } from "../../src/adapters/memory/memory-record-store.js";
 import { DirectUnitOfWork } from "../../src/adapters/system/direct-unit-of-work.js";
 
-const articles: ResourceDefinition = { name: "articles", kind: "shareable", permissions: ["read", "write"], settingsPrincipals: { create: ["system.Authenticated"] } };
+const articles: ResourceDefinition = {
+  name: "articles",
+  kind: "shareable",
+  permissions: ["read", "write"],
+  settingsPrincipals: { create: ["system.Authenticated"] },
+};
 const notes: ResourceDefinition = { name: "notes", kind: "user", permissions: ["read", "write"], settingsPrincipals: {} };
 
 /** The service as the composition root builds it over memory adapters, with ids from `nextId`. */
 function serviceOver(records: RecordStore, permissions: PermissionStore, nextId: () => string): RecordService {
   const kinds = resourceKinds({ authorizer: new Authorizer(permissions), permissions });
-  return new RecordService({ records, kinds, granted: new GrantsResolvedToIds(records, permissions), unitOfWork: new DirectUnitOfWork(), ids: { generate: nextId }, tokens: new PaginationTokens("secret") });
+  return new RecordService({
+    records,
+    kinds,
+    granted: new GrantsResolvedToIds(records, permissions),
+    unitOfWork: new DirectUnitOfWork(),
+    ids: { generate: nextId },
+    tokens: new PaginationTokens("secret"),
+  });
 }
 
 describe("RecordService", () => {
@@ -95,13 +114,19 @@ describe("RecordService", () => {
 
   it("keeps a concurrent change when two PATCHes race (re-read, not lost)", async () => {
     await service.create(alice, articles, { data: { id: "a1", a: 0, b: 0 } });
-    await Promise.all([service.update(alice, articles, "a1", { data: { a: 1 }, merge: false }), service.update(alice, articles, "a1", { data: { b: 1 }, merge: false })]);
+    await Promise.all([
+      service.update(alice, articles, "a1", { data: { a: 1 }, merge: false }),
+      service.update(alice, articles, "a1", { data: { b: 1 }, merge: false }),
+    ]);
     expect((await service.get(alice, articles, "a1")).record.data).to.deep.equal({ a: 1, b: 1 });
   });
 
   it("fails If-Match on a stale timestamp with the current record", async () => {
     const created = await service.create(alice, articles, { data: { id: "a1" } });
-    const error = await expectRejection(service.update(alice, articles, "a1", { data: { x: 1 }, merge: false }, { ifMatch: created.record.lastModified - 1 }), PreconditionFailedError);
+    const error = await expectRejection(
+      service.update(alice, articles, "a1", { data: { x: 1 }, merge: false }, { ifMatch: created.record.lastModified - 1 }),
+      PreconditionFailedError,
+    );
     expect(error.existing).to.deep.include({ id: "a1" });
   });
 
@@ -117,7 +142,12 @@ describe("RecordService", () => {
     const tombstone = await service.delete(alice, articles, "a1");
     const reader: ResourceDefinition = { ...articles, settingsPrincipals: { read: ["alice"] } };
     expect((await service.list(alice, reader, { filters: [], sort: [], limit: 10, includeDeleted: false })).entries).to.have.length(0);
-    const withDeleted = await service.list(alice, reader, { filters: [{ field: "last_modified", operator: "gt", value: 0 }], sort: [], limit: 10, includeDeleted: true });
+    const withDeleted = await service.list(alice, reader, {
+      filters: [{ field: "last_modified", operator: "gt", value: 0 }],
+      sort: [],
+      limit: 10,
+      includeDeleted: true,
+    });
     expect(withDeleted.entries).to.deep.equal([tombstone]);
     await expectRejection(service.get(alice, reader, "a1"), RecordNotFoundError);
   });
@@ -137,11 +167,17 @@ describe("RecordService", () => {
     await expectRejection(service.get(bob, notes, "n1"), RecordNotFoundError);
     expect((await service.replace(bob, notes, "n1", { data: { bobs: true } })).created).to.equal(true);
     expect((await service.get(alice, notes, "n1")).record.data).to.deep.equal({ mine: true });
-    await expectRejection(service.list(anonymousRequester(), notes, { filters: [], sort: [], limit: 10, includeDeleted: false }), UnauthenticatedError);
+    await expectRejection(
+      service.list(anonymousRequester(), notes, { filters: [], sort: [], limit: 10, includeDeleted: false }),
+      UnauthenticatedError,
+    );
   });
 
   it("validates data with the resource's validator after authorization", async () => {
-    const strict: ResourceDefinition = { ...articles, validate: (data) => (typeof data.title === "string" ? [] : [{ location: "body", name: "data.title", description: "required" }]) };
+    const strict: ResourceDefinition = {
+      ...articles,
+      validate: (data) => (typeof data.title === "string" ? [] : [{ location: "body", name: "data.title", description: "required" }]),
+    };
     await expectRejection(service.create(alice, strict, { data: {} }), ValidationError);
     await expectRejection(service.create(anonymousRequester(), strict, { data: {} }), UnauthenticatedError);
   });
@@ -161,7 +197,10 @@ describe("RecordService", () => {
   });
 
   it("turns a creation race into the POST-of-an-existing-id answer", async () => {
-    const [first, second] = await Promise.all([service.create(alice, articles, { data: { id: "r" } }), service.create(alice, articles, { data: { id: "r" } })]);
+    const [first, second] = await Promise.all([
+      service.create(alice, articles, { data: { id: "r" } }),
+      service.create(alice, articles, { data: { id: "r" } }),
+    ]);
     expect([first.created, second.created].sort()).to.deep.equal([false, true]);
   });
 

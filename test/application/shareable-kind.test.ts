@@ -13,7 +13,12 @@ import { authenticatedRequester } from "../../src/application/requester.js";
 import type { ResourceDefinition } from "../../src/application/resources.js";
 import { MemoryPermissionStore } from "../../src/adapters/memory/memory-permission-store.js";
 
-const articles: ResourceDefinition = { name: "articles", kind: "shareable", permissions: ["read", "write"], settingsPrincipals: { create: ["system.Authenticated"] } };
+const articles: ResourceDefinition = {
+  name: "articles",
+  kind: "shareable",
+  permissions: ["read", "write"],
+  settingsPrincipals: { create: ["system.Authenticated"] },
+};
 const alice = callerPrincipals("alice", []);
 const bob = callerPrincipals("bob", ["group:readers"]);
 
@@ -64,8 +69,16 @@ describe("shareable kind", () => {
   });
 
   it("turns a restriction into grants: the record permissions implying it, for the caller's principals", () => {
-    expect(grantsOf(bob, articles, "read")).to.deep.equal({ principals: bob.principals, permissions: ["read", "write"], objectIdPrefix: "/articles/" });
-    expect(grantsOf(bob, articles, "write")).to.deep.equal({ principals: bob.principals, permissions: ["write"], objectIdPrefix: "/articles/" });
+    expect(grantsOf(bob, articles, "read")).to.deep.equal({
+      principals: bob.principals,
+      permissions: ["read", "write"],
+      objectIdPrefix: "/articles/",
+    });
+    expect(grantsOf(bob, articles, "write")).to.deep.equal({
+      principals: bob.principals,
+      permissions: ["write"],
+      objectIdPrefix: "/articles/",
+    });
   });
 
   it("always stores the writer in write, and shows the ACL to writers only", () => {

@@ -14,9 +14,14 @@ describe("tessera command line", function () {
 
   it("reports every configuration problem at once and exits with status 2 before listening", async () => {
     const emptyConfig = ["--config", "/dev/null"]; // not the shipped development config
-    const result = await runCli(["serve", ...emptyConfig], { resources: "articles:shareable", storage_backend: "mongodb", paginate_by: "many" });
+    const result = await runCli(["serve", ...emptyConfig], {
+      resources: "articles:shareable",
+      storage_backend: "mongodb",
+      paginate_by: "many",
+    });
     expect(result.code).to.equal(2);
-    for (const problem of ["storage_backend", "paginate_by", "permission_backend", "userid_hmac_secret"]) expect(result.stderr).to.contain(problem);
+    for (const problem of ["storage_backend", "paginate_by", "permission_backend", "userid_hmac_secret"])
+      expect(result.stderr).to.contain(problem);
     expect(result.stdout).to.not.contain("listening");
   });
 
@@ -39,7 +44,14 @@ describe("tessera command line", function () {
 
   describe("on PostgreSQL", () => {
     requireService("postgresql");
-    const settings = { storage_backend: "postgresql", storage_url: databaseUrl(DATABASE), permission_backend: "postgresql", permission_url: databaseUrl(DATABASE), userid_hmac_secret: "s", resources: "articles:shareable" };
+    const settings = {
+      storage_backend: "postgresql",
+      storage_url: databaseUrl(DATABASE),
+      permission_backend: "postgresql",
+      permission_url: databaseUrl(DATABASE),
+      userid_hmac_secret: "s",
+      resources: "articles:shareable",
+    };
 
     before(() => ensureDatabase(DATABASE, true));
 
@@ -62,7 +74,12 @@ describe("tessera command line", function () {
         const result = await runCli(["purge", "--before", String(recent.lastModified)], settings);
         expect(result.code).to.equal(0);
         expect(result.stdout).to.contain("purged 1 tombstone");
-        const left = await records.list(scope, { filters: [], sort: [{ field: "last_modified", descending: true }], limit: 10, includeDeleted: true });
+        const left = await records.list(scope, {
+          filters: [],
+          sort: [{ field: "last_modified", descending: true }],
+          limit: 10,
+          includeDeleted: true,
+        });
         expect(left.map((entry) => entry.id)).to.deep.equal(["recent"]);
       } finally {
         await database.close();

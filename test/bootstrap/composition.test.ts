@@ -35,7 +35,11 @@ describe("composition root", () => {
 
   it("accepts a policy registered by code", () => {
     const settings = settingsFrom({ "multiauth.policies": "basicauth sso" });
-    expect(() => buildContainer(settings, { extensions: [{ authenticationPolicies: { sso: () => ({ name: "sso", authenticate: () => undefined }) } }] })).to.not.throw();
+    expect(() =>
+      buildContainer(settings, {
+        extensions: [{ authenticationPolicies: { sso: () => ({ name: "sso", authenticate: () => undefined }) } }],
+      }),
+    ).to.not.throw();
   });
 });
 
@@ -43,7 +47,10 @@ describe("startup warnings", () => {
   it("calls a setting unknown unless an extension declares that it reads it", async () => {
     const lines: string[] = [];
     const logger = pino({ level: "warn" }, { write: (line: string) => lines.push(line) });
-    const running = await startServer(settingsFrom({ colour: "blue", shop_currency: "EUR" }), { logger, extensions: [{ settings: ["shop_currency"] }] });
+    const running = await startServer(settingsFrom({ colour: "blue", shop_currency: "EUR" }), {
+      logger,
+      extensions: [{ settings: ["shop_currency"] }],
+    });
     await running.stop();
     const warnings = lines.join("");
     expect(warnings).to.contain('unknown setting \\"colour\\"').and.not.contain("shop_currency");
@@ -59,8 +66,12 @@ describe("technology modules", () => {
 
   it("binds the ports each configured technology serves, and a permission store only when one is configured", async () => {
     const withPermissions = buildContainer(settingsFrom(), quiet);
-    for (const port of [TOKENS.RecordStore, TOKENS.PermissionStore, TOKENS.Cache, TOKENS.UnitOfWork]) expect(withPermissions.isBound(port)).to.equal(true);
-    const without = buildContainer(settingsFrom({ resources: "notes:user", permission_backend: undefined, articles_create_principals: undefined }), quiet);
+    for (const port of [TOKENS.RecordStore, TOKENS.PermissionStore, TOKENS.Cache, TOKENS.UnitOfWork])
+      expect(withPermissions.isBound(port)).to.equal(true);
+    const without = buildContainer(
+      settingsFrom({ resources: "notes:user", permission_backend: undefined, articles_create_principals: undefined }),
+      quiet,
+    );
     expect(without.isBound(TOKENS.PermissionStore)).to.equal(false);
     // Services still resolve: a null permission store stands in for the missing one.
     expect(await without.getAsync(TOKENS.RecordService)).to.be.an("object");
@@ -76,7 +87,9 @@ describe("technology modules", () => {
     const storage = { storage_backend: "postgresql", storage_url: postgres(DATABASE) };
     expect(await capable({})).to.equal(false);
     expect(await capable({ ...storage, permission_backend: "postgresql", permission_url: postgres(DATABASE) })).to.equal(true);
-    expect(await capable({ ...storage, permission_backend: "postgresql", permission_url: postgres("tessera_acl_elsewhere") })).to.equal(false);
+    expect(await capable({ ...storage, permission_backend: "postgresql", permission_url: postgres("tessera_acl_elsewhere") })).to.equal(
+      false,
+    );
     expect(await capable({ ...storage, permission_backend: "redis", permission_url: REDIS_URL })).to.equal(false);
     expect(await capable({ ...storage, permission_backend: "memory" })).to.equal(false);
   });
@@ -87,7 +100,17 @@ describe("technology modules", () => {
 
     it("migrates through the container and closes the pools it opened when unbound", async () => {
       const url = postgres(DATABASE);
-      const container = buildContainer(settingsFrom({ storage_backend: "postgresql", storage_url: url, permission_backend: "postgresql", permission_url: url, cache_backend: "postgresql", cache_url: url }), quiet);
+      const container = buildContainer(
+        settingsFrom({
+          storage_backend: "postgresql",
+          storage_url: url,
+          permission_backend: "postgresql",
+          permission_url: url,
+          cache_backend: "postgresql",
+          cache_url: url,
+        }),
+        quiet,
+      );
       await (await container.getAsync(TOKENS.Migrator)).migrate();
       const records = await container.getAsync(TOKENS.RecordStore);
       const cache = await container.getAsync(TOKENS.Cache);

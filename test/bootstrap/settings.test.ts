@@ -19,7 +19,8 @@ describe("settings", () => {
     writeFileSync(file, text);
     return file;
   };
-  const load = (env: Record<string, string> = {}, argv: string[] = []): Settings => loadSettings({ argv, env: { ...SECRET, ...env }, defaultFile: false });
+  const load = (env: Record<string, string> = {}, argv: string[] = []): Settings =>
+    loadSettings({ argv, env: { ...SECRET, ...env }, defaultFile: false });
   const fromFile = (text: string, env: Record<string, string> = {}): Settings => load(env, ["--config", iniFile(text)]);
   const problemsOf = (run: () => unknown): string[] => {
     try {
@@ -64,7 +65,15 @@ describe("settings", () => {
 
     it("uses the spec's pool defaults: relational 10, key-value 50", () => {
       const s = load({ TESSERA_PERMISSION_BACKEND: "redis", TESSERA_PERMISSION_URL: "redis://localhost:6379/1" });
-      expect(s.permission).to.deep.include({ backend: "redis", url: "redis://localhost:6379/1", poolSize: 50, maxOverflow: 10, maxBacklog: -1, poolRecycleSeconds: -1, poolTimeoutSeconds: 30 });
+      expect(s.permission).to.deep.include({
+        backend: "redis",
+        url: "redis://localhost:6379/1",
+        poolSize: 50,
+        maxOverflow: 10,
+        maxBacklog: -1,
+        poolRecycleSeconds: -1,
+        poolTimeoutSeconds: 30,
+      });
       const pg = load({ TESSERA_STORAGE_BACKEND: "postgresql", TESSERA_STORAGE_URL: "postgresql://localhost/t" });
       expect(pg.storage.poolSize).to.equal(10);
     });
@@ -97,8 +106,21 @@ describe("settings", () => {
     });
 
     it("joins indented continuation lines, so lists can span lines", () => {
-      const s = fromFile(["[app:main]", "resources =", "    notes:user", "    articles:shareable", "permission_backend = memory", "cors_origins = https://a.example.com", "  https://*.b.example.com"].join("\n"));
-      expect(s.resources).to.deep.equal([{ name: "notes", kind: "user" }, { name: "articles", kind: "shareable" }]);
+      const s = fromFile(
+        [
+          "[app:main]",
+          "resources =",
+          "    notes:user",
+          "    articles:shareable",
+          "permission_backend = memory",
+          "cors_origins = https://a.example.com",
+          "  https://*.b.example.com",
+        ].join("\n"),
+      );
+      expect(s.resources).to.deep.equal([
+        { name: "notes", kind: "user" },
+        { name: "articles", kind: "shareable" },
+      ]);
       expect(s.corsOrigins).to.deep.equal(["https://a.example.com", "https://*.b.example.com"]);
     });
 
@@ -145,7 +167,12 @@ describe("settings", () => {
     });
 
     it("gives per-collection settings from the environment the declared collection's own case", () => {
-      const s = load({ TESSERA_RESOURCES: "MyNotes:shareable", TESSERA_PERMISSION_BACKEND: "memory", TESSERA_MYNOTES_READ_PRINCIPALS: "system.Everyone", TESSERA_MYNOTES_CACHE_EXPIRES_SECONDS: "5" });
+      const s = load({
+        TESSERA_RESOURCES: "MyNotes:shareable",
+        TESSERA_PERMISSION_BACKEND: "memory",
+        TESSERA_MYNOTES_READ_PRINCIPALS: "system.Everyone",
+        TESSERA_MYNOTES_CACHE_EXPIRES_SECONDS: "5",
+      });
       expect(s.all.MyNotes_read_principals).to.equal("system.Everyone");
       expect(s.all.MyNotes_cache_expires_seconds).to.equal(5);
       expect(s.warnings.join("\n")).to.not.contain("mynotes");
@@ -160,7 +187,14 @@ describe("settings", () => {
 
   describe("values", () => {
     it("parses JSON when it parses, else keeps the string", () => {
-      const s = load({ TESSERA_BATCH_MAX_REQUESTS: "null", TESSERA_READONLY: "true", TESSERA_BACKOFF: "10", TESSERA_HTTP_HOST: "example.com:81", TESSERA_ARTICLES_CACHE_EXPIRES_SECONDS: "60", TESSERA_EOS_MESSAGE: '"quoted"' });
+      const s = load({
+        TESSERA_BATCH_MAX_REQUESTS: "null",
+        TESSERA_READONLY: "true",
+        TESSERA_BACKOFF: "10",
+        TESSERA_HTTP_HOST: "example.com:81",
+        TESSERA_ARTICLES_CACHE_EXPIRES_SECONDS: "60",
+        TESSERA_EOS_MESSAGE: '"quoted"',
+      });
       expect(s.batchMaxRequests).to.equal(null);
       expect(s.readonly).to.equal(true);
       expect(s.backoff).to.equal("10");
@@ -170,13 +204,23 @@ describe("settings", () => {
     });
 
     it("accepts the usual INI spellings of booleans", () => {
-      for (const [text, expected] of [["True", true], ["false", false], ["yes", true], ["Off", false], ["1", true], ["0", false]] as const) {
+      for (const [text, expected] of [
+        ["True", true],
+        ["false", false],
+        ["yes", true],
+        ["Off", false],
+        ["1", true],
+        ["0", false],
+      ] as const) {
         expect(fromFile(`readonly = ${text}\n`).readonly, text).to.equal(expected);
       }
     });
 
     it("splits lists on any whitespace, keeping commas inside principals", () => {
-      const s = load({ TESSERA_CORS_ORIGINS: " https://a.example.com \t https://b.example.com\n", TESSERA_PUBLIC_SETTINGS: "paginate_by  tessera.readonly" });
+      const s = load({
+        TESSERA_CORS_ORIGINS: " https://a.example.com \t https://b.example.com\n",
+        TESSERA_PUBLIC_SETTINGS: "paginate_by  tessera.readonly",
+      });
       expect(s.corsOrigins).to.deep.equal(["https://a.example.com", "https://b.example.com"]);
       expect(s.publicSettings).to.deep.equal(["paginate_by", "tessera.readonly"]);
       const principals = fromFile("articles_read_principals = group:a,b  system.Authenticated\n");
@@ -185,17 +229,34 @@ describe("settings", () => {
 
     it("parses resources as <name>:<kind> entries", () => {
       const s = load({ TESSERA_RESOURCES: "notes:user articles:shareable", TESSERA_PERMISSION_BACKEND: "memory" });
-      expect(s.resources).to.deep.equal([{ name: "notes", kind: "user" }, { name: "articles", kind: "shareable" }]);
+      expect(s.resources).to.deep.equal([
+        { name: "notes", kind: "user" },
+        { name: "articles", kind: "shareable" },
+      ]);
     });
 
     it("refuses malformed resources: bad name, unknown kind, missing kind, duplicates", () => {
       const problems = problemsOf(() => load({ TESSERA_RESOURCES: "9lives:user notes:private tags notes:user notes:user bad-name:user" }));
-      expect(problems.join("\n")).to.contain("9lives").and.contain("notes:private").and.contain("tags").and.contain("twice").and.contain("bad-name");
+      expect(problems.join("\n"))
+        .to.contain("9lives")
+        .and.contain("notes:private")
+        .and.contain("tags")
+        .and.contain("twice")
+        .and.contain("bad-name");
     });
 
     it("refuses bad numbers and booleans", () => {
-      const problems = problemsOf(() => load({ TESSERA_PAGINATE_BY: "lots", TESSERA_LISTEN_PORT: "-1", TESSERA_READONLY: "maybe", TESSERA_RETRY_AFTER_SECONDS: "1.5", TESSERA_ARTICLES_CACHE_EXPIRES_SECONDS: "soon" }));
-      for (const name of ["paginate_by", "listen_port", "readonly", "retry_after_seconds", "articles_cache_expires_seconds"]) expect(problems.join("\n")).to.contain(name);
+      const problems = problemsOf(() =>
+        load({
+          TESSERA_PAGINATE_BY: "lots",
+          TESSERA_LISTEN_PORT: "-1",
+          TESSERA_READONLY: "maybe",
+          TESSERA_RETRY_AFTER_SECONDS: "1.5",
+          TESSERA_ARTICLES_CACHE_EXPIRES_SECONDS: "soon",
+        }),
+      );
+      for (const name of ["paginate_by", "listen_port", "readonly", "retry_after_seconds", "articles_cache_expires_seconds"])
+        expect(problems.join("\n")).to.contain(name);
     });
 
     it("refuses an http_scheme or http_host no URL can be built from", () => {
@@ -227,7 +288,9 @@ describe("settings", () => {
         const problems = problemsOf(() => load({ [`TESSERA_${kind.toUpperCase()}_BACKEND`]: "mongodb" }));
         expect(problems.join("\n"), kind).to.contain(`${kind}_backend`).and.contain("mongodb");
       }
-      expect(problemsOf(() => load({ TESSERA_STORAGE_BACKEND: "redis", TESSERA_STORAGE_URL: "redis://x" })).join("\n")).to.contain("storage_backend");
+      expect(problemsOf(() => load({ TESSERA_STORAGE_BACKEND: "redis", TESSERA_STORAGE_URL: "redis://x" })).join("\n")).to.contain(
+        "storage_backend",
+      );
     });
 
     it("requires a url for a non-memory backend", () => {
@@ -236,8 +299,15 @@ describe("settings", () => {
     });
 
     it("refuses Redis permissions and cache sharing one database and one prefix", () => {
-      const redis = { TESSERA_PERMISSION_BACKEND: "redis", TESSERA_PERMISSION_URL: "redis://h/1", TESSERA_CACHE_BACKEND: "redis", TESSERA_CACHE_URL: "redis://h/1" };
-      expect(problemsOf(() => load({ ...redis, TESSERA_PERMISSION_PREFIX: "p:", TESSERA_CACHE_PREFIX: "p:" })).join("\n")).to.contain("cache_prefix");
+      const redis = {
+        TESSERA_PERMISSION_BACKEND: "redis",
+        TESSERA_PERMISSION_URL: "redis://h/1",
+        TESSERA_CACHE_BACKEND: "redis",
+        TESSERA_CACHE_URL: "redis://h/1",
+      };
+      expect(problemsOf(() => load({ ...redis, TESSERA_PERMISSION_PREFIX: "p:", TESSERA_CACHE_PREFIX: "p:" })).join("\n")).to.contain(
+        "cache_prefix",
+      );
       expect(load(redis).cache.prefix).to.not.equal(load(redis).permission?.prefix);
     });
 
@@ -250,10 +320,20 @@ describe("settings", () => {
 
   it("reports every problem at once", () => {
     const problems = problemsOf(() =>
-      loadSettings({ argv: [], env: { TESSERA_STORAGE_BACKEND: "mongodb", TESSERA_PAGINATE_BY: "x", TESSERA_RESOURCES: "articles:shareable", TESSERA_CACHE_BACKEND: "redis" }, defaultFile: false }),
+      loadSettings({
+        argv: [],
+        env: {
+          TESSERA_STORAGE_BACKEND: "mongodb",
+          TESSERA_PAGINATE_BY: "x",
+          TESSERA_RESOURCES: "articles:shareable",
+          TESSERA_CACHE_BACKEND: "redis",
+        },
+        defaultFile: false,
+      }),
     );
     const text = problems.join("\n");
-    for (const part of ["storage_backend", "paginate_by", "permission_backend", "cache_url", "userid_hmac_secret"]) expect(text).to.contain(part);
+    for (const part of ["storage_backend", "paginate_by", "permission_backend", "cache_url", "userid_hmac_secret"])
+      expect(text).to.contain(part);
     expect(problems.length).to.be.at.least(5);
   });
 

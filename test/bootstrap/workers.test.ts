@@ -29,17 +29,33 @@ describe("workers setting", function () {
   this.timeout(40_000);
 
   it("refuses several workers with memory backends, and a workers value that is not a count", async () => {
-    const memory = await runCli(["serve", ...emptyConfig], { resources: "articles:shareable", permission_backend: "memory", userid_hmac_secret: "s", workers: "2" });
+    const memory = await runCli(["serve", ...emptyConfig], {
+      resources: "articles:shareable",
+      permission_backend: "memory",
+      userid_hmac_secret: "s",
+      workers: "2",
+    });
     expect(memory.code).to.equal(2);
     expect(memory.stderr).to.contain("storage_backend").and.to.contain("workers");
     expect(memory.stdout).to.not.contain("listening");
-    const zero = await runCli(["serve", ...emptyConfig], { resources: "articles:shareable", permission_backend: "memory", userid_hmac_secret: "s", workers: "0" });
+    const zero = await runCli(["serve", ...emptyConfig], {
+      resources: "articles:shareable",
+      permission_backend: "memory",
+      userid_hmac_secret: "s",
+      workers: "0",
+    });
     expect(zero.code).to.equal(2);
     expect(zero.stderr).to.contain("workers must be an integer");
   });
 
   it("refuses several workers while metrics are on (a scrape would reach one worker's counters)", async () => {
-    const shared = { storage_backend: "postgresql", storage_url: "postgresql://h/db", resources: "notes:user", userid_hmac_secret: "s", workers: "2" };
+    const shared = {
+      storage_backend: "postgresql",
+      storage_url: "postgresql://h/db",
+      resources: "notes:user",
+      userid_hmac_secret: "s",
+      workers: "2",
+    };
     const refused = await runCli(["serve", ...emptyConfig], shared);
     expect(refused.code).to.equal(2);
     expect(refused.stderr).to.contain("metrics_enabled = false");
@@ -72,7 +88,11 @@ describe("workers setting", function () {
         metrics_enabled: "false",
         workers: "2",
       };
-      const primary = spawn(process.execPath, tesseraArgs(["serve", ...emptyConfig]), { env: settingsEnv(settings), stdio: ["ignore", "pipe", "pipe"], cwd: PROJECT_ROOT });
+      const primary = spawn(process.execPath, tesseraArgs(["serve", ...emptyConfig]), {
+        env: settingsEnv(settings),
+        stdio: ["ignore", "pipe", "pipe"],
+        cwd: PROJECT_ROOT,
+      });
       const exited = new Promise<number | null>((resolve) => primary.once("exit", (code) => resolve(code)));
       try {
         // Each worker logs the shared URL; the primary names each worker that listens.
@@ -103,7 +123,11 @@ describe("workers setting", function () {
 
         const statuses = await Promise.all(
           Array.from({ length: 10 }, async (_, n) => {
-            const response = await fetch(`${url}/v1/articles`, { method: "POST", headers: { Authorization: AUTH, "Content-Type": "application/json" }, body: JSON.stringify({ data: { n } }) });
+            const response = await fetch(`${url}/v1/articles`, {
+              method: "POST",
+              headers: { Authorization: AUTH, "Content-Type": "application/json" },
+              body: JSON.stringify({ data: { n } }),
+            });
             await response.arrayBuffer();
             return response.status;
           }),

@@ -11,8 +11,18 @@ import { PROJECT_ROOT } from "../support/tessera-process.js";
 import { startTestServer, type TestServer } from "../support/http.js";
 
 const CHROMIUM = process.env.TESSERA_CHROMIUM ?? "/usr/bin/chromium";
-const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
-const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+const ARGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
+const CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 const SCREENSHOTS = process.env.TESSERA_SCREENSHOTS ? path.join(PROJECT_ROOT, "docs", "screenshots") : undefined;
 
 describe("admin page in a browser", function () {
@@ -27,7 +37,8 @@ describe("admin page in a browser", function () {
       this.skip();
     }
     if (!existsSync(CHROMIUM)) {
-      if (process.env.CI) throw new Error(`no browser at ${CHROMIUM}: CI needs Debian's chromium (apt-get install -y chromium; .ci/run does it)`);
+      if (process.env.CI)
+        throw new Error(`no browser at ${CHROMIUM}: CI needs Debian's chromium (apt-get install -y chromium; .ci/run does it)`);
       console.log(`    (skipped: no browser at ${CHROMIUM}; apt-get install -y chromium, or set TESSERA_CHROMIUM)`);
       this.skip();
     }
@@ -82,7 +93,8 @@ describe("admin page in a browser", function () {
     throw new Error(`timed out waiting for ${what}`);
   }
 
-  const rowsOf = (page: Page) => page.$$eval("#records tbody tr", (rows) => rows.map((row) => (row.querySelector("td.data")?.textContent ?? "")));
+  const rowsOf = (page: Page) =>
+    page.$$eval("#records tbody tr", (rows) => rows.map((row) => row.querySelector("td.data")?.textContent ?? ""));
 
   it("is served by the service itself, under a strict Content-Security-Policy", async () => {
     const page = await fetch(`${server.url}/v1/admin/`);
@@ -117,7 +129,8 @@ describe("admin page in a browser", function () {
   });
 
   it("browses a collection with filters, sort and keyset pages; edits with inline validation errors; deletes", async () => {
-    for (const n of [1, 2, 3, 4, 5]) await server.request("POST", "/v1/notes", { user: "carol:pw", body: { data: { n, title: `note ${n}` } } });
+    for (const n of [1, 2, 3, 4, 5])
+      await server.request("POST", "/v1/notes", { user: "carol:pw", body: { data: { n, title: `note ${n}` } } });
     const page = await newPage();
     await signIn(page, "carol", "pw");
     await openCollection(page, "notes");

@@ -30,7 +30,10 @@ export function cacheContract(name: string, open: (options?: CacheOpenOptions) =
     after(() => h?.close());
 
     /** Opens extra caches with prefixes, emptied before and closed after the test body. */
-    async function withPrefixes<const P extends readonly string[]>(prefixes: P, body: (caches: { [K in keyof P]: Cache }) => Promise<void>): Promise<void> {
+    async function withPrefixes<const P extends readonly string[]>(
+      prefixes: P,
+      body: (caches: { [K in keyof P]: Cache }) => Promise<void>,
+    ): Promise<void> {
       const harnesses: Harness<Cache>[] = [];
       try {
         for (const prefix of prefixes) harnesses.push(await open({ prefix }));
@@ -161,7 +164,9 @@ export function cacheContract(name: string, open: (options?: CacheOpenOptions) =
         await cache.expire("foobar", 30);
         await sleep(300);
         expect(await cache.get("foobar")).to.equal("toto");
-        expect(await cache.ttl("foobar")).to.be.greaterThan(25).and.at.most(30);
+        expect(await cache.ttl("foobar"))
+          .to.be.greaterThan(25)
+          .and.at.most(30);
       });
 
       it("returns a negative ttl for a missing key", async () => {

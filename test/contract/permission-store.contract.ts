@@ -378,7 +378,12 @@ export function permissionStoreContract(name: string, open: () => Promise<Harnes
         await store.addPrincipalToAce("/a/x/d", "read", "u");
         await store.addPrincipalToAce("/b/x/c", "read", "u");
         expect(sorted(await store.principalsAccessibleObjects(["u"], "read", "/a/*/c"))).to.deep.equal(["/a/x/c", "/a/x/y/c"]);
-        expect(sorted(await store.principalsAccessibleObjects(["u"], "read", "*/c"))).to.deep.equal(["/a/c", "/a/x/c", "/a/x/y/c", "/b/x/c"]);
+        expect(sorted(await store.principalsAccessibleObjects(["u"], "read", "*/c"))).to.deep.equal([
+          "/a/c",
+          "/a/x/c",
+          "/a/x/y/c",
+          "/b/x/c",
+        ]);
         expect(sorted(await store.principalsAccessibleObjects(["u"], "read", "/a/*/*"))).to.deep.equal(["/a/x/c", "/a/x/d", "/a/x/y/c"]);
       });
 
@@ -415,7 +420,10 @@ export function permissionStoreContract(name: string, open: () => Promise<Harnes
           { objectId, permission: "read" },
           { objectId, permission: "write" },
         ];
-        expect(sorted(await store.principalsAccessibleObjects(["user1"], "read", "/url/a/id/*", bound))).to.deep.equal(["/url/a/id/1", "/url/a/id/2"]);
+        expect(sorted(await store.principalsAccessibleObjects(["user1"], "read", "/url/a/id/*", bound))).to.deep.equal([
+          "/url/a/id/1",
+          "/url/a/id/2",
+        ]);
       });
 
       it("includes objects granted through the parent's bound permissions (default rules)", async () => {
@@ -447,7 +455,12 @@ export function permissionStoreContract(name: string, open: () => Promise<Harnes
         const ids = await store.principalsAccessibleObjects(["alice", "system.Everyone"], "read", "/articles/*", defaultBoundPermissions);
         expect(sorted(ids)).to.deep.equal(["/articles/r1", "/articles/r2"]);
         await store.addPrincipalToAce("/articles", "read", "system.Everyone");
-        const withCollection = await store.principalsAccessibleObjects(["alice", "system.Everyone"], "read", "/articles/*", defaultBoundPermissions);
+        const withCollection = await store.principalsAccessibleObjects(
+          ["alice", "system.Everyone"],
+          "read",
+          "/articles/*",
+          defaultBoundPermissions,
+        );
         expect(sorted(withCollection)).to.deep.equal(["/articles", "/articles/r1", "/articles/r2"]);
       });
 

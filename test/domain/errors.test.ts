@@ -1,11 +1,25 @@
 /** The messages of domain errors reach clients as the `message` of error bodies. */
 import { expect } from "chai";
-import { BackendError, ConflictError, ForbiddenError, MethodNotAllowedError, NotModifiedError, PreconditionFailedError, RecordNotFoundError, UnauthenticatedError, ValidationError } from "../../src/domain/errors.js";
+import {
+  BackendError,
+  ConflictError,
+  ForbiddenError,
+  MethodNotAllowedError,
+  NotModifiedError,
+  PreconditionFailedError,
+  RecordNotFoundError,
+  UnauthenticatedError,
+  ValidationError,
+} from "../../src/domain/errors.js";
 
 describe("domain errors", () => {
   it("summarises validation errors the Kinto way: the first detail by name, without repeating the name", () => {
-    expect(new ValidationError([{ location: "body", name: "data.title", description: "required" }]).message).to.equal("data.title in body: required");
-    expect(new ValidationError([{ location: "querystring", name: "_limit", description: "_limit is not an integer" }]).message).to.equal("_limit is not an integer");
+    expect(new ValidationError([{ location: "body", name: "data.title", description: "required" }]).message).to.equal(
+      "data.title in body: required",
+    );
+    expect(new ValidationError([{ location: "querystring", name: "_limit", description: "_limit is not an integer" }]).message).to.equal(
+      "_limit is not an integer",
+    );
     const two = [
       { location: "body", name: "data.title", description: "required" },
       { location: "querystring", name: null, description: "bad query" },

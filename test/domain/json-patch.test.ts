@@ -7,7 +7,13 @@ const patch = (document: unknown, ops: unknown[]) => applyJsonPatch(document as 
 
 describe("JSON Patch (RFC 6902)", () => {
   it("adds members, array elements by index and at the end (-)", () => {
-    expect(patch({ a: 1, l: [1, 3] }, [{ op: "add", path: "/b", value: { c: 2 } }, { op: "add", path: "/l/1", value: 2 }, { op: "add", path: "/l/-", value: 4 }])).to.deep.equal({ a: 1, b: { c: 2 }, l: [1, 2, 3, 4] });
+    expect(
+      patch({ a: 1, l: [1, 3] }, [
+        { op: "add", path: "/b", value: { c: 2 } },
+        { op: "add", path: "/l/1", value: 2 },
+        { op: "add", path: "/l/-", value: 4 },
+      ]),
+    ).to.deep.equal({ a: 1, b: { c: 2 }, l: [1, 2, 3, 4] });
   });
 
   it("removes, replaces, moves and copies", () => {
@@ -22,7 +28,12 @@ describe("JSON Patch (RFC 6902)", () => {
   });
 
   it("unescapes ~1 and ~0 in pointers", () => {
-    expect(patch({ "a/b": 1, "c~d": 2 }, [{ op: "remove", path: "/a~1b" }, { op: "replace", path: "/c~0d", value: 3 }])).to.deep.equal({ "c~d": 3 });
+    expect(
+      patch({ "a/b": 1, "c~d": 2 }, [
+        { op: "remove", path: "/a~1b" },
+        { op: "replace", path: "/c~0d", value: 3 },
+      ]),
+    ).to.deep.equal({ "c~d": 3 });
   });
 
   it("passes a test that holds (deep equality, key order ignored) and fails one that does not", () => {
@@ -52,7 +63,10 @@ describe("JSON Patch (RFC 6902)", () => {
 
   it("leaves the input document untouched and keeps __proto__ an ordinary member", () => {
     const input = { a: { b: 1 } };
-    const result = patch(input, [{ op: "add", path: "/a/c", value: 2 }, { op: "add", path: "/__proto__", value: { polluted: true } }]) as Record<string, unknown>;
+    const result = patch(input, [
+      { op: "add", path: "/a/c", value: 2 },
+      { op: "add", path: "/__proto__", value: { polluted: true } },
+    ]) as Record<string, unknown>;
     expect(input).to.deep.equal({ a: { b: 1 } });
     expect(Object.getPrototypeOf(result)).to.equal(Object.prototype);
     expect(Object.keys(result)).to.include("__proto__");
@@ -74,7 +88,10 @@ describe("JSON Patch (RFC 6902)", () => {
         expect.fail(`accepted ${JSON.stringify(body)}`);
       } catch (error) {
         expect(error, JSON.stringify(body)).to.be.instanceOf(ValidationError);
-        expect((error as ValidationError).details.map((d) => d.name ?? "body"), JSON.stringify(body)).to.include(name);
+        expect(
+          (error as ValidationError).details.map((d) => d.name ?? "body"),
+          JSON.stringify(body),
+        ).to.include(name);
       }
     }
   });
@@ -85,19 +102,27 @@ describe("JSON Patch on a record (Kinto's {data, permissions} document)", () => 
   const acl = { read: ["alice"], write: ["bob"] };
 
   it("patches data and adds or removes principals without a value", () => {
-    const result = applyRecordJsonPatch(record, acl, [
-      { op: "replace", path: "/data/title", value: "new" },
-      { op: "add", path: "/permissions/read/system.Everyone" },
-      { op: "remove", path: "/permissions/write/bob" },
-      { op: "add", path: "/permissions/write/carol" },
-    ], ["read", "write"]);
+    const result = applyRecordJsonPatch(
+      record,
+      acl,
+      [
+        { op: "replace", path: "/data/title", value: "new" },
+        { op: "add", path: "/permissions/read/system.Everyone" },
+        { op: "remove", path: "/permissions/write/bob" },
+        { op: "add", path: "/permissions/write/carol" },
+      ],
+      ["read", "write"],
+    );
     expect(result.data).to.deep.equal({ id: "r1", last_modified: 10, title: "new" });
     expect(result.permissions).to.deep.equal({ read: ["alice", "system.Everyone"], write: ["carol"] });
   });
 
   it("tests a principal's presence", () => {
     expect(() => applyRecordJsonPatch(record, acl, [{ op: "test", path: "/permissions/read/alice" }], ["read", "write"])).not.to.throw();
-    expect(() => applyRecordJsonPatch(record, acl, [{ op: "test", path: "/permissions/read/zoe" }], ["read", "write"])).to.throw(ValidationError, "JSON Patch operation failed");
+    expect(() => applyRecordJsonPatch(record, acl, [{ op: "test", path: "/permissions/read/zoe" }], ["read", "write"])).to.throw(
+      ValidationError,
+      "JSON Patch operation failed",
+    );
   });
 
   it("answers a failed operation as a 400-kind validation error at body", () => {
@@ -113,8 +138,23 @@ describe("JSON Patch on a record (Kinto's {data, permissions} document)", () => 
   });
 
   it("refuses a patch that turns data into a non-object or adds an unknown permission", () => {
-    expect(() => applyRecordJsonPatch(record, acl, [{ op: "replace", path: "/data", value: 3 }], ["read", "write"])).to.throw(ValidationError);
-    expect(() => applyRecordJsonPatch(record, acl, [{ op: "add", path: "/permissions/admin", value: {} }], ["read", "write"])).to.throw(ValidationError, "admin");
-    expect(() => applyRecordJsonPatch(record, acl, [{ op: "add", path: "/permissions/read/x", value: 1 }, { op: "replace", path: "/permissions/read", value: [] }], ["read", "write"])).to.throw(ValidationError);
+    expect(() => applyRecordJsonPatch(record, acl, [{ op: "replace", path: "/data", value: 3 }], ["read", "write"])).to.throw(
+      ValidationError,
+    );
+    expect(() => applyRecordJsonPatch(record, acl, [{ op: "add", path: "/permissions/admin", value: {} }], ["read", "write"])).to.throw(
+      ValidationError,
+      "admin",
+    );
+    expect(() =>
+      applyRecordJsonPatch(
+        record,
+        acl,
+        [
+          { op: "add", path: "/permissions/read/x", value: 1 },
+          { op: "replace", path: "/permissions/read", value: [] },
+        ],
+        ["read", "write"],
+      ),
+    ).to.throw(ValidationError);
   });
 });

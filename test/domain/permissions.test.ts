@@ -1,7 +1,10 @@
 import { expect } from "chai";
 import { boundPairs, defaultBoundPermissions, recordIdOf } from "../../src/domain/permissions.js";
 
-const pairs = (objectId: string, permission: string) => defaultBoundPermissions(objectId, permission).map((b) => `${b.permission}@${b.objectId}`).sort();
+const pairs = (objectId: string, permission: string) =>
+  defaultBoundPermissions(objectId, permission)
+    .map((b) => `${b.permission}@${b.objectId}`)
+    .sort();
 
 describe("bound permissions", () => {
   const cases: [string, string, string[]][] = [

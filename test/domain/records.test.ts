@@ -4,8 +4,10 @@ import { isValidRecordId, mergePatch, nextTimestamp, shallowPatch, splitManagedF
 
 describe("records", () => {
   it("accepts Kinto-style ids and refuses the rest", () => {
-    for (const id of ["a", "Hello_World-1", "0b5e8a3c-ffff-1111-8888-aaaaaaaaaaaa", "x".repeat(255)]) expect(isValidRecordId(id), id).to.equal(true);
-    for (const id of ["", "-a", "_a", "a b", "a/b", "é", "x".repeat(256), 3.14, null]) expect(isValidRecordId(id), String(id)).to.equal(false);
+    for (const id of ["a", "Hello_World-1", "0b5e8a3c-ffff-1111-8888-aaaaaaaaaaaa", "x".repeat(255)])
+      expect(isValidRecordId(id), id).to.equal(true);
+    for (const id of ["", "-a", "_a", "a b", "a/b", "é", "x".repeat(256), 3.14, null])
+      expect(isValidRecordId(id), String(id)).to.equal(false);
   });
 
   it("separates managed fields from data and keeps only integer client timestamps", () => {
@@ -19,7 +21,11 @@ describe("records", () => {
   });
 
   it("merge-patches recursively: null removes, other values merge (RFC 7396)", () => {
-    expect(mergePatch({ a: 1, n: { x: 1, y: 2 }, keep: false }, { a: null, n: { x: 3, y: null }, z: 0 })).to.deep.equal({ n: { x: 3 }, keep: false, z: 0 });
+    expect(mergePatch({ a: 1, n: { x: 1, y: 2 }, keep: false }, { a: null, n: { x: 3, y: null }, z: 0 })).to.deep.equal({
+      n: { x: 3 },
+      keep: false,
+      z: 0,
+    });
     expect(mergePatch({ a: [1, 2] }, { a: [3] })).to.deep.equal({ a: [3] });
     expect(mergePatch("scalar", { a: 1 })).to.deep.equal({ a: 1 });
   });
@@ -39,7 +45,12 @@ describe("records", () => {
 
 describe("principals", () => {
   it("gives an authenticated user Everyone, Authenticated, its id and its groups, once each", () => {
-    expect(callerPrincipals("basicauth:u", ["group:a", EVERYONE, "group:a"]).principals).to.deep.equal(["basicauth:u", EVERYONE, AUTHENTICATED, "group:a"]);
+    expect(callerPrincipals("basicauth:u", ["group:a", EVERYONE, "group:a"]).principals).to.deep.equal([
+      "basicauth:u",
+      EVERYONE,
+      AUTHENTICATED,
+      "group:a",
+    ]);
   });
 
   it("writes anonymous creators as Everyone", () => {

@@ -28,7 +28,10 @@ describe("publishing example", () => {
   after(() => server.stop());
 
   const createPost = async (user = AUTHOR, permissions?: Record<string, string[]>) => {
-    const response = await server.request("POST", "/v1/posts", { user, body: { data: { title: "Hello", body: "First post" }, permissions } });
+    const response = await server.request("POST", "/v1/posts", {
+      user,
+      body: { data: { title: "Hello", body: "First post" }, permissions },
+    });
     expect(response.status).to.equal(201);
     return response.body.data.id as string;
   };
@@ -41,9 +44,16 @@ describe("publishing example", () => {
     });
 
     it("refuses a PUT with a title over 200 characters and an unknown field", async () => {
-      const response = await server.request("PUT", "/v1/posts/p-long", { user: AUTHOR, body: { data: { title: "x".repeat(201), tags: [] } } });
+      const response = await server.request("PUT", "/v1/posts/p-long", {
+        user: AUTHOR,
+        body: { data: { title: "x".repeat(201), tags: [] } },
+      });
       expect(response.status).to.equal(400);
-      expect(response.body.details).to.deep.include({ location: "body", name: "data.title", description: "title must be shorter than or equal to 200 characters" });
+      expect(response.body.details).to.deep.include({
+        location: "body",
+        name: "data.title",
+        description: "title must be shorter than or equal to 200 characters",
+      });
       expect(response.body.details).to.deep.include({ location: "body", name: "data.tags", description: "property tags should not exist" });
     });
 
@@ -51,7 +61,9 @@ describe("publishing example", () => {
       const id = await createPost();
       const response = await server.request("PATCH", `/v1/posts/${id}`, { user: EDITOR, body: { data: { published: "yes" } } });
       expect(response.status).to.equal(400);
-      expect(response.body.details).to.deep.equal([{ location: "body", name: "data.published", description: "published must be a boolean value" }]);
+      expect(response.body.details).to.deep.equal([
+        { location: "body", name: "data.published", description: "published must be a boolean value" },
+      ]);
     });
 
     it("shows the schema in the OpenAPI document", async () => {
@@ -88,7 +100,10 @@ describe("publishing example", () => {
 
     it("lets a collection writer publish (write on the collection grants publish)", async () => {
       const id = await createPost();
-      const response = await server.request("PATCH", `/v1/posts/${id}`, { headers: { "X-Api-Key": "k-bot" }, body: { data: { published: true } } });
+      const response = await server.request("PATCH", `/v1/posts/${id}`, {
+        headers: { "X-Api-Key": "k-bot" },
+        body: { data: { published: true } },
+      });
       expect(response.status).to.equal(200);
     });
 
@@ -124,7 +139,10 @@ describe("publishing example", () => {
     });
 
     it("works next to Basic Auth, which is asked first", async () => {
-      const created = await server.request("POST", "/v1/posts", { headers: { "X-Api-Key": "k-alice" }, body: { data: { title: "by key" } } });
+      const created = await server.request("POST", "/v1/posts", {
+        headers: { "X-Api-Key": "k-alice" },
+        body: { data: { title: "by key" } },
+      });
       expect(created.status).to.equal(201);
       expect(created.body.permissions.write).to.deep.equal(["apikey:alice"]);
       const both = await server.request("GET", "/v1/", { user: AUTHOR, headers: { "X-Api-Key": "k-alice" } });

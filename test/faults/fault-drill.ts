@@ -51,7 +51,10 @@ export class FaultDrill {
   }
 
   async send(request: Request): Promise<Reply> {
-    const init: RequestInit = { method: request.method, headers: { Authorization: this.authorization, "Content-Type": "application/json" } };
+    const init: RequestInit = {
+      method: request.method,
+      headers: { Authorization: this.authorization, "Content-Type": "application/json" },
+    };
     if (request.body !== undefined) init.body = JSON.stringify(request.body);
     let response: Response;
     try {
@@ -60,7 +63,11 @@ export class FaultDrill {
       throw new Error(`${request.method} ${request.path}: no answer (${String((error as Error).cause ?? error)})`, { cause: error });
     }
     const text = await response.text();
-    return { status: response.status, retryAfter: response.headers.get("retry-after"), body: text ? (JSON.parse(text) as unknown) : undefined };
+    return {
+      status: response.status,
+      retryAfter: response.headers.get("retry-after"),
+      body: text ? (JSON.parse(text) as unknown) : undefined,
+    };
   }
 
   /**
@@ -79,7 +86,11 @@ export class FaultDrill {
   /** A batch of creates (with these ids, when given); each acknowledged sub-response is remembered. */
   async batchCreate(collection: string, size: number, ids?: readonly string[]): Promise<Reply> {
     const numbers = Array.from({ length: size }, () => this.number());
-    const requests = numbers.map((n, i) => ({ method: "POST", path: `/v1/${collection}`, body: { data: ids?.[i] === undefined ? { n } : { id: ids[i], n } } }));
+    const requests = numbers.map((n, i) => ({
+      method: "POST",
+      path: `/v1/${collection}`,
+      body: { data: ids?.[i] === undefined ? { n } : { id: ids[i], n } },
+    }));
     const reply = await this.send({ method: "POST", path: "/v1/batch", body: { requests } });
     expectAnsweredOrUnavailable(reply, "POST /v1/batch");
     if (reply.status === 200) {
@@ -119,13 +130,19 @@ export class FaultDrill {
   }
 
   /** Restores the proxy; `recovered` must then succeed within RECOVERY_BOUND_MS. */
-  async recovery(proxy: TcpProxy, recovered: () => Promise<Reply>, isRecovered = (reply: Reply) => reply.status >= 200 && reply.status < 300): Promise<void> {
+  async recovery(
+    proxy: TcpProxy,
+    recovered: () => Promise<Reply>,
+    isRecovered = (reply: Reply) => reply.status >= 200 && reply.status < 300,
+  ): Promise<void> {
     await proxy.restore();
     const restoredAt = Date.now();
     for (let poll = 0; poll < MAX_RECOVERY_POLLS; poll++) {
       const reply = await recovered();
       if (isRecovered(reply)) return;
-      expect(Date.now() - restoredAt, `still ${reply.status} ${RECOVERY_BOUND_MS} ms after the backend returned`).to.be.at.most(RECOVERY_BOUND_MS);
+      expect(Date.now() - restoredAt, `still ${reply.status} ${RECOVERY_BOUND_MS} ms after the backend returned`).to.be.at.most(
+        RECOVERY_BOUND_MS,
+      );
       await pause(RECOVERY_POLL_PAUSE_MS);
     }
     expect.fail(`not recovered after ${MAX_RECOVERY_POLLS} polls`);

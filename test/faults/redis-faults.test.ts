@@ -33,7 +33,11 @@ describe("faults: PostgreSQL storage with Redis permissions and cache lose their
 
   before(async () => {
     await prepareReliabilityDatabase(databaseUrl(DATABASE));
-    [postgres, permissionRedis, cacheRedis] = await Promise.all([TcpProxy.start(POSTGRES_URL, 5432), TcpProxy.start(REDIS_URL, 6379), TcpProxy.start(REDIS_URL, 6379)]);
+    [postgres, permissionRedis, cacheRedis] = await Promise.all([
+      TcpProxy.start(POSTGRES_URL, 5432),
+      TcpProxy.start(REDIS_URL, 6379),
+      TcpProxy.start(REDIS_URL, 6379),
+    ]);
     server = await startServerProcess({
       resources: "notes:user articles:shareable",
       storage_backend: "postgresql",
@@ -142,7 +146,8 @@ describe("faults: PostgreSQL storage with Redis permissions and cache lose their
   });
 
   describe("Redis (cache) away", () => {
-    const cacheDown = (reply: Reply) => reply.status === 503 && /^\d+$/.test(reply.retryAfter ?? "") && (reply.body as { cache: boolean }).cache === false;
+    const cacheDown = (reply: Reply) =>
+      reply.status === 503 && /^\d+$/.test(reply.retryAfter ?? "") && (reply.body as { cache: boolean }).cache === false;
     for (const [name, cut] of [
       ["mid-query", () => cacheRedis.cutWhen(() => true)],
       ["idle connections", () => cacheRedis.cut()],

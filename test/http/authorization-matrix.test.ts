@@ -37,25 +37,68 @@ interface Case {
 const CASES: Case[] = [
   { name: "GET collection", method: "GET", path: "/v1/articles", expected: row(401, 200, 403, 200, 200, 200, 200, 200) },
   { name: "HEAD collection", method: "HEAD", path: "/v1/articles", expected: row(401, 200, 403, 200, 200, 200, 200, 200) },
-  { name: "POST new id", method: "POST", path: "/v1/articles", body: { data: { id: "fresh" } }, expected: row(401, 201, 403, 403, 403, 403, 403, 201) },
-  { name: "POST without id", method: "POST", path: "/v1/articles", body: { data: {} }, expected: row(401, 201, 403, 403, 403, 403, 403, 201) },
-  { name: "POST existing id", method: "POST", path: "/v1/articles", body: { data: { id: "r1" } }, expected: row(401, 200, 403, 200, 200, 200, 200, 200) },
+  {
+    name: "POST new id",
+    method: "POST",
+    path: "/v1/articles",
+    body: { data: { id: "fresh" } },
+    expected: row(401, 201, 403, 403, 403, 403, 403, 201),
+  },
+  {
+    name: "POST without id",
+    method: "POST",
+    path: "/v1/articles",
+    body: { data: {} },
+    expected: row(401, 201, 403, 403, 403, 403, 403, 201),
+  },
+  {
+    name: "POST existing id",
+    method: "POST",
+    path: "/v1/articles",
+    body: { data: { id: "r1" } },
+    expected: row(401, 200, 403, 200, 200, 200, 200, 200),
+  },
   { name: "DELETE collection", method: "DELETE", path: "/v1/articles", expected: row(401, 200, 403, 403, 200, 200, 403, 200) },
   { name: "GET existing record", method: "GET", path: RECORD, expected: row(401, 200, 403, 200, 200, 200, 200, 200) },
   { name: "HEAD existing record", method: "HEAD", path: RECORD, expected: row(401, 200, 403, 200, 200, 200, 200, 200) },
-  { name: "PUT existing record", method: "PUT", path: RECORD, body: { data: { v: 2 } }, expected: row(401, 200, 403, 403, 200, 200, 403, 200) },
-  { name: "PATCH existing record", method: "PATCH", path: RECORD, body: { data: { v: 2 } }, expected: row(401, 200, 403, 403, 200, 200, 403, 200) },
+  {
+    name: "PUT existing record",
+    method: "PUT",
+    path: RECORD,
+    body: { data: { v: 2 } },
+    expected: row(401, 200, 403, 403, 200, 200, 403, 200),
+  },
+  {
+    name: "PATCH existing record",
+    method: "PATCH",
+    path: RECORD,
+    body: { data: { v: 2 } },
+    expected: row(401, 200, 403, 403, 200, 200, 403, 200),
+  },
   { name: "DELETE existing record", method: "DELETE", path: RECORD, expected: row(401, 200, 403, 403, 200, 200, 403, 200) },
   { name: "GET missing record", method: "GET", path: MISSING, expected: row(401, 403, 403, 403, 403, 403, 404, 404) },
   { name: "HEAD missing record", method: "HEAD", path: MISSING, expected: row(401, 403, 403, 403, 403, 403, 404, 404) },
-  { name: "PUT missing record", method: "PUT", path: MISSING, body: { data: { v: 1 } }, expected: row(401, 201, 403, 403, 403, 403, 403, 201) },
-  { name: "PATCH missing record", method: "PATCH", path: MISSING, body: { data: { v: 1 } }, expected: row(401, 403, 403, 403, 403, 403, 404, 404) },
+  {
+    name: "PUT missing record",
+    method: "PUT",
+    path: MISSING,
+    body: { data: { v: 1 } },
+    expected: row(401, 201, 403, 403, 403, 403, 403, 201),
+  },
+  {
+    name: "PATCH missing record",
+    method: "PATCH",
+    path: MISSING,
+    body: { data: { v: 1 } },
+    expected: row(401, 403, 403, 403, 403, 403, 404, 404),
+  },
   { name: "DELETE missing record", method: "DELETE", path: MISSING, expected: row(401, 403, 403, 403, 403, 403, 404, 404) },
 ];
 
 describe("HTTP authorization matrix (shareable articles)", () => {
   let server: TestServer;
-  const as = (caller: CallerName, method: string, path: string, body?: object) => server.request(method, path, { user: CALLERS[caller], body });
+  const as = (caller: CallerName, method: string, path: string, body?: object) =>
+    server.request(method, path, { user: CALLERS[caller], body });
 
   before(async () => {
     server = await startTestServer({
@@ -72,7 +115,10 @@ describe("HTTP authorization matrix (shareable articles)", () => {
   async function resetFixture(): Promise<void> {
     const cleared = await as("settingsWriter", "DELETE", "/v1/articles");
     expect(cleared.status).to.equal(200);
-    const put = await as("owner", "PUT", RECORD, { data: { v: 1 }, permissions: { read: [userId(CALLERS.reader)], write: [userId(CALLERS.writer), "group:editors"] } });
+    const put = await as("owner", "PUT", RECORD, {
+      data: { v: 1 },
+      permissions: { read: [userId(CALLERS.reader)], write: [userId(CALLERS.writer), "group:editors"] },
+    });
     expect(put.status).to.equal(201);
   }
 
@@ -181,7 +227,10 @@ describe("HTTP authorization matrix (shareable articles)", () => {
       for (let i = 0; i < 10; i++) {
         const read = i % 2 === 0 ? [userId(CALLERS.reader)] : [];
         const write = i >= 1 && i <= 3 ? [userId(CALLERS.writer)] : [];
-        const res = await as("owner", "PUT", `/v1/articles/r${i}`, { data: { rank: i, tag: i < 5 ? "low" : "high" }, permissions: { read, write } });
+        const res = await as("owner", "PUT", `/v1/articles/r${i}`, {
+          data: { rank: i, tag: i < 5 ? "low" : "high" },
+          permissions: { read, write },
+        });
         expect(res.status).to.equal(201);
       }
     });

@@ -18,6 +18,10 @@ describe("HTTP batch identities", () => {
       body: { requests: [{ path: "/" }, { path: "/", headers: { "X-Token": "bot" } }, { path: "/", headers: { "X-Token": "" } }] },
     });
     expect(res.status).to.equal(200);
-    expect(res.body.responses.map((r: { body: { user?: { id: string } } }) => r.body.user?.id ?? null)).to.deep.equal(["token:alice", "token:bot", null]);
+    expect(res.body.responses.map((r: { body: { user?: { id: string } } }) => r.body.user?.id ?? null)).to.deep.equal([
+      "token:alice",
+      "token:bot",
+      null,
+    ]);
   });
 });

@@ -4,7 +4,18 @@ import { startTestServer, type TestServer } from "../support/http.js";
 const ALICE = "alice:pw";
 
 /** Every spelling the router sends to the batch endpoint; none may run a batch inside a batch. */
-const SPELLINGS = ["/batch", "/v1/batch", "/BATCH", "/Batch", "/v1/Batch/", "/v1/BATCH", "/batch/", "/v1/batch//", "/batch?x=1", "/v1/Batch?_limit=1"];
+const SPELLINGS = [
+  "/batch",
+  "/v1/batch",
+  "/BATCH",
+  "/Batch",
+  "/v1/Batch/",
+  "/v1/BATCH",
+  "/batch/",
+  "/v1/batch//",
+  "/batch?x=1",
+  "/v1/Batch?_limit=1",
+];
 
 describe("HTTP batch nesting", () => {
   let server: TestServer;
@@ -20,10 +31,19 @@ describe("HTTP batch nesting", () => {
     it(`refuses a sub-request to ${path} before running anything`, async () => {
       const res = await server.request("POST", "/v1/batch", {
         user: ALICE,
-        body: { requests: [{ method: "POST", path: "/notes", body: { data: { outer: true } } }, { method: "POST", path, body: inner }] },
+        body: {
+          requests: [
+            { method: "POST", path: "/notes", body: { data: { outer: true } } },
+            { method: "POST", path, body: inner },
+          ],
+        },
       });
       expect(res.status).to.equal(400);
-      expect(res.body.details).to.deep.include({ location: "body", name: "requests.1.path", description: "Recursive calls to the batch endpoint are not allowed" });
+      expect(res.body.details).to.deep.include({
+        location: "body",
+        name: "requests.1.path",
+        description: "Recursive calls to the batch endpoint are not allowed",
+      });
       const listed = await server.request("GET", "/v1/notes", { user: ALICE });
       expect(listed.body.data).to.deep.equal([]);
     });
@@ -41,7 +61,10 @@ describe("HTTP batch nesting", () => {
   }
 
   it("still serves collections whose path merely contains the word batch", async () => {
-    const res = await server.request("POST", "/v1/batch", { user: ALICE, body: { requests: [{ path: "/notes?title=/batch" }, { path: "/batches" }] } });
+    const res = await server.request("POST", "/v1/batch", {
+      user: ALICE,
+      body: { requests: [{ path: "/notes?title=/batch" }, { path: "/batches" }] },
+    });
     expect(res.status).to.equal(200);
     expect(res.body.responses.map((r: { status: number }) => r.status)).to.deep.equal([200, 404]);
   });

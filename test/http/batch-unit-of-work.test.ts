@@ -77,7 +77,10 @@ describe("Batch: one unit of work per batch", () => {
     expect(res.body.responses.map((r: { status: number }) => r.status)).to.deep.equal([201, 201, 200, 200, 200]);
     expect(writes.map((w) => w.method)).to.deep.equal(["create", "create", "update", "delete", "deleteMany"]);
     expect(runs).to.equal(1);
-    expect(writes.every((w) => w.run === 1), JSON.stringify(writes)).to.equal(true);
+    expect(
+      writes.every((w) => w.run === 1),
+      JSON.stringify(writes),
+    ).to.equal(true);
   });
 
   it("lets a failing sub-request fail the unit of work (so that it can roll the batch back)", async () => {

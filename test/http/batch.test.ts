@@ -49,7 +49,16 @@ describe("HTTP batch", () => {
     });
 
     it("fills a body key the request lacks from defaults", async () => {
-      const res = await batch({ defaults: { body: { data: { shared: "yes" } } }, requests: [{ method: "POST", path: "/notes" }, { method: "POST", path: "/notes", body: { data: { own: 1 } } }] }, ALICE);
+      const res = await batch(
+        {
+          defaults: { body: { data: { shared: "yes" } } },
+          requests: [
+            { method: "POST", path: "/notes" },
+            { method: "POST", path: "/notes", body: { data: { own: 1 } } },
+          ],
+        },
+        ALICE,
+      );
       expect(res.body.responses[0].status).to.equal(201);
       expect(res.body.responses[0].body.data.shared).to.equal("yes");
       expect(res.body.responses[1].body.data).to.include({ own: 1 }).and.not.have.property("shared");
@@ -64,7 +73,10 @@ describe("HTTP batch", () => {
     });
 
     it("follows one trailing-slash redirect with the same method and body, and reports the final path", async () => {
-      const res = await batch({ requests: [{ method: "PUT", path: "/notes/n9/?x=1", body: { data: { kept: true } } }, { path: "/v1" }] }, ALICE);
+      const res = await batch(
+        { requests: [{ method: "PUT", path: "/notes/n9/?x=1", body: { data: { kept: true } } }, { path: "/v1" }] },
+        ALICE,
+      );
       const [put, root] = res.body.responses;
       expect(put.status).to.equal(201);
       expect(put.path).to.equal("/v1/notes/n9");
@@ -85,7 +97,16 @@ describe("HTTP batch", () => {
     });
 
     it("lets a sub-request override the outer headers, even with an empty Authorization", async () => {
-      const res = await batch({ requests: [{ path: "/", headers: { Authorization: basic(BOB) } }, { path: "/", headers: { Authorization: "" } }, { path: "/notes", headers: { authorization: "" } }] }, ALICE);
+      const res = await batch(
+        {
+          requests: [
+            { path: "/", headers: { Authorization: basic(BOB) } },
+            { path: "/", headers: { Authorization: "" } },
+            { path: "/notes", headers: { authorization: "" } },
+          ],
+        },
+        ALICE,
+      );
       expect(res.body.responses[0].body.user.id).to.equal(userId(BOB));
       expect(res.body.responses[1].body).to.not.have.property("user");
       expect(res.body.responses[2].status).to.equal(401);
@@ -94,13 +115,29 @@ describe("HTTP batch", () => {
     it("passes other outer headers too (If-None-Match from the outer request)", async () => {
       const created = await server.request("PUT", "/v1/notes/n1", { user: ALICE, body: { data: {} } });
       const etag = created.headers.get("etag") as string;
-      const res = await server.request("POST", "/v1/batch", { user: ALICE, headers: { "If-None-Match": etag }, body: { requests: [{ path: "/notes/n1" }] } });
+      const res = await server.request("POST", "/v1/batch", {
+        user: ALICE,
+        headers: { "If-None-Match": etag },
+        body: { requests: [{ path: "/notes/n1" }] },
+      });
       expect(res.body.responses[0].status).to.equal(304);
     });
 
     it("gives a sub-request body to handlers that need its media type (merge-patch)", async () => {
       await server.request("PUT", "/v1/notes/n1", { user: ALICE, body: { data: { a: { x: 1, y: 2 } } } });
-      const res = await batch({ requests: [{ method: "PATCH", path: "/notes/n1", headers: { "Content-Type": "application/merge-patch+json" }, body: { data: { a: { y: null } } } }] }, ALICE);
+      const res = await batch(
+        {
+          requests: [
+            {
+              method: "PATCH",
+              path: "/notes/n1",
+              headers: { "Content-Type": "application/merge-patch+json" },
+              body: { data: { a: { y: null } } },
+            },
+          ],
+        },
+        ALICE,
+      );
       expect(res.body.responses[0].status).to.equal(200);
       expect(res.body.responses[0].body.data.a).to.deep.equal({ x: 1 });
     });
@@ -153,7 +190,14 @@ describe("HTTP batch", () => {
         [{ path: "/", headers: { "X-N": 1 } }, "requests.0.headers"],
         [{ method: "POST", path: "/notes", body: [1] }, "requests.0.body"],
         [{ path: "/", headers: { "Bad Name": "x" } }, "requests.0.headers"],
-        [{ method: "OPTIONS", path: "/notes", headers: { Origin: "http://a", "Access-Control-Request-Method": "GET", "Access-Control-Request-Headers": "x\r\nSet-Cookie: y" } }, "requests.0.headers"],
+        [
+          {
+            method: "OPTIONS",
+            path: "/notes",
+            headers: { Origin: "http://a", "Access-Control-Request-Method": "GET", "Access-Control-Request-Headers": "x\r\nSet-Cookie: y" },
+          },
+          "requests.0.headers",
+        ],
       ];
       for (const [request, name] of cases) {
         const res = await batch({ requests: [request] });
@@ -205,16 +249,19 @@ describe("HTTP batch", () => {
   describe("responses", () => {
     it("puts reads, writes, a 403 and a 404 each in its slot, in order, and goes on", async () => {
       await server.request("PUT", "/v1/articles/a1", { user: ALICE, body: { data: { title: "mine" } } });
-      const res = await batch({
-        requests: [
-          { method: "POST", path: "/articles", body: { data: { title: "new" } } },
-          { path: "/articles/a1", headers: { Authorization: basic(BOB) } },
-          { path: "/articles/a1" },
-          { path: "/notes/missing" },
-          { method: "PATCH", path: "/articles/a1", body: { data: { title: "changed" } } },
-          { method: "GET", path: "/articles" },
-        ],
-      }, ALICE);
+      const res = await batch(
+        {
+          requests: [
+            { method: "POST", path: "/articles", body: { data: { title: "new" } } },
+            { path: "/articles/a1", headers: { Authorization: basic(BOB) } },
+            { path: "/articles/a1" },
+            { path: "/notes/missing" },
+            { method: "PATCH", path: "/articles/a1", body: { data: { title: "changed" } } },
+            { method: "GET", path: "/articles" },
+          ],
+        },
+        ALICE,
+      );
       expect(res.status).to.equal(200);
       const statuses = res.body.responses.map((r: { status: number }) => r.status);
       expect(statuses).to.deep.equal([201, 403, 200, 404, 200, 200]);
@@ -229,7 +276,11 @@ describe("HTTP batch", () => {
     });
 
     it("carries CORS headers on sub-request errors when the outer request has an Origin", async () => {
-      const res = await server.request("POST", "/v1/batch", { user: ALICE, headers: { Origin: "https://app.example.com" }, body: { requests: [{ path: "/notes/missing" }] } });
+      const res = await server.request("POST", "/v1/batch", {
+        user: ALICE,
+        headers: { Origin: "https://app.example.com" },
+        body: { requests: [{ path: "/notes/missing" }] },
+      });
       const [missing] = res.body.responses;
       expect(missing.status).to.equal(404);
       expect(missing.headers["Access-Control-Allow-Origin"]).to.be.oneOf(["https://app.example.com", "*"]);
@@ -250,7 +301,16 @@ describe("HTTP batch", () => {
       records.get = () => Promise.reject(new BackendError("storage", new Error("socket hang up")));
       let res;
       try {
-        res = await batch({ requests: [{ path: "/__lbheartbeat__" }, { path: "/notes/n1" }, { method: "POST", path: "/notes", body: { data: { after: true } } }] }, ALICE);
+        res = await batch(
+          {
+            requests: [
+              { path: "/__lbheartbeat__" },
+              { path: "/notes/n1" },
+              { method: "POST", path: "/notes", body: { data: { after: true } } },
+            ],
+          },
+          ALICE,
+        );
       } finally {
         records.get = get;
       }
@@ -290,11 +350,30 @@ describe("HTTP batch", () => {
         return original(id);
       };
       try {
-        const res = await batch({ requests: [{ path: "/articles" }, { method: "POST", path: "/articles", body: { data: {} } }, { path: "/articles" }, { path: "/" }] }, ALICE);
+        const res = await batch(
+          {
+            requests: [
+              { path: "/articles" },
+              { method: "POST", path: "/articles", body: { data: {} } },
+              { path: "/articles" },
+              { path: "/" },
+            ],
+          },
+          ALICE,
+        );
         expect(res.body.responses.map((r: { status: number }) => r.status)).to.deep.equal([200, 201, 200, 200]);
         expect(asked).to.deep.equal([userId(ALICE)]);
         asked.length = 0;
-        await batch({ requests: [{ path: "/articles" }, { path: "/articles", headers: { Authorization: basic(BOB) } }, { path: "/articles", headers: { Authorization: basic(BOB) } }] }, ALICE);
+        await batch(
+          {
+            requests: [
+              { path: "/articles" },
+              { path: "/articles", headers: { Authorization: basic(BOB) } },
+              { path: "/articles", headers: { Authorization: basic(BOB) } },
+            ],
+          },
+          ALICE,
+        );
         expect(asked.sort()).to.deep.equal([userId(ALICE), userId(BOB)].sort());
       } finally {
         permissions.userPrincipals = original;

@@ -16,7 +16,8 @@ describe("HTTP client input bounds", () => {
   after(() => server.stop());
   afterEach(() => server.request("DELETE", "/v1/notes", { user: ALICE }));
 
-  const put = (rawBody: string) => server.request("PUT", "/v1/notes/n1", { user: ALICE, rawBody, headers: { "Content-Type": "application/json" } });
+  const put = (rawBody: string) =>
+    server.request("PUT", "/v1/notes/n1", { user: ALICE, rawBody, headers: { "Content-Type": "application/json" } });
   const list = (query: string) => server.request("GET", `/v1/notes?${query}`, { user: ALICE });
 
   describe("JSON nesting (max_json_depth)", () => {
@@ -37,7 +38,11 @@ describe("HTTP client input bounds", () => {
 
     it("checks batch bodies, with the sub-request bodies inside them", async () => {
       const body = `{"requests":[{"method":"PUT","path":"/notes/n1","body":{"data":{"x":${nestedArrays(20)}}}}]}`;
-      const res = await server.request("POST", "/v1/batch", { user: ALICE, rawBody: body, headers: { "Content-Type": "application/json" } });
+      const res = await server.request("POST", "/v1/batch", {
+        user: ALICE,
+        rawBody: body,
+        headers: { "Content-Type": "application/json" },
+      });
       expect(res.status).to.equal(400);
       expect(res.body.details[0].description).to.equal("JSON nesting is limited to 8 levels");
     });
@@ -45,11 +50,16 @@ describe("HTTP client input bounds", () => {
     it("checks JSON filter values", async () => {
       const res = await list(`in_x=${encodeURIComponent(nestedArrays(9))}`);
       expect(res.status).to.equal(400);
-      expect(res.body.details).to.deep.equal([{ location: "querystring", name: "in_x", description: "JSON nesting is limited to 8 levels" }]);
+      expect(res.body.details).to.deep.equal([
+        { location: "querystring", name: "in_x", description: "JSON nesting is limited to 8 levels" },
+      ]);
     });
 
     it("does not outrank 401: an anonymous deep body is refused for its identity first", async () => {
-      const res = await server.request("PUT", "/v1/notes/n1", { rawBody: `{"data":${nestedArrays(50)}}`, headers: { "Content-Type": "application/json" } });
+      const res = await server.request("PUT", "/v1/notes/n1", {
+        rawBody: `{"data":${nestedArrays(50)}}`,
+        headers: { "Content-Type": "application/json" },
+      });
       expect(res.status).to.equal(401);
     });
   });
@@ -78,7 +88,11 @@ describe("HTTP client input bounds", () => {
     });
 
     it("refuses NUL in values and keys", async () => {
-      for (const body of [String.raw`{"data":{"title":"a\u0000"}}`, String.raw`{"data":{"a\u0000":1}}`, String.raw`{"data":{"x":{"y":["\u0000"]}}}`]) {
+      for (const body of [
+        String.raw`{"data":{"title":"a\u0000"}}`,
+        String.raw`{"data":{"a\u0000":1}}`,
+        String.raw`{"data":{"x":{"y":["\u0000"]}}}`,
+      ]) {
         const res = await put(body);
         expect(res.status, body).to.equal(400);
         expect(res.body.details[0].description, body).to.match(/^Invalid character 0x00/);
@@ -130,7 +144,9 @@ describe("HTTP client input bounds", () => {
       expect((await list("_sort=a,-b")).status).to.equal(200);
       const res = await list("_sort=a,b,c");
       expect(res.status).to.equal(400);
-      expect(res.body.details).to.deep.equal([{ location: "querystring", name: "_sort", description: "At most 2 sort fields are allowed" }]);
+      expect(res.body.details).to.deep.equal([
+        { location: "querystring", name: "_sort", description: "At most 2 sort fields are allowed" },
+      ]);
     });
 
     it("refuses more filters than max_filters, _since and _before included", async () => {
@@ -138,7 +154,9 @@ describe("HTTP client input bounds", () => {
       for (const query of ["a=1&b=2&c=3&d=4", "a=1&b=2&_since=1&_before=9"]) {
         const res = await list(query);
         expect(res.status, query).to.equal(400);
-        expect(res.body.details, query).to.deep.equal([{ location: "querystring", name: null, description: "At most 3 filters are allowed" }]);
+        expect(res.body.details, query).to.deep.equal([
+          { location: "querystring", name: null, description: "At most 3 filters are allowed" },
+        ]);
       }
     });
 
@@ -146,14 +164,21 @@ describe("HTTP client input bounds", () => {
       const long = `/v1/notes?title=${"x".repeat(300)}`;
       const res = await server.request("GET", long, { user: ALICE });
       expect(res.status).to.equal(400);
-      expect(res.body.details).to.deep.equal([{ location: "path", name: null, description: "URL and query string are limited to 300 characters" }]);
+      expect(res.body.details).to.deep.equal([
+        { location: "path", name: null, description: "URL and query string are limited to 300 characters" },
+      ]);
       const batch = await server.request("POST", "/v1/batch", { user: ALICE, body: { requests: [{ path: "/notes" }, { path: long }] } });
       expect(batch.status).to.equal(400);
-      expect(batch.body.details).to.deep.equal([{ location: "body", name: "requests.1.path", description: "URL and query string are limited to 300 characters" }]);
+      expect(batch.body.details).to.deep.equal([
+        { location: "body", name: "requests.1.path", description: "URL and query string are limited to 300 characters" },
+      ]);
     });
 
     it("bounds sort fields and filters of batch sub-requests as well", async () => {
-      const res = await server.request("POST", "/v1/batch", { user: ALICE, body: { requests: [{ path: "/notes?_sort=a,b,c" }, { path: "/notes?a=1&b=2&c=3&d=4" }] } });
+      const res = await server.request("POST", "/v1/batch", {
+        user: ALICE,
+        body: { requests: [{ path: "/notes?_sort=a,b,c" }, { path: "/notes?a=1&b=2&c=3&d=4" }] },
+      });
       expect(res.status).to.equal(200);
       expect(res.body.responses.map((r: { status: number }) => r.status)).to.deep.equal([400, 400]);
     });

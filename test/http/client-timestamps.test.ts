@@ -25,11 +25,21 @@ describe("HTTP client timestamps", () => {
         server.request("POST", "/v1/notes", { user: ALICE, body: { data: { id: "n2", last_modified: value } } }),
         server.request("PUT", "/v1/notes/n1", { user: ALICE, body: { data: { last_modified: value } } }),
         server.request("PATCH", "/v1/notes/n1", { user: ALICE, body: { data: { last_modified: value } } }),
-        server.request("PATCH", "/v1/notes/n1", { user: ALICE, body: { data: { last_modified: value } }, headers: { "Content-Type": "application/merge-patch+json" } }),
+        server.request("PATCH", "/v1/notes/n1", {
+          user: ALICE,
+          body: { data: { last_modified: value } },
+          headers: { "Content-Type": "application/merge-patch+json" },
+        }),
       ];
       for (const res of await Promise.all(writes)) {
         expect(res.status, JSON.stringify(value)).to.equal(400);
-        expect(res.body.details, JSON.stringify(value)).to.deep.equal([{ location: "body", name: "data.last_modified", description: "last_modified must be an integer of milliseconds since the epoch, at most 24 hours ahead of the server clock" }]);
+        expect(res.body.details, JSON.stringify(value)).to.deep.equal([
+          {
+            location: "body",
+            name: "data.last_modified",
+            description: "last_modified must be an integer of milliseconds since the epoch, at most 24 hours ahead of the server clock",
+          },
+        ]);
       }
     }
     const listed = await server.request("GET", "/v1/notes", { user: ALICE });
@@ -39,10 +49,23 @@ describe("HTTP client timestamps", () => {
 
   it("bounds JSON Patch operations that set last_modified", async () => {
     await server.request("PUT", "/v1/notes/n1", { user: ALICE, body: { data: { t: 4102444800000 } } });
-    const patch = (operations: unknown) => server.request("PATCH", "/v1/notes/n1", { user: ALICE, body: operations, headers: { "Content-Type": "application/json-patch+json" } });
+    const patch = (operations: unknown) =>
+      server.request("PATCH", "/v1/notes/n1", {
+        user: ALICE,
+        body: operations,
+        headers: { "Content-Type": "application/json-patch+json" },
+      });
     const cases: [unknown, string, string][] = [
-      [[{ op: "replace", path: "/data/last_modified", value: 4102444800000 }], "0.value", "last_modified must be an integer of milliseconds since the epoch, at most 24 hours ahead of the server clock"],
-      [[{ op: "add", path: "/data", value: { last_modified: -5 } }], "0.value", "last_modified must be an integer of milliseconds since the epoch, at most 24 hours ahead of the server clock"],
+      [
+        [{ op: "replace", path: "/data/last_modified", value: 4102444800000 }],
+        "0.value",
+        "last_modified must be an integer of milliseconds since the epoch, at most 24 hours ahead of the server clock",
+      ],
+      [
+        [{ op: "add", path: "/data", value: { last_modified: -5 } }],
+        "0.value",
+        "last_modified must be an integer of milliseconds since the epoch, at most 24 hours ahead of the server clock",
+      ],
       [[{ op: "copy", from: "/data/t", path: "/data/last_modified" }], "0.path", "last_modified cannot be copied or moved"],
     ];
     for (const [operations, name, description] of cases) {
@@ -68,7 +91,13 @@ describe("HTTP client timestamps", () => {
     for (const value of ["4102444800000", String(NOW + DAY + 1), "-1", "1.5", "abc"]) {
       const res = await server.request("DELETE", `/v1/notes/n1?last_modified=${value}`, { user: ALICE });
       expect(res.status, value).to.equal(400);
-      expect(res.body.details, value).to.deep.equal([{ location: "querystring", name: "last_modified", description: "last_modified must be an integer of milliseconds since the epoch, at most 24 hours ahead of the server clock" }]);
+      expect(res.body.details, value).to.deep.equal([
+        {
+          location: "querystring",
+          name: "last_modified",
+          description: "last_modified must be an integer of milliseconds since the epoch, at most 24 hours ahead of the server clock",
+        },
+      ]);
     }
     // Accepted at the bound (honoured only when above the collection's clock, which earlier tests moved).
     const res = await server.request("DELETE", `/v1/notes/n1?last_modified="${NOW + DAY}"`, { user: ALICE });

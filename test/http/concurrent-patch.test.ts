@@ -38,7 +38,11 @@ describe("PATCH without If-Match under contention (two server processes)", funct
   it("never answers 412 and keeps every field each PATCH set", async () => {
     const base = servers[0]?.url ?? "";
     for (let r = 0; r < RECORDS; r++) {
-      const created = await fetch(`${base}/v1/articles/r${r}`, { method: "PUT", headers: { Authorization: AUTH, "Content-Type": "application/json" }, body: JSON.stringify({ data: {} }) });
+      const created = await fetch(`${base}/v1/articles/r${r}`, {
+        method: "PUT",
+        headers: { Authorization: AUTH, "Content-Type": "application/json" },
+        body: JSON.stringify({ data: {} }),
+      });
       expect(created.status).to.equal(201);
     }
     const statuses = new Map<number, number>();
@@ -60,9 +64,17 @@ describe("PATCH without If-Match under contention (two server processes)", funct
       const response = await fetch(`${base}/v1/articles/r${r}`, { headers: { Authorization: AUTH } });
       const data = ((await response.json()) as { data: Record<string, unknown> }).data;
       const expected = servers.flatMap((_, s) =>
-        Array.from({ length: LANES_PER_PROCESS }, (_, l) => Array.from({ length: PATCHES_PER_LANE }, (_, i) => i).filter((i) => i % RECORDS === r).map((i) => `p${s}l${l}_${i}`)).flat(),
+        Array.from({ length: LANES_PER_PROCESS }, (_, l) =>
+          Array.from({ length: PATCHES_PER_LANE }, (_, i) => i)
+            .filter((i) => i % RECORDS === r)
+            .map((i) => `p${s}l${l}_${i}`),
+        ).flat(),
       );
-      expect(Object.keys(data).filter((key) => key.startsWith("p")).sort()).to.deep.equal(expected.sort());
+      expect(
+        Object.keys(data)
+          .filter((key) => key.startsWith("p"))
+          .sort(),
+      ).to.deep.equal(expected.sort());
     }
   });
 });

@@ -58,7 +58,9 @@ describe("HTTP connection limits", () => {
 
     it("cuts a body sent one byte at a time (request_timeout_seconds) with a 408", async () => {
       const connection = await open(server.url);
-      connection.socket.write("PUT /v1/notes/n1 HTTP/1.1\r\nHost: localhost\r\nAuthorization: Basic YWxpY2U6cHc=\r\nContent-Type: application/json\r\nContent-Length: 40\r\n\r\n");
+      connection.socket.write(
+        "PUT /v1/notes/n1 HTTP/1.1\r\nHost: localhost\r\nAuthorization: Basic YWxpY2U6cHc=\r\nContent-Type: application/json\r\nContent-Length: 40\r\n\r\n",
+      );
       // 40 bytes at one per 100 ms would take 4 s; the server gives the whole request 1 s.
       const cutFirst = await trickle(connection, `{"data":{"x":"${"a".repeat(23)}"}}`, 100);
       expect(cutFirst).to.equal(true);

@@ -30,10 +30,20 @@ const BACKENDS: Backend[] = [
     service: "postgresql",
     async settings() {
       await ensureDatabase(DATABASE);
-      return { storage_backend: "postgresql", storage_url: databaseUrl(DATABASE), permission_backend: "postgresql", permission_url: databaseUrl(DATABASE) };
+      return {
+        storage_backend: "postgresql",
+        storage_url: databaseUrl(DATABASE),
+        permission_backend: "postgresql",
+        permission_url: databaseUrl(DATABASE),
+      };
     },
   },
-  { name: "redis", service: "redis", settings: () => Promise.resolve({ permission_backend: "redis", permission_url: REDIS_URL, permission_prefix: `tessera-fail-closed-${process.pid}:` }) },
+  {
+    name: "redis",
+    service: "redis",
+    settings: () =>
+      Promise.resolve({ permission_backend: "redis", permission_url: REDIS_URL, permission_prefix: `tessera-fail-closed-${process.pid}:` }),
+  },
 ];
 
 /** Requests a collection-level grant must decide: reads and writes of a record, and the list. */

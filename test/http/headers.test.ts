@@ -4,12 +4,28 @@ import { TOKENS } from "../../src/bootstrap/tokens.js";
 import { startTestServer, type TestServer } from "../support/http.js";
 
 const ALICE = "alice:pw";
-const REQUIRED_EXPOSED = ["Content-Length", "Content-Type", "ETag", "Last-Modified", "Next-Page", "Total-Objects", "Total-Records", "Backoff", "Retry-After", "Alert"];
+const REQUIRED_EXPOSED = [
+  "Content-Length",
+  "Content-Type",
+  "ETag",
+  "Last-Modified",
+  "Next-Page",
+  "Total-Objects",
+  "Total-Records",
+  "Backoff",
+  "Retry-After",
+  "Alert",
+];
 
 /** Makes the record store fail like an unreachable database until the returned function is called. */
 function breakStorage(server: TestServer): () => void {
   const records = server.running.container.get(TOKENS.RecordStore);
-  const [get, list, heartbeat, collectionTimestamp] = [records.get.bind(records), records.list.bind(records), records.heartbeat.bind(records), records.collectionTimestamp.bind(records)];
+  const [get, list, heartbeat, collectionTimestamp] = [
+    records.get.bind(records),
+    records.list.bind(records),
+    records.heartbeat.bind(records),
+    records.collectionTimestamp.bind(records),
+  ];
   const fail = () => Promise.reject(new BackendError("storage", new Error("connection refused")));
   records.get = fail;
   records.list = fail;
@@ -28,7 +44,10 @@ describe("HTTP response headers", () => {
 
     it("sends Backoff on successes, errors and 304", async () => {
       const created = await server.request("PUT", "/v1/notes/n1", { user: ALICE, body: { data: {} } });
-      const notModified = await server.request("GET", "/v1/notes/n1", { user: ALICE, headers: { "If-None-Match": created.headers.get("etag") as string } });
+      const notModified = await server.request("GET", "/v1/notes/n1", {
+        user: ALICE,
+        headers: { "If-None-Match": created.headers.get("etag") as string },
+      });
       expect(notModified.status).to.equal(304);
       const responses = [
         created,
@@ -171,7 +190,11 @@ describe("HTTP response headers", () => {
 
     it("answers a preflight with methods, headers and Max-Age, without authentication", async () => {
       const res = await server.request("OPTIONS", "/v1/articles/a1", {
-        headers: { ...withOrigin(), "Access-Control-Request-Method": "PUT", "Access-Control-Request-Headers": "authorization, content-type, if-match" },
+        headers: {
+          ...withOrigin(),
+          "Access-Control-Request-Method": "PUT",
+          "Access-Control-Request-Headers": "authorization, content-type, if-match",
+        },
       });
       expect(res.status).to.equal(200);
       expect(res.headers.get("access-control-allow-origin")).to.equal(ORIGIN);
@@ -197,7 +220,15 @@ describe("HTTP response headers", () => {
     it("sends CORS headers on 400, 401, 403, 404, 405, 503 and unknown URLs", async () => {
       await server.request("PUT", "/v1/articles/a1", { user: ALICE, body: { data: {} } });
       const cases: [number, () => Promise<{ status: number; headers: Headers }>][] = [
-        [400, () => server.request("POST", "/v1/notes", { user: ALICE, rawBody: "{", headers: { ...withOrigin(), "Content-Type": "application/json" } })],
+        [
+          400,
+          () =>
+            server.request("POST", "/v1/notes", {
+              user: ALICE,
+              rawBody: "{",
+              headers: { ...withOrigin(), "Content-Type": "application/json" },
+            }),
+        ],
         [401, () => server.request("GET", "/v1/notes", { headers: withOrigin() })],
         [403, () => server.request("GET", "/v1/articles/a1", { user: "bob:pw", headers: withOrigin() })],
         [404, () => server.request("GET", "/v1/notes/missing", { user: ALICE, headers: withOrigin() })],

@@ -24,9 +24,21 @@ interface HostileRequest {
 const arrays = (levels: number) => `${"[".repeat(levels)}${"]".repeat(levels)}`;
 const objects = (levels: number) => `${'{"a":'.repeat(levels)}1${"}".repeat(levels)}`;
 const data = (inner: string) => `{"data":${inner}}`;
-const put = (label: string, rawBody: string, status = 400): HostileRequest => ({ label, method: "PUT", path: "/v1/articles/hostile", rawBody, status });
+const put = (label: string, rawBody: string, status = 400): HostileRequest => ({
+  label,
+  method: "PUT",
+  path: "/v1/articles/hostile",
+  rawBody,
+  status,
+});
 const get = (label: string, path: string, status = 400): HostileRequest => ({ label, method: "GET", path, status });
-const batch = (label: string, requests: unknown[], status = 400): HostileRequest => ({ label, method: "POST", path: "/v1/batch", rawBody: JSON.stringify({ requests }), status });
+const batch = (label: string, requests: unknown[], status = 400): HostileRequest => ({
+  label,
+  method: "POST",
+  path: "/v1/batch",
+  rawBody: JSON.stringify({ requests }),
+  status,
+});
 const filters = (n: number) => Array.from({ length: n }, (_, i) => `f${i}=${i}`).join("&");
 const sortFields = (n: number) => Array.from({ length: n }, (_, i) => `f${i}`).join(",");
 
@@ -61,9 +73,25 @@ const CASES: HostileRequest[] = [
   batch("a sub-request with 5,000 sort fields", [{ path: `/articles?_sort=${sortFields(5000)}` }]),
   batch("a nested batch spelled /BATCH", [{ method: "POST", path: "/BATCH", body: { requests: [{ path: "/" }] } }]),
   batch("a nested batch spelled /v1/Batch/", [{ method: "POST", path: "/v1/Batch/", body: { requests: [{ path: "/" }] } }]),
-  { label: "a batch body nesting 10,000 levels", method: "POST", path: "/v1/batch", rawBody: `{"requests":[{"method":"PUT","path":"/articles/b","body":{"data":{"x":${arrays(10_000)}}}}]}`, status: 400 },
-  { label: "a batch sub-request with a lone surrogate", method: "POST", path: "/v1/batch", rawBody: String.raw`{"requests":[{"method":"PUT","path":"/articles/b","body":{"data":{"x":"\ud800"}}}]}`, status: 400 },
-  batch("a sub-request with a future last_modified", [{ method: "PUT", path: "/articles/c", body: { data: { last_modified: 4102444800000 } } }], 200),
+  {
+    label: "a batch body nesting 10,000 levels",
+    method: "POST",
+    path: "/v1/batch",
+    rawBody: `{"requests":[{"method":"PUT","path":"/articles/b","body":{"data":{"x":${arrays(10_000)}}}}]}`,
+    status: 400,
+  },
+  {
+    label: "a batch sub-request with a lone surrogate",
+    method: "POST",
+    path: "/v1/batch",
+    rawBody: String.raw`{"requests":[{"method":"PUT","path":"/articles/b","body":{"data":{"x":"\ud800"}}}]}`,
+    status: 400,
+  },
+  batch(
+    "a sub-request with a future last_modified",
+    [{ method: "PUT", path: "/articles/c", body: { data: { last_modified: 4102444800000 } } }],
+    200,
+  ),
 ];
 
 describe("HTTP hostile input, differential across backends", function () {
@@ -77,8 +105,25 @@ describe("HTTP hostile input, differential across backends", function () {
     const pg = databaseUrl("tessera_hostile_test");
     const prefix = `tessera-hostile-${process.pid}:`;
     setups.push({ name: "memory", server: await startTestServer() });
-    setups.push({ name: "postgresql", server: await startTestServer({ storage_backend: "postgresql", storage_url: pg, permission_backend: "postgresql", permission_url: pg }) });
-    setups.push({ name: "postgresql+redis", server: await startTestServer({ storage_backend: "postgresql", storage_url: pg, permission_backend: "redis", permission_url: REDIS_URL, permission_prefix: prefix }) });
+    setups.push({
+      name: "postgresql",
+      server: await startTestServer({
+        storage_backend: "postgresql",
+        storage_url: pg,
+        permission_backend: "postgresql",
+        permission_url: pg,
+      }),
+    });
+    setups.push({
+      name: "postgresql+redis",
+      server: await startTestServer({
+        storage_backend: "postgresql",
+        storage_url: pg,
+        permission_backend: "redis",
+        permission_url: REDIS_URL,
+        permission_prefix: prefix,
+      }),
+    });
     await (await setups[1]!.server.running.container.getAsync(TOKENS.Migrator)).migrate();
   });
   beforeEach(async () => {
@@ -99,7 +144,11 @@ describe("HTTP hostile input, differential across backends", function () {
     it(`${hostile.label}: ${hostile.status} everywhere`, async () => {
       const statuses: Record<string, number> = {};
       for (const { name, server } of setups) {
-        const res = await server.request(hostile.method, hostile.path, { user: ALICE, rawBody: hostile.rawBody, headers: hostile.rawBody === undefined ? {} : JSON_TYPE });
+        const res = await server.request(hostile.method, hostile.path, {
+          user: ALICE,
+          rawBody: hostile.rawBody,
+          headers: hostile.rawBody === undefined ? {} : JSON_TYPE,
+        });
         statuses[name] = res.status;
         if (res.status === 400) expect(res.body.details, name).to.be.an("array").that.is.not.empty;
         // a batch answers 200 with its sub-responses: none of them may be a 5xx either

@@ -18,7 +18,12 @@ import { databaseUrl, ensureDatabase } from "../support/postgres.js";
 import { REDIS_URL, requireService } from "../support/services.js";
 
 const ALICE = "alice:pw";
-const ARTICLES: ResourceDefinition = { name: "articles", kind: "shareable", permissions: ["read", "write"], settingsPrincipals: { create: ["system.Authenticated"] } };
+const ARTICLES: ResourceDefinition = {
+  name: "articles",
+  kind: "shareable",
+  permissions: ["read", "write"],
+  settingsPrincipals: { create: ["system.Authenticated"] },
+};
 const DATABASE = "tessera_race_test";
 
 interface Backend {
@@ -34,20 +39,29 @@ const BACKENDS: Backend[] = [
     service: "postgresql",
     async settings() {
       await ensureDatabase(DATABASE);
-      return { storage_backend: "postgresql", storage_url: databaseUrl(DATABASE), permission_backend: "postgresql", permission_url: databaseUrl(DATABASE) };
+      return {
+        storage_backend: "postgresql",
+        storage_url: databaseUrl(DATABASE),
+        permission_backend: "postgresql",
+        permission_url: databaseUrl(DATABASE),
+      };
     },
   },
   {
     name: "Redis permissions",
     service: "redis",
-    settings: () => Promise.resolve({ permission_backend: "redis", permission_url: REDIS_URL, permission_prefix: `tessera-race-test-${process.pid}:` }),
+    settings: () =>
+      Promise.resolve({ permission_backend: "redis", permission_url: REDIS_URL, permission_prefix: `tessera-race-test-${process.pid}:` }),
   },
 ];
 
 /** Settles both, and returns them as [fulfilled values, rejection reasons]. */
 async function settle<T>(racers: Array<Promise<T>>): Promise<[T[], unknown[]]> {
   const results = await Promise.allSettled(racers);
-  return [results.flatMap((r) => (r.status === "fulfilled" ? [r.value] : [])), results.flatMap((r) => (r.status === "rejected" ? [r.reason as unknown] : []))];
+  return [
+    results.flatMap((r) => (r.status === "fulfilled" ? [r.value] : [])),
+    results.flatMap((r) => (r.status === "rejected" ? [r.reason as unknown] : [])),
+  ];
 }
 
 for (const backend of BACKENDS) {
@@ -115,7 +129,11 @@ for (const backend of BACKENDS) {
       const etag = created.headers.get("etag") as string;
       const barrier = holdReads(r1());
       try {
-        const answers = await Promise.all([1, 2].map((v) => server.request("PUT", "/v1/articles/r1", { user: ALICE, body: { data: { v } }, headers: { "If-Match": etag } })));
+        const answers = await Promise.all(
+          [1, 2].map((v) =>
+            server.request("PUT", "/v1/articles/r1", { user: ALICE, body: { data: { v } }, headers: { "If-Match": etag } }),
+          ),
+        );
         expect(barrier.reached).to.equal(2);
         expect(answers.map((a) => a.status).sort()).to.deep.equal([200, 412]);
         const winner = answers.find((a) => a.status === 200);
@@ -130,7 +148,9 @@ for (const backend of BACKENDS) {
       const etag = created.headers.get("etag") as string;
       const barrier = holdReads(r1());
       try {
-        const answers = await Promise.all([1, 2].map(() => server.request("DELETE", "/v1/articles/r1", { user: ALICE, headers: { "If-Match": etag } })));
+        const answers = await Promise.all(
+          [1, 2].map(() => server.request("DELETE", "/v1/articles/r1", { user: ALICE, headers: { "If-Match": etag } })),
+        );
         expect(barrier.reached).to.equal(2);
         expect(answers.map((a) => a.status).sort()).to.deep.equal([200, 412]);
       } finally {
@@ -142,7 +162,9 @@ for (const backend of BACKENDS) {
       await server.request("PUT", "/v1/articles/r1", { user: ALICE, body: { data: {} } });
       const barrier = holdReads(r1());
       try {
-        const answers = await Promise.all(["a", "b"].map((key) => server.request("PATCH", "/v1/articles/r1", { user: ALICE, body: { data: { [key]: true } } })));
+        const answers = await Promise.all(
+          ["a", "b"].map((key) => server.request("PATCH", "/v1/articles/r1", { user: ALICE, body: { data: { [key]: true } } })),
+        );
         expect(barrier.reached).to.equal(2);
         expect(answers.map((a) => a.status)).to.deep.equal([200, 200]);
         expect((await server.request("GET", "/v1/articles/r1", { user: ALICE })).body.data).to.deep.include({ a: true, b: true });

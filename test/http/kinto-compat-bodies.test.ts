@@ -18,15 +18,27 @@ describe("Kinto compatibility: request bodies and media types", () => {
   });
 
   it("reads an empty application/json body on PUT as {} (201 created, then 200 replaced)", async () => {
-    const created = await server.request("PUT", "/v1/notes/empty1", { user: ALICE, rawBody: "", headers: { "Content-Type": "application/json" } });
+    const created = await server.request("PUT", "/v1/notes/empty1", {
+      user: ALICE,
+      rawBody: "",
+      headers: { "Content-Type": "application/json" },
+    });
     expect(created.status).to.equal(201);
     expect(created.body.data.id).to.equal("empty1");
-    const replaced = await server.request("PUT", "/v1/notes/empty1", { user: ALICE, rawBody: "", headers: { "Content-Type": "application/json; charset=utf-8" } });
+    const replaced = await server.request("PUT", "/v1/notes/empty1", {
+      user: ALICE,
+      rawBody: "",
+      headers: { "Content-Type": "application/json; charset=utf-8" },
+    });
     expect(replaced.status).to.equal(200);
   });
 
   it("answers 415 to a non-JSON Content-Type, with a body or with an empty one", async () => {
-    for (const [method, path] of [["POST", "/v1/notes"], ["PUT", "/v1/notes/t1"], ["PATCH", "/v1/notes/t1"]] as const) {
+    for (const [method, path] of [
+      ["POST", "/v1/notes"],
+      ["PUT", "/v1/notes/t1"],
+      ["PATCH", "/v1/notes/t1"],
+    ] as const) {
       for (const rawBody of ["", "{}"]) {
         const res = await server.request(method, path, { user: ALICE, rawBody, headers: { "Content-Type": "text/plain" } });
         expect(res.status, `${method} ${JSON.stringify(rawBody)}`).to.equal(415);

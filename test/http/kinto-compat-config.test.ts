@@ -58,7 +58,11 @@ describe("Kinto compatibility: Kinto config files", function () {
     const running = await startServer(settings, { logger: pino({ level: "silent" }) });
     try {
       const auth = { Authorization: `Basic ${Buffer.from("alice:pw").toString("base64")}`, "Content-Type": "application/json" };
-      const created = await fetch(`${running.url}/v1/articles`, { method: "POST", headers: auth, body: JSON.stringify({ data: { title: "from kinto.ini" } }) });
+      const created = await fetch(`${running.url}/v1/articles`, {
+        method: "POST",
+        headers: auth,
+        body: JSON.stringify({ data: { title: "from kinto.ini" } }),
+      });
       expect(created.status).to.equal(201);
       const redirect = await fetch(`${running.url}/v1/articles/`, { redirect: "manual" });
       expect(redirect.headers.get("cache-control")).to.equal("max-age=60");
@@ -79,17 +83,31 @@ kinto.cache_backend = kinto.core.cache.postgresql
 kinto.cache_url = postgresql://postgres@127.0.0.1/test
 `;
     const settings = loadSettings({ argv: ["--config", iniFile("backends.ini", ini)], env: {}, defaultFile: false });
-    expect([settings.storage.backend, settings.permission?.backend, settings.cache.backend]).to.deep.equal(["postgresql", "redis", "postgresql"]);
+    expect([settings.storage.backend, settings.permission?.backend, settings.cache.backend]).to.deep.equal([
+      "postgresql",
+      "redis",
+      "postgresql",
+    ]);
   });
 
   it("names every unsupported Kinto setting at once", () => {
     try {
-      loadSettings({ argv: ["--config", iniFile("unsupported.ini", KINTO_INI + UNSUPPORTED + "kinto.cache_backend = kinto.core.cache.memcached\n")], env: {}, defaultFile: false });
+      loadSettings({
+        argv: ["--config", iniFile("unsupported.ini", KINTO_INI + UNSUPPORTED + "kinto.cache_backend = kinto.core.cache.memcached\n")],
+        env: {},
+        defaultFile: false,
+      });
       expect.fail("loaded");
     } catch (error) {
       expect(error).to.be.instanceOf(SettingsError);
       const problems = (error as SettingsError).problems.join("\n");
-      for (const key of ["kinto.includes", "kinto.bucket_create_principals", "kinto.default_bucket_hmac_secret", "kinto.experimental_collection_schema_validation", "kinto.core.cache.memcached"]) {
+      for (const key of [
+        "kinto.includes",
+        "kinto.bucket_create_principals",
+        "kinto.default_bucket_hmac_secret",
+        "kinto.experimental_collection_schema_validation",
+        "kinto.core.cache.memcached",
+      ]) {
         expect(problems, key).to.contain(key);
       }
       expect(problems).not.to.contain("kinto.articles_create_principals");
@@ -100,7 +118,8 @@ kinto.cache_url = postgresql://postgres@127.0.0.1/test
   it("exits with status 2 before listening, listing them", async () => {
     const result = await runCli(["serve", "--config", iniFile("cli.ini", KINTO_INI + UNSUPPORTED)]);
     expect(result.code).to.equal(2);
-    for (const key of ["kinto.includes", "kinto.bucket_create_principals", "kinto.default_bucket_hmac_secret"]) expect(result.stderr, key).to.contain(key);
+    for (const key of ["kinto.includes", "kinto.bucket_create_principals", "kinto.default_bucket_hmac_secret"])
+      expect(result.stderr, key).to.contain(key);
     expect(result.stdout).not.to.contain("listening");
   });
 });

@@ -20,7 +20,11 @@ describe("Kinto compatibility: error texts", () => {
   };
 
   it("invalid JSON: message 'Invalid JSON: …', two body details with an empty name", async () => {
-    const res = await server.request("POST", "/v1/articles", { user: ALICE, rawBody: "{'foo>}", headers: { "Content-Type": "application/json" } });
+    const res = await server.request("POST", "/v1/articles", {
+      user: ALICE,
+      rawBody: "{'foo>}",
+      headers: { "Content-Type": "application/json" },
+    });
     expect(res.status).to.equal(400);
     const body = withoutInfo(res.body);
     expect(body).to.include({ code: 400, errno: 107, error: "Invalid parameters" });
@@ -35,7 +39,13 @@ describe("Kinto compatibility: error texts", () => {
     const res = await post({ data: { name: "ML" }, datta: {}, other: [1, "x", null, true] });
     expect(res.status).to.equal(400);
     const expected = `Unrecognized keys in mapping: "{'datta': {}, 'other': [1, 'x', None, True]}"`;
-    expect(withoutInfo(res.body)).to.deep.equal({ code: 400, errno: 107, error: "Invalid parameters", message: expected, details: [{ location: "body", name: "", description: expected }] });
+    expect(withoutInfo(res.body)).to.deep.equal({
+      code: 400,
+      errno: 107,
+      error: "Invalid parameters",
+      message: expected,
+      details: [{ location: "body", name: "", description: expected }],
+    });
   });
 
   it("invalid principals list: 'permissions.<perm> in body: \"…\" is not iterable'", async () => {
@@ -51,10 +61,18 @@ describe("Kinto compatibility: error texts", () => {
   });
 
   it("405: 'Method not allowed on this endpoint.' on resources and on the batch endpoint", async () => {
-    for (const [method, path] of [["PUT", "/v1/articles"], ["POST", "/v1/articles/a1"], ["GET", "/v1/batch"]] as const) {
+    for (const [method, path] of [
+      ["PUT", "/v1/articles"],
+      ["POST", "/v1/articles/a1"],
+      ["GET", "/v1/batch"],
+    ] as const) {
       const res = await server.request(method, path, { user: ALICE });
       expect(res.status, `${method} ${path}`).to.equal(405);
-      expect(res.body, `${method} ${path}`).to.include({ errno: 115, error: "Method Not Allowed", message: "Method not allowed on this endpoint." });
+      expect(res.body, `${method} ${path}`).to.include({
+        errno: 115,
+        error: "Method Not Allowed",
+        message: "Method not allowed on this endpoint.",
+      });
     }
   });
 
@@ -63,7 +81,9 @@ describe("Kinto compatibility: error texts", () => {
       const res = await server.request("GET", "/v1/articles/a1", { user: ALICE, headers: { [header]: "abc" } });
       expect(res.status).to.equal(400);
       expect(res.body.message).to.equal(`${header} in header: The value should be integer between double quotes.`);
-      expect(res.body.details).to.deep.equal([{ location: "header", name: header, description: "The value should be integer between double quotes." }]);
+      expect(res.body.details).to.deep.equal([
+        { location: "header", name: header, description: "The value should be integer between double quotes." },
+      ]);
     }
   });
 
@@ -72,7 +92,9 @@ describe("Kinto compatibility: error texts", () => {
       const res = await server.request("GET", `/v1/articles?${qs}`, { user: ALICE });
       expect(res.status, qs).to.equal(400);
       expect(res.body, qs).to.include({ code: 400, errno: 107, error: "Bad Request" });
-      expect(res.body.message, qs).to.equal(`A request with an incorrect encoding in the querystring wasreceived. Please make sure your requests are encoded in UTF-8: ${qs}`);
+      expect(res.body.message, qs).to.equal(
+        `A request with an incorrect encoding in the querystring wasreceived. Please make sure your requests are encoded in UTF-8: ${qs}`,
+      );
     }
   });
 });

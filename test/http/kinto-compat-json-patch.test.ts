@@ -67,7 +67,10 @@ describe("Kinto compatibility: JSON Patch", () => {
 
   it("answers a failed test with 400 errno 107 'JSON Patch operation failed' and changes nothing", async () => {
     const { id, last_modified } = await article({ title: "old" });
-    const res = await jsonPatch(`/v1/articles/${id}`, [{ op: "replace", path: "/data/title", value: "new" }, { op: "test", path: "/data/title", value: "old" }]);
+    const res = await jsonPatch(`/v1/articles/${id}`, [
+      { op: "replace", path: "/data/title", value: "new" },
+      { op: "test", path: "/data/title", value: "old" },
+    ]);
     expect(res.status).to.equal(400);
     expect(res.body).to.include({ code: 400, errno: 107, error: "Invalid parameters" });
     expect(res.body.details[0]).to.include({ location: "body", name: null });
@@ -98,7 +101,9 @@ describe("Kinto compatibility: JSON Patch", () => {
     const { id, last_modified } = await article({});
     const renamed = await jsonPatch(`/v1/articles/${id}`, [{ op: "replace", path: "/data/id", value: "other" }]);
     expect(renamed.status).to.equal(400);
-    const stale = await jsonPatch(`/v1/articles/${id}`, [{ op: "add", path: "/data/a", value: 1 }], ALICE, { "If-Match": `"${last_modified - 1}"` });
+    const stale = await jsonPatch(`/v1/articles/${id}`, [{ op: "add", path: "/data/a", value: 1 }], ALICE, {
+      "If-Match": `"${last_modified - 1}"`,
+    });
     expect(stale.status).to.equal(412);
   });
 

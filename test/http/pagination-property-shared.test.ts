@@ -22,7 +22,12 @@ interface Seed {
   a: number;
   access: Access;
 }
-type Write = { kind: "create"; a: number; access: Access } | { kind: "update"; index: number; a: number } | { kind: "delete"; index: number } | { kind: "grant"; index: number } | { kind: "revoke"; index: number };
+type Write =
+  | { kind: "create"; a: number; access: Access }
+  | { kind: "update"; index: number; a: number }
+  | { kind: "delete"; index: number }
+  | { kind: "grant"; index: number }
+  | { kind: "revoke"; index: number };
 interface Row {
   id: string;
   last_modified: number;
@@ -69,7 +74,12 @@ const BACKENDS: Backend[] = [
     runs: CI ? 25 : 12,
     async settings() {
       await ensureDatabase(DATABASE);
-      return { storage_backend: "postgresql", storage_url: databaseUrl(DATABASE), permission_backend: "postgresql", permission_url: databaseUrl(DATABASE) };
+      return {
+        storage_backend: "postgresql",
+        storage_url: databaseUrl(DATABASE),
+        permission_backend: "postgresql",
+        permission_url: databaseUrl(DATABASE),
+      };
     },
   },
 ];
@@ -97,7 +107,12 @@ for (const backend of BACKENDS) {
       let status: number;
       switch (op.kind) {
         case "create":
-          status = (await server.request("PUT", path(`n${String(created).padStart(2, "0")}`), { user: OWNER, body: { data: { a: op.a }, permissions: permissionsFor(op.access) } })).status;
+          status = (
+            await server.request("PUT", path(`n${String(created).padStart(2, "0")}`), {
+              user: OWNER,
+              body: { data: { a: op.a }, permissions: permissionsFor(op.access) },
+            })
+          ).status;
           expect(status).to.equal(201);
           return undefined;
         case "update":
@@ -111,7 +126,12 @@ for (const backend of BACKENDS) {
         case "grant":
         case "revoke":
           if (!target) return undefined;
-          status = (await server.request("PATCH", path(target), { user: OWNER, body: { data: { touched: op.kind }, permissions: op.kind === "grant" ? { read: [userId(READER)] } : { read: [], write: [] } } })).status;
+          status = (
+            await server.request("PATCH", path(target), {
+              user: OWNER,
+              body: { data: { touched: op.kind }, permissions: op.kind === "grant" ? { read: [userId(READER)] } : { read: [], write: [] } },
+            })
+          ).status;
           break;
       }
       // A record deleted earlier in the walk: gone, and its ACL with it (so 403 to the owner too).
@@ -122,37 +142,47 @@ for (const backend of BACKENDS) {
     it("ends, never repeats, keeps every untouched readable record and the sort order", async () => {
       let run = 0;
       await fc.assert(
-        fc.asyncProperty(fc.array(seed, { maxLength: 14 }), fc.array(write, { maxLength: 8 }), fc.constantFrom(...SORTS), fc.integer({ min: 1, max: 4 }), async (seeds, writes, sort, limit) => {
-          run += 1;
-          await reset();
-          const ids = seeds.map((_, i) => `r${String(i).padStart(2, "0")}`);
-          const start = new Map<string, number>();
-          for (const [i, { a, access: choice }] of seeds.entries()) {
-            const res = await server.request("PUT", `/v1/articles/${ids[i]}`, { user: OWNER, body: { data: { a }, permissions: permissionsFor(choice) } });
-            expect(res.status).to.equal(201);
-            if (choice !== "none") start.set(ids[i]!, a);
-          }
-          const touched = new Set<string>();
-          let created = 0;
-          const query = `/v1/articles?_limit=${limit}${sort ? `&_sort=${sort}` : ""}`;
-          const pages = await walkNextPages(server, query, READER, seeds.length + 2, async (_page, index) => {
-            const op = writes[index];
-            if (!op) return;
-            if (op.kind === "create") created += 1;
-            const target = await apply(op, ids, created);
-            if (target) touched.add(target);
-          });
-          const rows = pages.flatMap((page) => page.body.data as Row[]);
-          const seen = rows.map((r) => r.id);
-          expect(new Set(seen).size, `duplicates in ${seen.join(",")}`).to.equal(seen.length);
-          for (const row of rows) {
-            expect(start.has(row.id), `${row.id} was not readable at the start`).to.equal(true);
-            expect(row.a, `${row.id} as it was at the start`).to.equal(start.get(row.id));
-          }
-          const untouched = [...start.keys()].filter((id) => !touched.has(id));
-          expect(seen.filter((id) => untouched.includes(id)).sort(), "every untouched readable record").to.deep.equal(untouched.sort());
-          for (let i = 1; i < rows.length; i += 1) expect(inOrder(sort, rows[i - 1]!, rows[i]!), `order by ${sort || "-last_modified"} at ${i}`).to.equal(true);
-        }),
+        fc.asyncProperty(
+          fc.array(seed, { maxLength: 14 }),
+          fc.array(write, { maxLength: 8 }),
+          fc.constantFrom(...SORTS),
+          fc.integer({ min: 1, max: 4 }),
+          async (seeds, writes, sort, limit) => {
+            run += 1;
+            await reset();
+            const ids = seeds.map((_, i) => `r${String(i).padStart(2, "0")}`);
+            const start = new Map<string, number>();
+            for (const [i, { a, access: choice }] of seeds.entries()) {
+              const res = await server.request("PUT", `/v1/articles/${ids[i]}`, {
+                user: OWNER,
+                body: { data: { a }, permissions: permissionsFor(choice) },
+              });
+              expect(res.status).to.equal(201);
+              if (choice !== "none") start.set(ids[i]!, a);
+            }
+            const touched = new Set<string>();
+            let created = 0;
+            const query = `/v1/articles?_limit=${limit}${sort ? `&_sort=${sort}` : ""}`;
+            const pages = await walkNextPages(server, query, READER, seeds.length + 2, async (_page, index) => {
+              const op = writes[index];
+              if (!op) return;
+              if (op.kind === "create") created += 1;
+              const target = await apply(op, ids, created);
+              if (target) touched.add(target);
+            });
+            const rows = pages.flatMap((page) => page.body.data as Row[]);
+            const seen = rows.map((r) => r.id);
+            expect(new Set(seen).size, `duplicates in ${seen.join(",")}`).to.equal(seen.length);
+            for (const row of rows) {
+              expect(start.has(row.id), `${row.id} was not readable at the start`).to.equal(true);
+              expect(row.a, `${row.id} as it was at the start`).to.equal(start.get(row.id));
+            }
+            const untouched = [...start.keys()].filter((id) => !touched.has(id));
+            expect(seen.filter((id) => untouched.includes(id)).sort(), "every untouched readable record").to.deep.equal(untouched.sort());
+            for (let i = 1; i < rows.length; i += 1)
+              expect(inOrder(sort, rows[i - 1]!, rows[i]!), `order by ${sort || "-last_modified"} at ${i}`).to.equal(true);
+          },
+        ),
         { numRuns: backend.runs },
       );
       expect(run).to.be.at.least(backend.runs);

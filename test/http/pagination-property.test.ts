@@ -18,7 +18,12 @@ interface SortSpec {
 }
 
 const FIELDS = ["a", "b"] as const;
-const value: fc.Arbitrary<Value> = fc.oneof(fc.constant(null), fc.integer({ min: 0, max: 3 }), fc.constantFrom("a", "b", "B"), fc.boolean());
+const value: fc.Arbitrary<Value> = fc.oneof(
+  fc.constant(null),
+  fc.integer({ min: 0, max: 3 }),
+  fc.constantFrom("a", "b", "B"),
+  fc.boolean(),
+);
 /** A record's fields: each one may be missing. */
 const fields = fc.record({ a: value, b: value }, { requiredKeys: [] });
 const filterSpec: fc.Arbitrary<FilterSpec> = fc.record({
@@ -131,9 +136,16 @@ describe("HTTP pagination (property)", () => {
           }
           const uniqueSort = sort.filter((k, i) => sort.findIndex((o) => o.field === k.field) === i);
           const live = [...rows.values()].filter((r) => filters.every((f) => matches(r, f)));
-          const expected = [...live, ...(since ? tombstones.filter((r) => filters.every((f) => matches(r, f))) : [])].sort(order(uniqueSort));
+          const expected = [...live, ...(since ? tombstones.filter((r) => filters.every((f) => matches(r, f))) : [])].sort(
+            order(uniqueSort),
+          );
 
-          const pages = await walkNextPages(server, `/v1/notes?${queryOf(filters, sort, limit, since)}`, user, Math.ceil(expected.length / limit) + 1);
+          const pages = await walkNextPages(
+            server,
+            `/v1/notes?${queryOf(filters, sort, limit, since)}`,
+            user,
+            Math.ceil(expected.length / limit) + 1,
+          );
           for (const page of pages) {
             expect(page.body.data.length).to.be.at.most(limit);
             if (nextPath(page)) expect(page.body.data.length).to.equal(limit);

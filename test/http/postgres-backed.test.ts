@@ -23,7 +23,14 @@ describe("HTTP on PostgreSQL", function () {
     await ensureDatabase(DATABASE);
     proxy = await TcpProxy.start(databaseUrl(DATABASE), 5432);
     const url = proxy.rewrite(databaseUrl(DATABASE));
-    server = await startTestServer({ storage_backend: "postgresql", storage_url: url, permission_backend: "postgresql", permission_url: url, storage_pool_timeout: "2", retry_after_seconds: "7" });
+    server = await startTestServer({
+      storage_backend: "postgresql",
+      storage_url: url,
+      permission_backend: "postgresql",
+      permission_url: url,
+      storage_pool_timeout: "2",
+      retry_after_seconds: "7",
+    });
     await (await server.running.container.getAsync(TOKENS.Migrator)).migrate();
   });
   beforeEach(async () => {
@@ -39,11 +46,19 @@ describe("HTTP on PostgreSQL", function () {
     const created = await server.request("PUT", "/v1/articles/a1", { user: "alice:pw", body: { data: { title: "t" } } });
     expect(created.status).to.equal(201);
     const etag = created.headers.get("etag") as string;
-    const patched = await server.request("PATCH", "/v1/articles/a1", { user: "alice:pw", body: { data: { done: true } }, headers: { "If-Match": etag } });
+    const patched = await server.request("PATCH", "/v1/articles/a1", {
+      user: "alice:pw",
+      body: { data: { done: true } },
+      headers: { "If-Match": etag },
+    });
     expect(patched.status).to.equal(200);
     expect(patched.body.data).to.deep.include({ title: "t", done: true });
     expect(patched.body.data.last_modified).to.be.greaterThan(created.body.data.last_modified);
-    const stale = await server.request("PATCH", "/v1/articles/a1", { user: "alice:pw", body: { data: { x: 1 } }, headers: { "If-Match": etag } });
+    const stale = await server.request("PATCH", "/v1/articles/a1", {
+      user: "alice:pw",
+      body: { data: { x: 1 } },
+      headers: { "If-Match": etag },
+    });
     expect(stale.status).to.equal(412);
     expect((await server.request("DELETE", "/v1/articles/a1", { user: "alice:pw" })).status).to.equal(200);
     expect((await server.request("GET", "/v1/articles/a1", { user: "alice:pw" })).status).to.equal(403);
@@ -52,7 +67,10 @@ describe("HTTP on PostgreSQL", function () {
   it("lists, counts and pages through exactly the records shared with a reader", async () => {
     const bob = userId("bob:pw");
     for (let i = 0; i < 7; i++) {
-      await server.request("PUT", `/v1/articles/r${i}`, { user: "alice:pw", body: { data: { rank: i }, permissions: i % 2 === 0 ? { read: [bob] } : {} } });
+      await server.request("PUT", `/v1/articles/r${i}`, {
+        user: "alice:pw",
+        body: { data: { rank: i }, permissions: i % 2 === 0 ? { read: [bob] } : {} },
+      });
     }
     const head = await server.request("HEAD", "/v1/articles?min_rank=1", { user: "bob:pw" });
     expect(head.headers.get("total-objects")).to.equal("3");
@@ -69,7 +87,12 @@ describe("HTTP on PostgreSQL", function () {
     try {
       const batch = await server.request("POST", "/v1/batch", {
         user: "alice:pw",
-        body: { requests: [{ method: "PUT", path: "/articles/kept", body: { data: {} } }, { method: "GET", path: "/articles/boom" }] },
+        body: {
+          requests: [
+            { method: "PUT", path: "/articles/kept", body: { data: {} } },
+            { method: "GET", path: "/articles/boom" },
+          ],
+        },
       });
       expect(batch.status).to.equal(503);
     } finally {

@@ -57,7 +57,10 @@ describe("statements per GET on PostgreSQL", function () {
 
   /** Each GET's status and statement count; the record's set-up and a warm-up read first. */
   async function readsOn(server: TestServer): Promise<string[]> {
-    await server.request("PUT", "/v1/articles/a1", { user: "alice:pw", body: { data: { title: "t" }, permissions: { read: ["group:readers"] } } });
+    await server.request("PUT", "/v1/articles/a1", {
+      user: "alice:pw",
+      body: { data: { title: "t" }, permissions: { read: ["group:readers"] } },
+    });
     await (await server.running.container.getAsync(TOKENS.PermissionStore)).addUserPrincipal(bob, "group:readers");
     await server.request("GET", "/v1/articles/a1", { user: "alice:pw" });
     const reads: [string, string | undefined][] = [

@@ -19,11 +19,16 @@ describe("HTTP preconditions and validators (api-contract §7)", () => {
     expect(res.status).to.equal(201);
     return { ...res.body.data, path: `/v1/articles/${id}` };
   }
-  const send = (method: string, path: string, headers: Record<string, string>, body?: object) => server.request(method, path, { user: ALICE, headers, body });
+  const send = (method: string, path: string, headers: Record<string, string>, body?: object) =>
+    server.request(method, path, { user: ALICE, headers, body });
 
   describe("If-Match", () => {
     it("lets writes through when it equals the record timestamp", async () => {
-      for (const [method, body] of [["PUT", { data: { v: 2 } }], ["PATCH", { data: { v: 3 } }], ["DELETE", undefined]] as const) {
+      for (const [method, body] of [
+        ["PUT", { data: { v: 2 } }],
+        ["PATCH", { data: { v: 3 } }],
+        ["DELETE", undefined],
+      ] as const) {
         const rec = await article();
         const res = await send(method, rec.path, { "If-Match": `"${rec.last_modified}"` }, body);
         expect(res.status, method).to.equal(200);
@@ -34,7 +39,12 @@ describe("HTTP preconditions and validators (api-contract §7)", () => {
       for (const method of ["GET", "PUT", "PATCH", "DELETE"]) {
         const rec = await article({ v: 1 }, { read: ["group:x"] });
         for (const ts of [rec.last_modified - 1, rec.last_modified + 1]) {
-          const res = await send(method, rec.path, { "If-Match": `"${ts}"` }, method === "PUT" || method === "PATCH" ? { data: { v: 9 } } : undefined);
+          const res = await send(
+            method,
+            rec.path,
+            { "If-Match": `"${ts}"` },
+            method === "PUT" || method === "PATCH" ? { data: { v: 9 } } : undefined,
+          );
           expect(res.status, `${method} ${ts}`).to.equal(412);
           expect(res.body).to.include({ code: 412, errno: 114, error: "Precondition Failed" });
           expect(res.body.details.existing).to.deep.equal({ id: rec.id, v: 1, last_modified: rec.last_modified });
@@ -56,7 +66,11 @@ describe("HTTP preconditions and validators (api-contract §7)", () => {
       const stranger = await startTestServer({ articles_read_principals: userId(reader) });
       try {
         for (const method of ["GET", "PATCH", "DELETE"]) {
-          const res = await stranger.request(method, "/v1/articles/none", { user: reader, headers: { "If-Match": '"1"' }, body: method === "PATCH" ? { data: {} } : undefined });
+          const res = await stranger.request(method, "/v1/articles/none", {
+            user: reader,
+            headers: { "If-Match": '"1"' },
+            body: method === "PATCH" ? { data: {} } : undefined,
+          });
           expect(res.status, method).to.equal(404);
         }
       } finally {
@@ -81,7 +95,9 @@ describe("HTTP preconditions and validators (api-contract §7)", () => {
     it("on POST with an existing id compares with that record", async () => {
       const rec = await article();
       expect((await send("POST", "/v1/articles", { "If-Match": `"${rec.last_modified}"` }, { data: { id: rec.id } })).status).to.equal(200);
-      expect((await send("POST", "/v1/articles", { "If-Match": `"${rec.last_modified + 1}"` }, { data: { id: rec.id } })).status).to.equal(412);
+      expect((await send("POST", "/v1/articles", { "If-Match": `"${rec.last_modified + 1}"` }, { data: { id: rec.id } })).status).to.equal(
+        412,
+      );
     });
 
     it("on POST with a new id answers 412: the record is missing", async () => {
@@ -130,7 +146,11 @@ describe("HTTP preconditions and validators (api-contract §7)", () => {
     });
 
     it("has no effect with a timestamp on writes (never a 304)", async () => {
-      for (const [method, body] of [["PATCH", { data: { v: 2 } }], ["PUT", { data: { v: 3 } }], ["DELETE", undefined]] as const) {
+      for (const [method, body] of [
+        ["PATCH", { data: { v: 2 } }],
+        ["PUT", { data: { v: 3 } }],
+        ["DELETE", undefined],
+      ] as const) {
         const rec = await article();
         const res = await send(method, rec.path, { "If-None-Match": `"${rec.last_modified}"` }, body);
         expect(res.status, method).to.equal(200);
@@ -143,7 +163,12 @@ describe("HTTP preconditions and validators (api-contract §7)", () => {
     });
 
     it("* answers 412 when the record exists, on reads and writes", async () => {
-      for (const [method, body] of [["GET", undefined], ["PUT", { data: {} }], ["PATCH", { data: { v: 2 } }], ["DELETE", undefined]] as const) {
+      for (const [method, body] of [
+        ["GET", undefined],
+        ["PUT", { data: {} }],
+        ["PATCH", { data: { v: 2 } }],
+        ["DELETE", undefined],
+      ] as const) {
         const rec = await article();
         const res = await send(method, rec.path, { "If-None-Match": "*" }, body);
         expect(res.status, method).to.equal(412);

@@ -49,7 +49,10 @@ describe("HTTP records of a shareable resource (articles)", () => {
 
     it("POST with an existing id answers 200 with the stored record unchanged", async () => {
       const first = await create({ id: "a1", title: "first" });
-      const again = await server.request("POST", "/v1/articles", { user: ALICE, body: { data: { id: "a1", title: "second" }, permissions: { read: ["x"] } } });
+      const again = await server.request("POST", "/v1/articles", {
+        user: ALICE,
+        body: { data: { id: "a1", title: "second" }, permissions: { read: ["x"] } },
+      });
       expect(again.status).to.equal(200);
       expect(again.body.data).to.deep.equal(first.data);
       expect(again.body.permissions).to.deep.equal(first.permissions);
@@ -72,7 +75,11 @@ describe("HTTP records of a shareable resource (articles)", () => {
 
     it("POST with If-None-Match: * and an existing id answers 412", async () => {
       await create({ id: "a1" });
-      const res = await server.request("POST", "/v1/articles", { user: ALICE, body: { data: { id: "a1" } }, headers: { "If-None-Match": "*" } });
+      const res = await server.request("POST", "/v1/articles", {
+        user: ALICE,
+        body: { data: { id: "a1" } },
+        headers: { "If-None-Match": "*" },
+      });
       expect(res.status).to.equal(412);
     });
 
@@ -218,7 +225,9 @@ describe("HTTP records of a shareable resource (articles)", () => {
 
   describe("concurrent requests", () => {
     it("parallel POSTs of one id create it once; the others answer 200 with that record", async () => {
-      const results = await Promise.all(Array.from({ length: 8 }, (_, i) => server.request("POST", "/v1/articles", { user: ALICE, body: { data: { id: "race", i } } })));
+      const results = await Promise.all(
+        Array.from({ length: 8 }, (_, i) => server.request("POST", "/v1/articles", { user: ALICE, body: { data: { id: "race", i } } })),
+      );
       const statuses = results.map((r) => r.status).sort();
       expect(statuses).to.deep.equal([200, 200, 200, 200, 200, 200, 200, 201]);
       const created = results.find((r) => r.status === 201)?.body.data;
@@ -227,7 +236,11 @@ describe("HTTP records of a shareable resource (articles)", () => {
 
     it("parallel PATCHes of different keys lose none", async () => {
       await create({ id: "merge" });
-      const results = await Promise.all(Array.from({ length: 8 }, (_, i) => server.request("PATCH", "/v1/articles/merge", { user: ALICE, body: { data: { [`k${i}`]: i } } })));
+      const results = await Promise.all(
+        Array.from({ length: 8 }, (_, i) =>
+          server.request("PATCH", "/v1/articles/merge", { user: ALICE, body: { data: { [`k${i}`]: i } } }),
+        ),
+      );
       expect(results.map((r) => r.status)).to.deep.equal(Array(8).fill(200));
       const final = await server.request("GET", "/v1/articles/merge", { user: ALICE });
       for (let i = 0; i < 8; i++) expect(final.body.data[`k${i}`]).to.equal(i);
@@ -237,7 +250,12 @@ describe("HTTP records of a shareable resource (articles)", () => {
   describe("endpoint settings", () => {
     let custom: TestServer;
     before(async () => {
-      custom = await startTestServer({ articles_record_put_enabled: "false", articles_collection_delete_enabled: "false", articles_read_principals: "system.Everyone", articles_cache_expires_seconds: "60" });
+      custom = await startTestServer({
+        articles_record_put_enabled: "false",
+        articles_collection_delete_enabled: "false",
+        articles_read_principals: "system.Everyone",
+        articles_cache_expires_seconds: "60",
+      });
     });
     after(() => custom.stop());
 

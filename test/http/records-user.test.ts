@@ -50,7 +50,11 @@ describe("HTTP records of a user resource (notes)", () => {
 
     it("POST with If-None-Match: * and an existing id answers 412", async () => {
       await create(ALICE, { id: "n1" });
-      const res = await server.request("POST", "/v1/notes", { user: ALICE, body: { data: { id: "n1" } }, headers: { "If-None-Match": "*" } });
+      const res = await server.request("POST", "/v1/notes", {
+        user: ALICE,
+        body: { data: { id: "n1" } },
+        headers: { "If-None-Match": "*" },
+      });
       expect(res.status).to.equal(412);
       expect(res.body.errno).to.equal(114);
     });
@@ -124,7 +128,10 @@ describe("HTTP records of a user resource (notes)", () => {
     for (const method of ["GET", "HEAD", "PATCH", "DELETE"]) {
       it(`${method} of another user's id answers 404`, async () => {
         const rec = await create(BOB, { secret: 1 });
-        const res = await server.request(method, `/v1/notes/${rec.id}`, { user: ALICE, body: method === "PATCH" ? { data: { a: 1 } } : undefined });
+        const res = await server.request(method, `/v1/notes/${rec.id}`, {
+          user: ALICE,
+          body: method === "PATCH" ? { data: { a: 1 } } : undefined,
+        });
         expect(res.status).to.equal(404);
         const still = await server.request("GET", `/v1/notes/${rec.id}`, { user: BOB });
         expect(still.body.data).to.deep.equal(rec);
@@ -281,7 +288,10 @@ describe("HTTP records of a user resource (notes)", () => {
 
   describe("validation", () => {
     it("refuses a permissions attribute with 400 at body.permissions", async () => {
-      for (const [method, path] of [["POST", "/v1/notes"], ["PUT", "/v1/notes/v1"]] as const) {
+      for (const [method, path] of [
+        ["POST", "/v1/notes"],
+        ["PUT", "/v1/notes/v1"],
+      ] as const) {
         const res = await server.request(method, path, { user: ALICE, body: { data: {}, permissions: { read: ["system.Everyone"] } } });
         expect(res.status, `${method}`).to.equal(400);
         expect(res.body.details[0]).to.include({ location: "body", name: "permissions" });
@@ -292,7 +302,11 @@ describe("HTTP records of a user resource (notes)", () => {
     });
 
     it("authenticates before validating the body: anonymous with a bad body gets 401", async () => {
-      for (const [method, path] of [["POST", "/v1/notes"], ["PUT", "/v1/notes/v1"], ["PATCH", "/v1/notes/v1"]] as const) {
+      for (const [method, path] of [
+        ["POST", "/v1/notes"],
+        ["PUT", "/v1/notes/v1"],
+        ["PATCH", "/v1/notes/v1"],
+      ] as const) {
         const res = await server.request(method, path, { body: { data: [1], extra: true } });
         expect(res.status, method).to.equal(401);
       }
@@ -321,7 +335,11 @@ describe("HTTP records of a user resource (notes)", () => {
     });
 
     it("refuses an invalid JSON body with 400 errno 107", async () => {
-      const res = await server.request("POST", "/v1/notes", { user: ALICE, rawBody: "{nope", headers: { "Content-Type": "application/json" } });
+      const res = await server.request("POST", "/v1/notes", {
+        user: ALICE,
+        rawBody: "{nope",
+        headers: { "Content-Type": "application/json" },
+      });
       expect(res.status).to.equal(400);
       expect(res.body.errno).to.equal(107);
     });

@@ -14,7 +14,14 @@ describe("HTTP with Redis permissions", function () {
   before(async () => {
     proxy = await TcpProxy.start(REDIS_URL, 6379);
     const url = proxy.rewrite(REDIS_URL);
-    server = await startTestServer({ permission_backend: "redis", permission_url: url, permission_prefix: `tessera-http-test-${process.pid}:`, cache_backend: "redis", cache_url: url, cache_prefix: `tessera-http-cache-${process.pid}:` });
+    server = await startTestServer({
+      permission_backend: "redis",
+      permission_url: url,
+      permission_prefix: `tessera-http-test-${process.pid}:`,
+      cache_backend: "redis",
+      cache_url: url,
+      cache_prefix: `tessera-http-cache-${process.pid}:`,
+    });
   });
   after(async () => {
     await (await server?.running.container.getAsync(TOKENS.PermissionStore))?.flush();
@@ -24,7 +31,10 @@ describe("HTTP with Redis permissions", function () {
   });
 
   it("shares a record through Redis ACEs and lists it for the reader", async () => {
-    await server.request("PUT", "/v1/articles/shared", { user: "alice:pw", body: { data: { n: 1 }, permissions: { read: [userId("bob:pw")] } } });
+    await server.request("PUT", "/v1/articles/shared", {
+      user: "alice:pw",
+      body: { data: { n: 1 }, permissions: { read: [userId("bob:pw")] } },
+    });
     await server.request("PUT", "/v1/articles/private", { user: "alice:pw", body: { data: { n: 2 } } });
     expect((await server.request("GET", "/v1/articles/shared", { user: "bob:pw" })).status).to.equal(200);
     expect((await server.request("GET", "/v1/articles/private", { user: "bob:pw" })).status).to.equal(403);

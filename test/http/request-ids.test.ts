@@ -43,16 +43,31 @@ describe("request ids", () => {
   const call = (path: string, init: RequestInit = {}) => fetch(`${server.url}${path}`, { redirect: "manual", ...init });
 
   it("echoes an acceptable client id on success, error, redirect, 304 and OPTIONS", async () => {
-    const created = await call("/v1/notes", { method: "POST", headers: { Authorization: ALICE, "Content-Type": "application/json", "X-Request-Id": "create-1" }, body: JSON.stringify({ data: { a: 1 } }) });
+    const created = await call("/v1/notes", {
+      method: "POST",
+      headers: { Authorization: ALICE, "Content-Type": "application/json", "X-Request-Id": "create-1" },
+      body: JSON.stringify({ data: { a: 1 } }),
+    });
     expect(created.status).to.equal(201);
     expect(created.headers.get("x-request-id")).to.equal("create-1");
     const { data } = (await created.json()) as { data: { id: string; last_modified: number } };
     const cases: [string, RequestInit, number][] = [
       [`/v1/notes/${data.id}`, { headers: { Authorization: ALICE, "X-Request-Id": "read-1" } }, 200],
-      [`/v1/notes/${data.id}`, { headers: { Authorization: ALICE, "If-None-Match": `"${data.last_modified}"`, "X-Request-Id": "not-modified-1" } }, 304],
+      [
+        `/v1/notes/${data.id}`,
+        { headers: { Authorization: ALICE, "If-None-Match": `"${data.last_modified}"`, "X-Request-Id": "not-modified-1" } },
+        304,
+      ],
       ["/v1/unknown/a/b", { headers: { "X-Request-Id": "missing-1" } }, 404],
       ["/v1/notes/", { headers: { "X-Request-Id": "redirect-1" } }, 307],
-      ["/v1/notes", { method: "OPTIONS", headers: { Origin: "http://example.test", "Access-Control-Request-Method": "GET", "X-Request-Id": "preflight-1" } }, 200],
+      [
+        "/v1/notes",
+        {
+          method: "OPTIONS",
+          headers: { Origin: "http://example.test", "Access-Control-Request-Method": "GET", "X-Request-Id": "preflight-1" },
+        },
+        200,
+      ],
       ["/v1/notes", { headers: { "X-Request-Id": "anonymous-1" } }, 401],
     ];
     for (const [path, init, status] of cases) {
@@ -68,19 +83,34 @@ describe("request ids", () => {
       const response = await call("/v1/__lbheartbeat__", { headers: bad === undefined ? {} : { "X-Request-Id": bad } });
       expect(response.headers.get("x-request-id"), String(bad)).to.match(UUID);
     }
-    expect((await call("/v1/__lbheartbeat__", { headers: { "X-Request-Id": "x".repeat(128) } })).headers.get("x-request-id")).to.equal("x".repeat(128));
+    expect((await call("/v1/__lbheartbeat__", { headers: { "X-Request-Id": "x".repeat(128) } })).headers.get("x-request-id")).to.equal(
+      "x".repeat(128),
+    );
   });
 
   it("logs the id, the route template, the response size and the backend time", async () => {
-    const created = await call("/v1/notes", { method: "POST", headers: { Authorization: ALICE, "Content-Type": "application/json" }, body: JSON.stringify({ data: {} }) });
+    const created = await call("/v1/notes", {
+      method: "POST",
+      headers: { Authorization: ALICE, "Content-Type": "application/json" },
+      body: JSON.stringify({ data: {} }),
+    });
     const { data } = (await created.json()) as { data: { id: string } };
     const response = await call(`/v1/notes/${data.id}`, { headers: { Authorization: ALICE, "X-Request-Id": "logged-1" } });
     const body = await response.text();
     const [line, ...others] = linesOf("logged-1");
     expect(others).to.have.length(0);
-    expect(line).to.include({ msg: "request", method: "GET", path: `/v1/notes/${data.id}`, route: "/v1/:collection/:id", status: 200, bytes: Buffer.byteLength(body) });
+    expect(line).to.include({
+      msg: "request",
+      method: "GET",
+      path: `/v1/notes/${data.id}`,
+      route: "/v1/:collection/:id",
+      status: 200,
+      bytes: Buffer.byteLength(body),
+    });
     expect(line?.backend_ms).to.be.a("number").greaterThan(0);
-    expect(line?.user).to.be.a("string").that.matches(/^basicauth:/);
+    expect(line?.user)
+      .to.be.a("string")
+      .that.matches(/^basicauth:/);
 
     await call("/v1/__lbheartbeat__", { headers: { "X-Request-Id": "no-backend-1" } });
     expect(linesOf("no-backend-1")[0]).to.include({ route: "/v1/__lbheartbeat__", backend_ms: 0 });
@@ -93,7 +123,11 @@ describe("request ids", () => {
       { method: "POST", path: "/notes", body: { data: { n: 1 } } },
       { method: "GET", path: "/notes" },
     ];
-    const response = await call("/v1/batch", { method: "POST", headers: { Authorization: ALICE, "Content-Type": "application/json", "X-Request-Id": "batch-1" }, body: JSON.stringify({ requests }) });
+    const response = await call("/v1/batch", {
+      method: "POST",
+      headers: { Authorization: ALICE, "Content-Type": "application/json", "X-Request-Id": "batch-1" },
+      body: JSON.stringify({ requests }),
+    });
     expect(response.status).to.equal(200);
     expect(response.headers.get("x-request-id")).to.equal("batch-1");
     const { responses } = (await response.json()) as { responses: { status: number; headers: Record<string, string> }[] };

@@ -10,7 +10,12 @@ import { parseBatch } from "../../src/adapters/http/batch-route.js";
 import { parseRecordPayload } from "../../src/adapters/http/payload.js";
 
 const LIMITS = { maxRequests: 25, maxUrlLength: 8000, routesToBatch: () => false };
-const ARTICLES: ResourceDefinition = { name: "articles", kind: "shareable", permissions: ["read", "write"], settingsPrincipals: { create: ["system.Authenticated"] } };
+const ARTICLES: ResourceDefinition = {
+  name: "articles",
+  kind: "shareable",
+  permissions: ["read", "write"],
+  settingsPrincipals: { create: ["system.Authenticated"] },
+};
 
 function detailsOf(parse: () => unknown): unknown {
   try {
@@ -38,9 +43,18 @@ describe("request shape details", () => {
   });
 
   it("names every bad field of a sub-request, in the order method, path, headers, body", () => {
-    const body = { requests: [{ method: "get", path: "x", headers: { "bad name": "v" }, body: [1] }, { path: "/ok", body: null }] };
+    const body = {
+      requests: [
+        { method: "get", path: "x", headers: { "bad name": "v" }, body: [1] },
+        { path: "/ok", body: null },
+      ],
+    };
     expect(detailsOf(() => parseBatch(body, LIMITS))).to.deep.equal([
-      { location: "body", name: "requests.0.method", description: "method must be one of GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS (uppercase)" },
+      {
+        location: "body",
+        name: "requests.0.method",
+        description: "method must be one of GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS (uppercase)",
+      },
       { location: "body", name: "requests.0.path", description: "path is required and must start with /" },
       { location: "body", name: "requests.0.headers", description: "headers must be an object of valid header names and string values" },
       { location: "body", name: "requests.0.body", description: "body must be an object" },
@@ -49,11 +63,17 @@ describe("request shape details", () => {
   });
 
   it("reads a null method and null headers as GET without headers", () => {
-    expect(parseBatch({ requests: [{ method: null, path: "/x", headers: null }] }, LIMITS)).to.deep.equal([{ method: "GET", path: "/v1/x", headers: {}, body: undefined }]);
+    expect(parseBatch({ requests: [{ method: null, path: "/x", headers: null }] }, LIMITS)).to.deep.equal([
+      { method: "GET", path: "/v1/x", headers: {}, body: undefined },
+    ]);
   });
 
   it("quotes data that is not a mapping, null included", () => {
-    expect(detailsOf(() => parseRecordPayload({ data: [1, "a"] }, ARTICLES, Date.now()))).to.deep.equal([{ location: "body", name: "data", description: '[1,"a"] is not a mapping type' }]);
-    expect(detailsOf(() => parseRecordPayload({ data: null }, ARTICLES, Date.now()))).to.deep.equal([{ location: "body", name: "data", description: "null is not a mapping type" }]);
+    expect(detailsOf(() => parseRecordPayload({ data: [1, "a"] }, ARTICLES, Date.now()))).to.deep.equal([
+      { location: "body", name: "data", description: '[1,"a"] is not a mapping type' },
+    ]);
+    expect(detailsOf(() => parseRecordPayload({ data: null }, ARTICLES, Date.now()))).to.deep.equal([
+      { location: "body", name: "data", description: "null is not a mapping type" },
+    ]);
   });
 });

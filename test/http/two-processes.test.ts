@@ -44,7 +44,11 @@ describe("two server processes on one database", function () {
   it("gives every concurrent write a distinct, increasing timestamp and loses none", async () => {
     const statuses: number[] = [];
     const write = async (server: ServerProcess, n: number) => {
-      const response = await fetch(`${server.url}/v1/articles`, { method: "POST", headers: { Authorization: AUTH, "Content-Type": "application/json" }, body: JSON.stringify({ data: { n } }) });
+      const response = await fetch(`${server.url}/v1/articles`, {
+        method: "POST",
+        headers: { Authorization: AUTH, "Content-Type": "application/json" },
+        body: JSON.stringify({ data: { n } }),
+      });
       statuses.push(response.status);
       await response.arrayBuffer();
     };

@@ -144,7 +144,12 @@ describe("HTTP URLs, root and utility views", () => {
 
     it("shows batch_max_requests, readonly and public_settings, with or without the tessera. prefix as named", async () => {
       const res = await server.request("GET", "/v1/");
-      expect(res.body.settings).to.deep.equal({ batch_max_requests: 25, readonly: false, paginate_by: 5, "tessera.storage_max_fetch_size": 10000 });
+      expect(res.body.settings).to.deep.equal({
+        batch_max_requests: 25,
+        readonly: false,
+        paginate_by: 5,
+        "tessera.storage_max_fetch_size": 10000,
+      });
     });
 
     it("does not expose other settings such as the user id secret", async () => {
@@ -198,7 +203,15 @@ describe("HTTP URLs, root and utility views", () => {
     });
 
     it("__heartbeat__ counts a registered check that throws synchronously as failing (503, not 500)", async () => {
-      const throwing = await startTestServer({}, [{ heartbeatChecks: { broken: (() => { throw new Error("sync failure"); }) } }]);
+      const throwing = await startTestServer({}, [
+        {
+          heartbeatChecks: {
+            broken: () => {
+              throw new Error("sync failure");
+            },
+          },
+        },
+      ]);
       try {
         const res = await throwing.request("GET", "/v1/__heartbeat__");
         expect(res.status).to.equal(503);

@@ -55,7 +55,11 @@ export function settingsFrom(overrides: Record<string, string | undefined> = {})
   return loadSettings({ argv: [], env, defaultFile: false });
 }
 
-export async function startTestServer(overrides: Record<string, string | undefined> = {}, extensions: TesseraExtension[] = [], clock?: Clock): Promise<TestServer> {
+export async function startTestServer(
+  overrides: Record<string, string | undefined> = {},
+  extensions: TesseraExtension[] = [],
+  clock?: Clock,
+): Promise<TestServer> {
   const running = await startServer(settingsFrom(overrides), { extensions, logger: pino({ level: "silent" }), clock });
   const url = running.url;
   return {

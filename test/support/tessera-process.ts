@@ -6,7 +6,9 @@ export const PROJECT_ROOT = path.resolve(import.meta.dirname, "..", "..", fromSo
 
 /** Node arguments that run `tessera <args>`. */
 export function tesseraArgs(args: readonly string[]): string[] {
-  const entry = fromSources ? ["--import", "tsx", path.join(PROJECT_ROOT, "src/bootstrap/cli.ts")] : [path.join(PROJECT_ROOT, "dist/src/bootstrap/cli.js")];
+  const entry = fromSources
+    ? ["--import", "tsx", path.join(PROJECT_ROOT, "src/bootstrap/cli.ts")]
+    : [path.join(PROJECT_ROOT, "dist/src/bootstrap/cli.js")];
   return [...entry, ...args];
 }
 

@@ -34,7 +34,13 @@ export const SYNC_BACKENDS: readonly SyncBackend[] = [
     async settings() {
       await ensureDatabase("tessera_sync_redis_test");
       const url = databaseUrl("tessera_sync_redis_test");
-      return { storage_backend: "postgresql", storage_url: url, permission_backend: "redis", permission_url: REDIS_URL, permission_prefix: `tessera-sync-test-${process.pid}:` };
+      return {
+        storage_backend: "postgresql",
+        storage_url: url,
+        permission_backend: "redis",
+        permission_url: REDIS_URL,
+        permission_prefix: `tessera-sync-test-${process.pid}:`,
+      };
     },
   },
 ];
@@ -46,7 +52,11 @@ export interface SyncServer {
 }
 
 /** Declares `before`/`beforeEach`/`after` hooks opening a server on the backend; returns an accessor. */
-export function useSyncServer(backend: SyncBackend, extra: Record<string, string> = {}, extensions: TesseraExtension[] = []): () => SyncServer {
+export function useSyncServer(
+  backend: SyncBackend,
+  extra: Record<string, string> = {},
+  extensions: TesseraExtension[] = [],
+): () => SyncServer {
   for (const service of backend.services) requireService(service);
   let opened: SyncServer | undefined;
   before(async function () {
@@ -70,7 +80,8 @@ export function useSyncServer(backend: SyncBackend, extra: Record<string, string
   after(async () => {
     // A test may have stopped the server already (then its backends are closed).
     const container = opened?.server.running.container;
-    if (container?.isBound(TOKENS.PermissionStore)) await (await container.getAsync(TOKENS.PermissionStore).catch(() => undefined))?.flush();
+    if (container?.isBound(TOKENS.PermissionStore))
+      await (await container.getAsync(TOKENS.PermissionStore).catch(() => undefined))?.flush();
     await opened?.server.stop();
   });
   return () => {

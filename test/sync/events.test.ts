@@ -19,7 +19,12 @@ import { requireService } from "../support/services.js";
 
 const ALICE = "alice:pw";
 
-async function call(running: RunningServer, method: string, path: string, body?: unknown): Promise<{ status: number; body: { data?: Record<string, unknown> } }> {
+async function call(
+  running: RunningServer,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; body: { data?: Record<string, unknown> } }> {
   const headers: Record<string, string> = { Authorization: `Basic ${Buffer.from(ALICE).toString("base64")}` };
   if (body !== undefined) headers["Content-Type"] = "application/json";
   const res = await fetch(`${running.url}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
@@ -64,7 +69,14 @@ describe("ResourceChanged events for extensions", function () {
     const t2 = updated.body.data?.last_modified as number;
     const t3 = deleted.body.data?.last_modified as number;
     expect(events).to.deep.equal([
-      { action: "create", collection: "articles", parentId: "", timestamp: t1, userId: userId(ALICE), impacted: [{ new: { id: "e1", lastModified: t1, data: { n: 1 } } }] },
+      {
+        action: "create",
+        collection: "articles",
+        parentId: "",
+        timestamp: t1,
+        userId: userId(ALICE),
+        impacted: [{ new: { id: "e1", lastModified: t1, data: { n: 1 } } }],
+      },
       {
         action: "update",
         collection: "articles",
@@ -169,7 +181,11 @@ describe("PostgresUnitOfWork.afterCommit", function () {
     const records = new PostgresRecordStore(database);
     const seen = new PostgresRecordStore(observer);
     const resource: ResourceDefinition = { name: "grouped", kind: "shareable", permissions: ["read", "write"], settingsPrincipals: {} };
-    const permissions = new LostAccessPermissionStore(new PostgresPermissionStore(database), { records, shareable: (c) => (c === "grouped" ? resource : undefined), touchOnGrant: false });
+    const permissions = new LostAccessPermissionStore(new PostgresPermissionStore(database), {
+      records,
+      shareable: (c) => (c === "grouped" ? resource : undefined),
+      touchOnGrant: false,
+    });
     const scope = { collection: "grouped", parentId: "" };
     await records.flush();
     await permissions.flush();
@@ -192,7 +208,15 @@ describe("PostgresUnitOfWork.afterCommit", function () {
     expect(outcomes.map((o) => o.status)).to.deep.equal(["fulfilled", "fulfilled", "rejected", "fulfilled"]);
     expect([...calls].sort()).to.deep.equal(["k0", "k1", "k3"]);
     // Lost access is stored with its member only, stamped by the group below the record's own write.
-    const lost = await withAdmin(databaseUrl("tessera_events_test"), async (client) => (await client.query<{ id: string; last_modified: string }>("SELECT id, last_modified FROM lost_access WHERE collection = 'grouped' ORDER BY id")).rows);
+    const lost = await withAdmin(
+      databaseUrl("tessera_events_test"),
+      async (client) =>
+        (
+          await client.query<{ id: string; last_modified: string }>(
+            "SELECT id, last_modified FROM lost_access WHERE collection = 'grouped' ORDER BY id",
+          )
+        ).rows,
+    );
     expect(lost.map((row) => row.id)).to.deep.equal(["k0", "k1", "k3"]);
     for (const row of lost) expect(Number(row.last_modified)).to.be.below((await seen.get(scope, row.id))?.lastModified ?? 0);
     expect(await seen.get(scope, "k2")).to.equal(undefined);

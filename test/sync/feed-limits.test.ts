@@ -15,7 +15,11 @@ describe("live feed limits", function () {
   let server: TestServer;
 
   before(async () => {
-    server = await startTestServer({ feed_buffer_bytes: "1024", feed_keepalive_seconds: "1", articles_read_principals: "system.Authenticated" });
+    server = await startTestServer({
+      feed_buffer_bytes: "1024",
+      feed_keepalive_seconds: "1",
+      articles_read_principals: "system.Authenticated",
+    });
   });
   after(() => server?.stop());
 
@@ -24,7 +28,9 @@ describe("live feed limits", function () {
     const { port } = new URL(server.url);
     const socket = net.connect(Number(port), "127.0.0.1");
     await new Promise((resolve) => socket.once("connect", resolve));
-    socket.write(`GET /v1/articles HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\nAuthorization: Basic ${Buffer.from(BOB).toString("base64")}\r\n\r\n`);
+    socket.write(
+      `GET /v1/articles HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\nAuthorization: Basic ${Buffer.from(BOB).toString("base64")}\r\n\r\n`,
+    );
     socket.pause(); // never reads: the server's unread output grows
     const reading = await SseClient.open(`${server.url}/v1/articles`, { user: BOB });
     for (let i = 0; i < 100 && feed.subscriberCount < 2; i += 1) await new Promise((resolve) => setTimeout(resolve, 10));
@@ -38,7 +44,9 @@ describe("live feed limits", function () {
     }
     expect(feed.subscriberCount).to.equal(1);
     // The subscriber that reads gets every write.
-    expect((await reading.waitFor(writes, 15_000)).map((e) => e.data.id)).to.deep.equal(Array.from({ length: writes }, (_, i) => `big${i}`));
+    expect((await reading.waitFor(writes, 15_000)).map((e) => e.data.id)).to.deep.equal(
+      Array.from({ length: writes }, (_, i) => `big${i}`),
+    );
     await reading.close();
     socket.destroy();
   });

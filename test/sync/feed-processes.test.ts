@@ -57,7 +57,9 @@ describe("live feed across two server processes", function () {
 
   it("delivers a write made on one process to a subscriber of the other, both ways", async () => {
     // The test helpers' userId() uses another secret: ask the server for Bob's id.
-    const root = (await (await fetch(`${server(0).url}/v1/`, { headers: { Authorization: `Basic ${Buffer.from("bob:pw").toString("base64")}` } })).json()) as { user: { id: string } };
+    const root = (await (
+      await fetch(`${server(0).url}/v1/`, { headers: { Authorization: `Basic ${Buffer.from("bob:pw").toString("base64")}` } })
+    ).json()) as { user: { id: string } };
     const bob = root.user.id;
     const onFirst = await SseClient.open(`${server(0).url}/v1/articles`, { user: "bob:pw" });
     const onSecond = await SseClient.open(`${server(1).url}/v1/articles`, { user: "bob:pw" });
@@ -65,18 +67,23 @@ describe("live feed across two server processes", function () {
     expect([onFirst.status, onSecond.status]).to.deep.equal([200, 200]);
     await put(server(1), "p1", bob);
     await put(server(0), "p2", bob);
-    for (const client of [onFirst, onSecond]) expect((await client.waitFor(2)).map((e) => [e.event, e.data.id])).to.deep.equal([
-      ["create", "p1"],
-      ["create", "p2"],
-    ]);
+    for (const client of [onFirst, onSecond])
+      expect((await client.waitFor(2)).map((e) => [e.event, e.data.id])).to.deep.equal([
+        ["create", "p1"],
+        ["create", "p2"],
+      ]);
   });
 
   it("reopens a cut listener connection without crashing, and still delivers what was written meanwhile", async () => {
-    const root = (await (await fetch(`${server(0).url}/v1/`, { headers: { Authorization: `Basic ${Buffer.from("bob:pw").toString("base64")}` } })).json()) as { user: { id: string } };
+    const root = (await (
+      await fetch(`${server(0).url}/v1/`, { headers: { Authorization: `Basic ${Buffer.from("bob:pw").toString("base64")}` } })
+    ).json()) as { user: { id: string } };
     const subscriber = await SseClient.open(`${server(0).url}/v1/articles`, { user: "bob:pw" });
     clients.push(subscriber);
     const cut = await withAdmin(databaseUrl(DATABASE), async (client) => {
-      const result = await client.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'tessera-listen' AND datname = current_database()");
+      const result = await client.query(
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'tessera-listen' AND datname = current_database()",
+      );
       return result.rowCount;
     });
     expect(cut).to.be.at.least(2);

@@ -38,7 +38,8 @@ export class SseClient {
   /** Waits (bounded) until `count` events arrived; returns them. */
   async waitFor(count: number, timeoutMs = 5000): Promise<SseEvent[]> {
     const deadline = Date.now() + timeoutMs;
-    for (let i = 0; i < 10_000 && this.events.length < count && !this.ended && Date.now() < deadline; i += 1) await new Promise((resolve) => setTimeout(resolve, 10));
+    for (let i = 0; i < 10_000 && this.events.length < count && !this.ended && Date.now() < deadline; i += 1)
+      await new Promise((resolve) => setTimeout(resolve, 10));
     if (this.events.length < count) throw new Error(`expected ${count} events, got ${this.events.length}: ${JSON.stringify(this.events)}`);
     return this.events.slice(0, count);
   }

@@ -29,10 +29,20 @@ const user = fc.constantFrom(...USERS);
 const id = fc.constantFrom(...IDS);
 const readers = fc.subarray([...READERS]);
 const op: fc.Arbitrary<Op> = fc.oneof(
-  fc.record({ kind: fc.constant("put" as const), user: fc.constantFrom<User>("alice:pw", "bob:pw"), id, n: fc.integer({ min: 0, max: 9 }), readers }),
+  fc.record({
+    kind: fc.constant("put" as const),
+    user: fc.constantFrom<User>("alice:pw", "bob:pw"),
+    id,
+    n: fc.integer({ min: 0, max: 9 }),
+    readers,
+  }),
   fc.record({ kind: fc.constant("share" as const), user, id, readers }),
   fc.record({ kind: fc.constant("delete" as const), user, id }),
-  fc.record({ kind: fc.constant("group" as const), user: fc.constantFrom<"bob:pw" | "carol:pw">("bob:pw", "carol:pw"), member: fc.boolean() }),
+  fc.record({
+    kind: fc.constant("group" as const),
+    user: fc.constantFrom<"bob:pw" | "carol:pw">("bob:pw", "carol:pw"),
+    member: fc.boolean(),
+  }),
   fc.record({ kind: fc.constant("sync" as const), user }),
 );
 
@@ -146,7 +156,10 @@ for (const backend of SYNC_BACKENDS) {
       switch (step.kind) {
         case "put": {
           const exists = model.records.has(step.id);
-          const res = await s.request("PUT", `/v1/articles/${step.id}`, { user: step.user, body: { data: { n: step.n }, permissions: { read: step.readers.map(principalOf) } } });
+          const res = await s.request("PUT", `/v1/articles/${step.id}`, {
+            user: step.user,
+            body: { data: { n: step.n }, permissions: { read: step.readers.map(principalOf) } },
+          });
           if (exists && !model.canWrite(step.user, step.id)) {
             expect(res.status).to.equal(403);
             return;
@@ -157,7 +170,10 @@ for (const backend of SYNC_BACKENDS) {
           return;
         }
         case "share": {
-          const res = await s.request("PATCH", `/v1/articles/${step.id}`, { user: step.user, body: { permissions: { read: step.readers.map(principalOf) } } });
+          const res = await s.request("PATCH", `/v1/articles/${step.id}`, {
+            user: step.user,
+            body: { permissions: { read: step.readers.map(principalOf) } },
+          });
           const record = model.records.get(step.id);
           if (!record || !model.canWrite(step.user, step.id)) {
             expect(res.status).to.be.oneOf([403, 404]);

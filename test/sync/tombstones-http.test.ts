@@ -88,7 +88,9 @@ for (const backend of SYNC_BACKENDS) {
       const sinceBefore = bob.since ?? 0;
       const lost = await bob.sync();
       expect(lost.map((e) => [e.id, e.deleted])).to.deep.equal([["l1", true]]);
-      expect(lost[0]!.last_modified).to.be.greaterThan(sinceBefore).and.at.most(bob.since ?? 0);
+      expect(lost[0]!.last_modified)
+        .to.be.greaterThan(sinceBefore)
+        .and.at.most(bob.since ?? 0);
       expect(bob.ids()).to.deep.equal([]);
       expect(await bob.sync()).to.deep.equal([]);
       expect((await alice.sync()).map((e) => e.id)).to.deep.equal(["l1"]);
@@ -170,4 +172,3 @@ for (const backend of SYNC_BACKENDS) {
     });
   });
 }
-

@@ -39,7 +39,13 @@ describe("CI semantics: nothing is skipped silently", () => {
   it("prints the skipped count in the summary line, and .ci/check-summary fails such a run", async () => {
     const spec = path.join(dir, "skips.test.cjs");
     await writeFile(spec, `it("runs", () => {}); it("runs too", () => {}); it("needs a service", function () { this.skip(); });\n`);
-    const mocha = await exitCode(process.execPath, [path.join(ROOT, "node_modules/mocha/bin/mocha.js"), "--no-config", "--reporter", path.join(ROOT, "test/support/summary-reporter.cjs"), spec]);
+    const mocha = await exitCode(process.execPath, [
+      path.join(ROOT, "node_modules/mocha/bin/mocha.js"),
+      "--no-config",
+      "--reporter",
+      path.join(ROOT, "test/support/summary-reporter.cjs"),
+      spec,
+    ]);
     expect(mocha.code).to.equal(0); // mocha itself passes a run with skips: hence the check
     expect(mocha.stdout).to.match(/^2 passed, 0 failed, 1 skipped$/m);
 

@@ -9,8 +9,13 @@ import { MethodNotAllowedError } from "../../domain/errors.js";
 import { labelRoute } from "./metrics-route.js";
 
 export const ADMIN_PATH = "/v1/admin/";
-const ADMIN_CSP = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
-const TYPES: Readonly<Record<string, string>> = { ".html": "text/html; charset=utf-8", ".css": "text/css; charset=utf-8", ".js": "text/javascript; charset=utf-8" };
+const ADMIN_CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+const TYPES: Readonly<Record<string, string>> = {
+  ".html": "text/html; charset=utf-8",
+  ".css": "text/css; charset=utf-8",
+  ".js": "text/javascript; charset=utf-8",
+};
 
 interface StaticFile {
   readonly type: string;
@@ -21,7 +26,9 @@ interface StaticFile {
 function loadFiles(directory: string): Map<string, StaticFile> {
   const files = new Map<string, StaticFile>();
   if (!existsSync(directory)) return files; // running from sources, unbuilt: no page
-  const names = readdirSync(directory, { withFileTypes: true }).filter((entry) => entry.isFile()).map((entry) => entry.name);
+  const names = readdirSync(directory, { withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => entry.name);
   for (const name of names) {
     const type = TYPES[path.extname(name)];
     if (type !== undefined) files.set(name, { type, body: readFileSync(path.join(directory, name)) });

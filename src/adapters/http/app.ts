@@ -34,7 +34,14 @@ export function createApp(services: HttpServices): Koa {
   app.silent = true; // the error middleware logs what deserves it
 
   app.use(responseBasics(services));
-  app.use(errorMiddleware({ retryAfterSeconds: options.retryAfterSeconds, challenge: services.authenticator.challenge, infoLink: options.errorInfoLink, logger }));
+  app.use(
+    errorMiddleware({
+      retryAfterSeconds: options.retryAfterSeconds,
+      challenge: services.authenticator.challenge,
+      infoLink: options.errorInfoLink,
+      logger,
+    }),
+  );
   app.use(corsMiddleware({ origins: options.corsOrigins, maxAgeSeconds: options.corsMaxAgeSeconds }));
   app.use(urlLengthMiddleware(options.inputLimits));
   // Operators' pages come before URL hygiene and media types: never redirected, authenticated or refused.
@@ -43,7 +50,15 @@ export function createApp(services: HttpServices): Koa {
   app.use(urlMiddleware(options, () => services.clock.now()));
   if (options.endOfService) app.use(endOfService(services));
   app.use(negotiationMiddleware(options));
-  app.use(bodyParser({ enableTypes: ["json"], extendTypes: { json: BODY_TYPES }, jsonLimit: options.maxBodyBytes, jsonStrict: false, onError: deferParseError }));
+  app.use(
+    bodyParser({
+      enableTypes: ["json"],
+      extendTypes: { json: BODY_TYPES },
+      jsonLimit: options.maxBodyBytes,
+      jsonStrict: false,
+      onError: deferParseError,
+    }),
+  );
   app.use(bodyJsonMiddleware(options.inputLimits));
   app.use(emptyBodyAsObject);
   app.use(authentication(services));
@@ -70,7 +85,16 @@ function deferParseError(error: Error, ctx: Context): void {
   if ((error as { status?: unknown }).status !== 400) throw error;
   // Kinto's shape: the parser's own message (it only describes the client's body), then colander's "Required".
   const description = error instanceof SyntaxError ? `Invalid JSON: ${error.message}` : "Invalid JSON";
-  deferBodyError(ctx, new ValidationError([{ location: "body", name: "", description }, { location: "body", name: "", description: "Required" }], description));
+  deferBodyError(
+    ctx,
+    new ValidationError(
+      [
+        { location: "body", name: "", description },
+        { location: "body", name: "", description: "Required" },
+      ],
+      description,
+    ),
+  );
 }
 
 /** The request's Requester; inside a batch, shared by sub-requests with the same credentials. */
@@ -114,13 +138,26 @@ function responseBasics({ logger, options, metrics }: HttpServices) {
       } finally {
         if (ctx.status === 503) ctx.set("Retry-After", String(options.retryAfterSeconds));
         // Serialised here, once, so that the log knows the size; a batch reads its sub-responses as JSON.
-        if (!batch && ctx.body !== null && typeof ctx.body === "object" && !Buffer.isBuffer(ctx.body) && !(ctx.body instanceof Stream)) ctx.body = JSON.stringify(ctx.body);
+        if (!batch && ctx.body !== null && typeof ctx.body === "object" && !Buffer.isBuffer(ctx.body) && !(ctx.body instanceof Stream))
+          ctx.body = JSON.stringify(ctx.body);
         const route = routeOf(ctx);
         answered?.(ctx.method, route, ctx.status);
         if (logging) {
           const requester = ctx.state.requester as { userId?: string } | undefined;
           const ms = (value: number) => Math.round(value * 1000) / 1000;
-          log.info({ method: ctx.method, path: ctx.path, route, status: ctx.status, bytes: ctx.response.length ?? 0, duration_ms: ms(performance.now() - started), backend_ms: ms(request.backendMs), user: requester?.userId ?? null }, "request");
+          log.info(
+            {
+              method: ctx.method,
+              path: ctx.path,
+              route,
+              status: ctx.status,
+              bytes: ctx.response.length ?? 0,
+              duration_ms: ms(performance.now() - started),
+              backend_ms: ms(request.backendMs),
+              user: requester?.userId ?? null,
+            },
+            "request",
+          );
         }
       }
     });

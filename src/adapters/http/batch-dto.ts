@@ -23,13 +23,21 @@ export class BatchBody {
 }
 
 export class BatchSubRequest {
-  @Shape("batchMethod", (value) => typeof value === "string" && BATCH_METHODS.includes(value), `method must be one of ${BATCH_METHODS.join(", ")} (uppercase)`)
+  @Shape(
+    "batchMethod",
+    (value) => typeof value === "string" && BATCH_METHODS.includes(value),
+    `method must be one of ${BATCH_METHODS.join(", ")} (uppercase)`,
+  )
   method: unknown;
 
   @Shape("batchPath", (value) => typeof value === "string" && value.startsWith("/"), "path is required and must start with /")
   path: unknown;
 
-  @Shape("batchHeaders", (value) => isJsonObject(value) && validHeaders(value), "headers must be an object of valid header names and string values")
+  @Shape(
+    "batchHeaders",
+    (value) => isJsonObject(value) && validHeaders(value),
+    "headers must be an object of valid header names and string values",
+  )
   headers: unknown;
 
   @Shape("batchBody", (value) => value === undefined || isJsonObject(value), "body must be an object")

@@ -64,19 +64,30 @@ export function registerBatchRoute(router: Router, services: HttpServices, app: 
     if (ctx.method !== "POST") throw new MethodNotAllowedError(["POST"]);
     // Whatever spelling got a sub-request here, the router decided it is a batch: never nest.
     if (ctx.state[BATCH_REQUESTERS] !== undefined) throw ValidationError.single("body", "path", RECURSIVE);
-    const limits = { maxRequests: services.options.batchMaxRequests, maxUrlLength: services.options.inputLimits.maxUrlLength, routesToBatch: (path: string) => routesToBatch(router, path) };
+    const limits = {
+      maxRequests: services.options.batchMaxRequests,
+      maxUrlLength: services.options.inputLimits.maxUrlLength,
+      routesToBatch: (path: string) => routesToBatch(router, path),
+    };
     const requests = parseBatch(ctx.request.body, limits);
     services.metrics?.batchReceived(requests.length);
     pipeline ??= compose(app.middleware) as unknown as (ctx: Context) => Promise<void>;
     const run = pipeline;
     const outer = ctx.state.requester as Requester;
     const shared = new Map<string, Requester>([[outer.userId ?? "", outer]]);
-    const inherited = Object.fromEntries(Object.entries(ctx.headers).filter(([name, v]) => !NOT_INHERITED.has(name) && typeof v === "string")) as Record<string, string>;
+    const inherited = Object.fromEntries(
+      Object.entries(ctx.headers).filter(([name, v]) => !NOT_INHERITED.has(name) && typeof v === "string"),
+    ) as Record<string, string>;
     try {
       const responses = await services.unitOfWork.run(async () => {
         const results: SubResponse[] = [];
         for (const request of requests) {
-          const response = await runFollowingRedirect(app, run, { ...request, headers: { ...inherited, ...lowerKeys(request.headers) } }, shared);
+          const response = await runFollowingRedirect(
+            app,
+            run,
+            { ...request, headers: { ...inherited, ...lowerKeys(request.headers) } },
+            shared,
+          );
           if (response.status >= 500 || response.status === 409) throw new BatchAborted(response);
           results.push(response);
         }
@@ -86,7 +97,8 @@ export function registerBatchRoute(router: Router, services: HttpServices, app: 
     } catch (error) {
       if (!(error instanceof BatchAborted)) throw error;
       ctx.status = error.response.status;
-      for (const [name, value] of Object.entries(error.response.headers)) if (name.toLowerCase() !== "content-length" && typeof value === "string") ctx.set(name, value);
+      for (const [name, value] of Object.entries(error.response.headers))
+        if (name.toLowerCase() !== "content-length" && typeof value === "string") ctx.set(name, value);
       ctx.body = error.response.body;
     }
   });
@@ -100,17 +112,29 @@ export function registerBatchRoute(router: Router, services: HttpServices, app: 
 function routesToBatch(router: Router, path: string): boolean {
   const layer = router.route(BATCH_ROUTE);
   const bare = path.split("?")[0] ?? path;
-  return [bare, bare.replace(/\/+$/, "")].some((candidate) => router.match(candidate, "POST").pathAndMethod.some((matched) => matched === layer));
+  return [bare, bare.replace(/\/+$/, "")].some((candidate) =>
+    router.match(candidate, "POST").pathAndMethod.some((matched) => matched === layer),
+  );
 }
 
 /** One version or trailing-slash redirect is followed with the same method, headers and body, as Kinto does. */
-async function runFollowingRedirect(app: Koa, run: (ctx: Context) => Promise<void>, request: SubRequest, shared: Map<string, Requester>): Promise<SubResponse> {
+async function runFollowingRedirect(
+  app: Koa,
+  run: (ctx: Context) => Promise<void>,
+  request: SubRequest,
+  shared: Map<string, Requester>,
+): Promise<SubResponse> {
   const { response, redirectTo } = await runSubRequest(app, run, request, shared);
   if (response.status !== 307 || redirectTo === undefined || !redirectTo.startsWith(`${VERSION_PREFIX}/`)) return response;
   return (await runSubRequest(app, run, { ...request, path: redirectTo }, shared)).response;
 }
 
-async function runSubRequest(app: Koa, run: (ctx: Context) => Promise<void>, request: SubRequest, shared: Map<string, Requester>): Promise<{ response: SubResponse; redirectTo?: string }> {
+async function runSubRequest(
+  app: Koa,
+  run: (ctx: Context) => Promise<void>,
+  request: SubRequest,
+  shared: Map<string, Requester>,
+): Promise<{ response: SubResponse; redirectTo?: string }> {
   const req = new IncomingMessage(new Socket());
   req.method = request.method;
   req.url = request.path;
@@ -129,7 +153,10 @@ async function runSubRequest(app: Koa, run: (ctx: Context) => Promise<void>, req
     if (value !== undefined) headers[name] = String(value);
   }
   const body = ctx.method === "HEAD" ? "" : ctx.body === undefined || ctx.body === null ? null : (ctx.body as JsonValue);
-  return { response: { status: ctx.status, path: decodedPath(request.path), headers, body }, redirectTo: ctx.state[REDIRECT_TARGET] as string | undefined };
+  return {
+    response: { status: ctx.status, path: decodedPath(request.path), headers, body },
+    redirectTo: ctx.state[REDIRECT_TARGET] as string | undefined,
+  };
 }
 
 /** A body needs a length and a JSON type, or handlers asking its media type (merge-patch) see none. */
@@ -169,13 +196,16 @@ export function parseBatch(body: unknown, limits: BatchLimits): SubRequest[] {
   const shape = shapeDetails(new BatchBody(body), null);
   problems.push(...shape.filter((detail) => detail.name === "defaults"));
   const defaults = body.defaults === undefined ? {} : body.defaults;
-  if (isJsonObject(defaults)) for (const key of Object.keys(defaults)) if (!REQUEST_KEYS.has(key)) bad(`defaults.${key}`, `Unrecognized key "${key}"`);
+  if (isJsonObject(defaults))
+    for (const key of Object.keys(defaults)) if (!REQUEST_KEYS.has(key)) bad(`defaults.${key}`, `Unrecognized key "${key}"`);
   problems.push(...shape.filter((detail) => detail.name === "requests"));
   if (problems.length > 0) throw new ValidationError(problems);
   const raw = body.requests as JsonValue[];
-  if (maxRequests !== null && raw.length > maxRequests) throw ValidationError.single("body", "requests", `Number of requests is limited to ${maxRequests}`);
+  if (maxRequests !== null && raw.length > maxRequests)
+    throw ValidationError.single("body", "requests", `Number of requests is limited to ${maxRequests}`);
   raw.forEach((entry, i) => {
-    if (isJsonObject(entry)) for (const key of Object.keys(entry)) if (!REQUEST_KEYS.has(key)) bad(`requests.${i}.${key}`, `Unrecognized key "${key}"`);
+    if (isJsonObject(entry))
+      for (const key of Object.keys(entry)) if (!REQUEST_KEYS.has(key)) bad(`requests.${i}.${key}`, `Unrecognized key "${key}"`);
   });
   const requests = raw.map((entry, i) => subRequest(merge(defaults as JsonObject, entry), `requests.${i}`, limits, bad));
   if (problems.length > 0) throw new ValidationError(problems);
@@ -194,7 +224,12 @@ function merge(defaults: JsonObject, entry: JsonValue): JsonValue {
   return merged;
 }
 
-function subRequest(entry: JsonValue, name: string, limits: BatchLimits, bad: (name: string, description: string) => void): SubRequest | undefined {
+function subRequest(
+  entry: JsonValue,
+  name: string,
+  limits: BatchLimits,
+  bad: (name: string, description: string) => void,
+): SubRequest | undefined {
   if (!isJsonObject(entry)) {
     bad(name, "each request must be an object");
     return undefined;

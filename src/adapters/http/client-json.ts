@@ -74,7 +74,9 @@ const QUOTE = 34;
 const BACKSLASH = 92;
 
 function isNumberPart(unit: number): boolean {
-  return (unit >= ZERO && unit <= NINE) || unit === MINUS || unit === 43 /* + */ || unit === 46 /* . */ || unit === 101 /* e */ || unit === 69 /* E */;
+  return (
+    (unit >= ZERO && unit <= NINE) || unit === MINUS || unit === 43 /* + */ || unit === 46 /* . */ || unit === 101 /* e */ || unit === 69
+  ); /* E */
 }
 
 /** A number literal whose value is not what it says: out of range, or non-zero digits read as 0. */
@@ -108,9 +110,20 @@ function lossyNumberIn(json: string): string | undefined {
 }
 
 /** Every check for JSON received as text and already parsed, as a validation detail. */
-export function clientJsonDetail(text: string, parsed: unknown, maxDepth: number, location: ValidationDetail["location"], name: string | null): ValidationDetail | undefined {
+export function clientJsonDetail(
+  text: string,
+  parsed: unknown,
+  maxDepth: number,
+  location: ValidationDetail["location"],
+  name: string | null,
+): ValidationDetail | undefined {
   const lossy = lossyNumberIn(text);
-  if (lossy !== undefined) return { location, name, description: `Number ${lossy.length > 40 ? `${lossy.slice(0, 40)}…` : lossy} cannot be stored as written (out of range)` };
+  if (lossy !== undefined)
+    return {
+      location,
+      name,
+      description: `Number ${lossy.length > 40 ? `${lossy.slice(0, 40)}…` : lossy} cannot be stored as written (out of range)`,
+    };
   const problem = jsonValueProblem(parsed, maxDepth);
   if (problem === undefined) return undefined;
   const inner = problem.name === null ? name : name === null ? problem.name : `${name}.${problem.name}`;

@@ -5,13 +5,34 @@
 import type { Context, Next } from "koa";
 import { ValidationError } from "../../domain/errors.js";
 
-export const EXPOSED_HEADERS = ["Content-Length", "Content-Type", "ETag", "Last-Modified", "Next-Page", "Total-Objects", "Total-Records", "Backoff", "Retry-After", "Alert", "X-Request-Id"];
+export const EXPOSED_HEADERS = [
+  "Content-Length",
+  "Content-Type",
+  "ETag",
+  "Last-Modified",
+  "Next-Page",
+  "Total-Objects",
+  "Total-Records",
+  "Backoff",
+  "Retry-After",
+  "Alert",
+  "X-Request-Id",
+];
 const ALLOWED_METHODS = "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS";
 const ALLOWED_HEADERS = "Authorization, Content-Type, If-Match, If-None-Match, X-Request-Id";
 
 /** Shell-style patterns: `*` any run of characters, `?` one character. */
 export function originMatcher(patterns: readonly string[]): (origin: string) => boolean {
-  const regexes = patterns.map((p) => new RegExp(`^${p.replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*").replace(/\?/g, ".")}$`, "i"));
+  const regexes = patterns.map(
+    (p) =>
+      new RegExp(
+        `^${p
+          .replace(/[.+^${}()|[\]\\]/g, "\\$&")
+          .replace(/\*/g, ".*")
+          .replace(/\?/g, ".")}$`,
+        "i",
+      ),
+  );
   return (origin) => regexes.some((r) => r.test(origin));
 }
 

@@ -16,7 +16,15 @@ import {
   ValidationError,
 } from "../../domain/errors.js";
 import type { JsonObject, JsonValue } from "../../domain/json.js";
-import { BadRequestError, NotAcceptableError, PayloadTooLargeError, ServiceGoneError, UnknownUrlError, UnknownVersionError, UnsupportedMediaTypeError } from "./http-errors.js";
+import {
+  BadRequestError,
+  NotAcceptableError,
+  PayloadTooLargeError,
+  ServiceGoneError,
+  UnknownUrlError,
+  UnknownVersionError,
+  UnsupportedMediaTypeError,
+} from "./http-errors.js";
 
 export interface ErrorResponse {
   readonly status: number;
@@ -35,24 +43,44 @@ export interface ErrorContext {
 
 type Rule = [new (...args: never[]) => Error, (error: never, context: ErrorContext) => ErrorResponse];
 
-const rule = <E extends Error>(type: new (...args: never[]) => E, map: (error: E, context: ErrorContext) => ErrorResponse): Rule => [type, map];
+const rule = <E extends Error>(type: new (...args: never[]) => E, map: (error: E, context: ErrorContext) => ErrorResponse): Rule => [
+  type,
+  map,
+];
 
 export const ERROR_TABLE: readonly Rule[] = [
   rule(ValidationError, (e) => ({ status: 400, errno: 107, message: e.message, details: e.details.map((d) => ({ ...d })) })),
   rule(BadRequestError, (e) => ({ status: 400, errno: 107, error: "Bad Request", message: e.message })),
-  rule(UnauthenticatedError, (e, c) => ({ status: 401, errno: 104, message: e.message, headers: c.challenge ? { "WWW-Authenticate": c.challenge } : undefined })),
+  rule(UnauthenticatedError, (e, c) => ({
+    status: 401,
+    errno: 104,
+    message: e.message,
+    headers: c.challenge ? { "WWW-Authenticate": c.challenge } : undefined,
+  })),
   rule(ForbiddenError, (e) => ({ status: 403, errno: 121, message: e.message })),
   rule(RecordNotFoundError, (e) => ({ status: 404, errno: 110, details: { id: e.id, resource_name: e.collection } })),
   rule(UnknownUrlError, (e) => ({ status: 404, errno: 111, message: e.message })),
   rule(UnknownVersionError, (e) => ({ status: 404, errno: 116, message: e.message })),
-  rule(MethodNotAllowedError, (e) => ({ status: 405, errno: 115, message: e.message, details: { allowed: [...e.allowed] }, headers: { Allow: e.allowed.join(", ") } })),
+  rule(MethodNotAllowedError, (e) => ({
+    status: 405,
+    errno: 115,
+    message: e.message,
+    details: { allowed: [...e.allowed] },
+    headers: { Allow: e.allowed.join(", ") },
+  })),
   rule(NotAcceptableError, (e) => ({ status: 406, errno: 107, message: e.message })),
   rule(ConflictError, (e) => ({ status: 409, errno: 122, message: e.message, details: { existing: e.existing } })),
   rule(ServiceGoneError, (e) => ({ status: 410, errno: 202, message: e.message })),
   rule(PreconditionFailedError, (e) => ({ status: 412, errno: 114, message: e.message, details: { existing: e.existing } })),
   rule(PayloadTooLargeError, (e) => ({ status: 413, errno: 113, message: e.message })),
   rule(UnsupportedMediaTypeError, (e) => ({ status: 415, errno: 107, message: e.message })),
-  rule(BackendError, (e, c) => ({ status: 503, errno: 201, message: `Service temporary unavailable due to overloading or maintenance (${e.backend} backend).`, details: { backend: e.backend }, headers: { "Retry-After": String(c.retryAfterSeconds) } })),
+  rule(BackendError, (e, c) => ({
+    status: 503,
+    errno: 201,
+    message: `Service temporary unavailable due to overloading or maintenance (${e.backend} backend).`,
+    details: { backend: e.backend },
+    headers: { "Retry-After": String(c.retryAfterSeconds) },
+  })),
 ];
 
 const REASONS: Record<number, string> = {
@@ -74,7 +102,16 @@ const REASONS: Record<number, string> = {
 const INTERNAL: ErrorResponse = { status: 500, errno: 999, message: "A programmatic error occurred, developers have been informed." };
 
 /** errno of client errors raised by Koa or the body parser, by status; others are 107. */
-const ERRNO_BY_STATUS: Readonly<Record<number, number>> = { 401: 104, 403: 121, 404: 111, 405: 115, 409: 122, 410: 202, 412: 114, 413: 113 };
+const ERRNO_BY_STATUS: Readonly<Record<number, number>> = {
+  401: 104,
+  403: 121,
+  404: 111,
+  405: 115,
+  409: 122,
+  410: 202,
+  412: 114,
+  413: 113,
+};
 
 /**
  * Body-parser and Koa errors carry a status; the client ones keep it (a 404 stays a 404), only
@@ -83,7 +120,13 @@ const ERRNO_BY_STATUS: Readonly<Record<number, number>> = { 401: 104, 403: 121, 
 function fromHttpError(error: unknown): ErrorResponse | undefined {
   const status = (error as { status?: unknown } | null)?.status;
   if (typeof status !== "number" || status < 400 || status >= 500) return undefined;
-  if (status === 400) return { status: 400, errno: 107, message: "Invalid JSON body", details: [{ location: "body", name: null, description: "Invalid JSON" }] };
+  if (status === 400)
+    return {
+      status: 400,
+      errno: 107,
+      message: "Invalid JSON body",
+      details: [{ location: "body", name: null, description: "Invalid JSON" }],
+    };
   if (status === 413) return { status: 413, errno: 113, message: "Request body is too large." };
   if (status === 415) return { status: 415, errno: 107, message: "Unsupported Content-Type." };
   return { status, errno: ERRNO_BY_STATUS[status] ?? 107 };

@@ -6,5 +6,10 @@ const COLLECTION_PATH = /^\/v1\/[^/]+$/;
 
 /** A GET of a collection that prefers an event stream to JSON. */
 export function wantsEventStream(ctx: Context): boolean {
-  return ctx.method === "GET" && COLLECTION_PATH.test(ctx.path) && ctx.get("accept").includes(EVENT_STREAM) && ctx.accepts("application/json", EVENT_STREAM) === EVENT_STREAM;
+  return (
+    ctx.method === "GET" &&
+    COLLECTION_PATH.test(ctx.path) &&
+    ctx.get("accept").includes(EVENT_STREAM) &&
+    ctx.accepts("application/json", EVENT_STREAM) === EVENT_STREAM
+  );
 }

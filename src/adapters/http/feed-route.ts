@@ -48,7 +48,8 @@ function startOf(ctx: Context, filters: readonly Filter[]): { since: number | un
   const rest = filters.filter((f) => !(f.field === MODIFIED_FIELD && f.operator === "gt"));
   const header = ctx.get("last-event-id");
   if (header !== "") {
-    if (!/^\d+$/.test(header) || !Number.isSafeInteger(Number(header))) throw ValidationError.single("header", "Last-Event-ID", "Last-Event-ID must be a timestamp (a non-negative integer)");
+    if (!/^\d+$/.test(header) || !Number.isSafeInteger(Number(header)))
+      throw ValidationError.single("header", "Last-Event-ID", "Last-Event-ID must be a timestamp (a non-negative integer)");
     return { since: Number(header), rest };
   }
   const since = filters.find((f) => f.field === MODIFIED_FIELD && f.operator === "gt");
@@ -63,7 +64,12 @@ export function registerFeedRoute(router: Router, services: HttpServices): void 
       await next();
       return;
     }
-    const query = parseListQuery(new URLSearchParams(ctx.querystring), { paginateBy: undefined, maxFetchSize: services.options.storageMaxFetchSize, now: services.clock.now(), limits: services.options.inputLimits });
+    const query = parseListQuery(new URLSearchParams(ctx.querystring), {
+      paginateBy: undefined,
+      maxFetchSize: services.options.storageMaxFetchSize,
+      now: services.clock.now(),
+      limits: services.options.inputLimits,
+    });
     const { since, rest } = startOf(ctx, query.filters);
     const requester = requesterOf(ctx);
     const definition = resource.definition;

@@ -42,7 +42,11 @@ export function urlLengthMiddleware(limits: InputLimits) {
 export function bodyJsonMiddleware(limits: InputLimits) {
   return async (ctx: Context, next: Next): Promise<void> => {
     const request = ctx.request as typeof ctx.request & { rawBody?: unknown };
-    if (!(ctx as Context & { disableBodyParser?: boolean }).disableBodyParser && typeof request.rawBody === "string" && request.rawBody.length > 0) {
+    if (
+      !(ctx as Context & { disableBodyParser?: boolean }).disableBodyParser &&
+      typeof request.rawBody === "string" &&
+      request.rawBody.length > 0
+    ) {
       const parsed = parsedBody(ctx);
       const detail = parsed && clientJsonDetail(request.rawBody, parsed.value, limits.maxJsonDepth, "body", null);
       if (detail) deferBodyError(ctx, new ValidationError([detail]));

@@ -29,7 +29,12 @@ export interface ParsedListQuery {
 const OPERATOR_PATTERN = new RegExp(`^(${[...FILTER_OPERATORS].join("|")})_(.+)$`);
 const FIELD_PATTERN = /^[A-Za-z0-9_$@-]+(?:\.[A-Za-z0-9_$@-]+)*$/;
 const DAY_MS = 24 * 3600 * 1000;
-const BOUND_PARAMS: Readonly<Record<"_since" | "since" | "_before" | "_to", FilterOperator>> = { _since: "gt", since: "gt", _before: "lt", _to: "lt" };
+const BOUND_PARAMS: Readonly<Record<"_since" | "since" | "_before" | "_to", FilterOperator>> = {
+  _since: "gt",
+  since: "gt",
+  _before: "lt",
+  _to: "lt",
+};
 const isBoundParam = (name: string): name is keyof typeof BOUND_PARAMS => Object.hasOwn(BOUND_PARAMS, name);
 
 export function parseListQuery(params: URLSearchParams, options: ListQueryOptions): ParsedListQuery {
@@ -59,7 +64,10 @@ export function parseListQuery(params: URLSearchParams, options: ListQueryOption
     } else if (name === "_token") {
       token = value;
     } else if (name === "_fields") {
-      fields = value.split(",").map((f) => f.trim()).filter(Boolean);
+      fields = value
+        .split(",")
+        .map((f) => f.trim())
+        .filter(Boolean);
       if (fields.some((f) => !FIELD_PATTERN.test(f))) bad(name, "Invalid _fields parameter");
     } else if (isBoundParam(name)) {
       if (name === "_to") usedDeprecatedTo = true;
@@ -97,7 +105,10 @@ function effectiveLimit(requested: number | undefined, { paginateBy, maxFetchSiz
 
 function parseSort(value: string, maxFields: number, bad: (name: string, description: string) => void): SortKey[] {
   const keys: SortKey[] = [];
-  const entries = value.split(",").map((s) => s.trim()).filter(Boolean);
+  const entries = value
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
   if (entries.length > maxFields) {
     bad("_sort", `At most ${maxFields} sort fields are allowed`);
     return keys;
@@ -112,7 +123,8 @@ function parseSort(value: string, maxFields: number, bad: (name: string, descrip
 }
 
 /** What a client timestamp must be: the rule of `_since`, also applied to `last_modified` sent by clients. */
-export const CLIENT_TIMESTAMP_RULE = "last_modified must be an integer of milliseconds since the epoch, at most 24 hours ahead of the server clock";
+export const CLIENT_TIMESTAMP_RULE =
+  "last_modified must be an integer of milliseconds since the epoch, at most 24 hours ahead of the server clock";
 
 /** A client timestamp as a number (JSON data): a safe integer between 0 and 24 hours from now. */
 export function isAcceptableTimestamp(value: unknown, now: number): value is number {
@@ -127,7 +139,12 @@ export function timestampValue(text: string, now: number): number | undefined {
   return isAcceptableTimestamp(ts, now) ? ts : undefined;
 }
 
-function parseFilter(name: string, text: string, { now, limits }: ListQueryOptions, bad: (name: string, description: string) => void): Filter | undefined {
+function parseFilter(
+  name: string,
+  text: string,
+  { now, limits }: ListQueryOptions,
+  bad: (name: string, description: string) => void,
+): Filter | undefined {
   const match = OPERATOR_PATTERN.exec(name);
   const operator = (match?.[1] ?? "eq") as FilterOperator;
   const field = match?.[2] ?? name;

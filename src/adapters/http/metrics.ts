@@ -30,7 +30,12 @@ function processMetrics(): Registry {
 
 export class HttpMetrics {
   readonly registry = new Registry();
-  private readonly requests = new Counter({ name: "tessera_http_requests_total", help: "HTTP requests answered, by method, route template and status.", labelNames: ["method", "route", "status"] as const, registers: [this.registry] });
+  private readonly requests = new Counter({
+    name: "tessera_http_requests_total",
+    help: "HTTP requests answered, by method, route template and status.",
+    labelNames: ["method", "route", "status"] as const,
+    registers: [this.registry],
+  });
   private readonly durations = new Histogram({
     name: "tessera_http_request_duration_seconds",
     help: "Time from receiving a request to handing its response to Node, by method, route template and status.",
@@ -38,9 +43,23 @@ export class HttpMetrics {
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers: [this.registry],
   });
-  private readonly inFlight = new Gauge({ name: "tessera_http_requests_in_flight", help: "HTTP requests being served.", registers: [this.registry] });
-  private readonly backendErrors = new Counter({ name: "tessera_backend_errors_total", help: "Calls to a backend that failed with a backend error (503), by backend.", labelNames: ["backend"] as const, registers: [this.registry] });
-  private readonly batchSizes = new Histogram({ name: "tessera_batch_subrequests", help: "Sub-requests per batch request.", buckets: [1, 2, 5, 10, 25, 50, 100], registers: [this.registry] });
+  private readonly inFlight = new Gauge({
+    name: "tessera_http_requests_in_flight",
+    help: "HTTP requests being served.",
+    registers: [this.registry],
+  });
+  private readonly backendErrors = new Counter({
+    name: "tessera_backend_errors_total",
+    help: "Calls to a backend that failed with a backend error (503), by backend.",
+    labelNames: ["backend"] as const,
+    registers: [this.registry],
+  });
+  private readonly batchSizes = new Histogram({
+    name: "tessera_batch_subrequests",
+    help: "Sub-requests per batch request.",
+    buckets: [1, 2, 5, 10, 25, 50, 100],
+    registers: [this.registry],
+  });
   private pools: readonly PoolProbe[] = [];
   private feedSubscribers: () => number = () => 0;
   /** Label children by "method route status": the hot path skips prom-client's label hashing. */

@@ -5,7 +5,10 @@
 import type { JsonObject } from "../../domain/json.js";
 
 export const ID_SCHEMA: JsonObject = { type: "string", pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]*$", maxLength: 255 };
-export const TIMESTAMP_SCHEMA: JsonObject = { type: "integer", description: "Milliseconds since the epoch; strictly increasing within a collection." };
+export const TIMESTAMP_SCHEMA: JsonObject = {
+  type: "integer",
+  description: "Milliseconds since the epoch; strictly increasing within a collection.",
+};
 
 export function ref(section: "schemas" | "parameters" | "headers" | "responses", name: string): JsonObject {
   return { $ref: `#/components/${section}/${name}` };
@@ -34,13 +37,49 @@ export function errorResponses(statuses: readonly ErrorStatus[], notModified = f
 const QUOTED_TIMESTAMP: JsonObject = { type: "string", pattern: '^"?[0-9]+"?$' };
 
 const PARAMETERS: JsonObject = {
-  limit: { name: "_limit", in: "query", description: "Page size. `paginate_by`, when set, wins over it; `storage_max_fetch_size` caps it.", schema: { type: "integer", minimum: 1 } },
-  sort: { name: "_sort", in: "query", description: "Comma-separated fields, `-` before a field for descending order. Default `-last_modified`.", schema: { type: "string" } },
-  token: { name: "_token", in: "query", description: "Opaque pagination token, taken from the `Next-Page` URL.", schema: { type: "string" } },
-  fields: { name: "_fields", in: "query", description: "Comma-separated (dotted) fields to return; `id` and `last_modified` are always returned.", schema: { type: "string" } },
-  since: { name: "_since", in: "query", description: "Only objects with `last_modified` greater than this; includes tombstones. `since` is an alias.", schema: QUOTED_TIMESTAMP },
-  before: { name: "_before", in: "query", description: "Only objects with `last_modified` lower than this; includes tombstones.", schema: QUOTED_TIMESTAMP },
-  to: { name: "_to", in: "query", deprecated: true, description: "Former name of `_before`; answered with an `Alert` header.", schema: QUOTED_TIMESTAMP },
+  limit: {
+    name: "_limit",
+    in: "query",
+    description: "Page size. `paginate_by`, when set, wins over it; `storage_max_fetch_size` caps it.",
+    schema: { type: "integer", minimum: 1 },
+  },
+  sort: {
+    name: "_sort",
+    in: "query",
+    description: "Comma-separated fields, `-` before a field for descending order. Default `-last_modified`.",
+    schema: { type: "string" },
+  },
+  token: {
+    name: "_token",
+    in: "query",
+    description: "Opaque pagination token, taken from the `Next-Page` URL.",
+    schema: { type: "string" },
+  },
+  fields: {
+    name: "_fields",
+    in: "query",
+    description: "Comma-separated (dotted) fields to return; `id` and `last_modified` are always returned.",
+    schema: { type: "string" },
+  },
+  since: {
+    name: "_since",
+    in: "query",
+    description: "Only objects with `last_modified` greater than this; includes tombstones. `since` is an alias.",
+    schema: QUOTED_TIMESTAMP,
+  },
+  before: {
+    name: "_before",
+    in: "query",
+    description: "Only objects with `last_modified` lower than this; includes tombstones.",
+    schema: QUOTED_TIMESTAMP,
+  },
+  to: {
+    name: "_to",
+    in: "query",
+    deprecated: true,
+    description: "Former name of `_before`; answered with an `Alert` header.",
+    schema: QUOTED_TIMESTAMP,
+  },
   filters: {
     name: "filters",
     in: "query",
@@ -51,18 +90,38 @@ const PARAMETERS: JsonObject = {
     schema: { type: "object", additionalProperties: { type: "string" } },
   },
   id: { name: "id", in: "path", required: true, description: "The record id.", schema: ID_SCHEMA },
-  ifMatch: { name: "If-Match", in: "header", description: 'Write or read only if the current timestamp is this one (`"<ts>"`), or if the target exists (`*`); else 412.', schema: { type: "string" } },
-  ifNoneMatch: { name: "If-None-Match", in: "header", description: 'On reads, `"<ts>"` equal to the current timestamp gives 304; `*` fails with 412 when the target exists.', schema: { type: "string" } },
-  deletionTimestamp: { name: "last_modified", in: "query", description: "Timestamp of the tombstone, when greater than the current one.", schema: QUOTED_TIMESTAMP },
+  ifMatch: {
+    name: "If-Match",
+    in: "header",
+    description: 'Write or read only if the current timestamp is this one (`"<ts>"`), or if the target exists (`*`); else 412.',
+    schema: { type: "string" },
+  },
+  ifNoneMatch: {
+    name: "If-None-Match",
+    in: "header",
+    description: 'On reads, `"<ts>"` equal to the current timestamp gives 304; `*` fails with 412 when the target exists.',
+    schema: { type: "string" },
+  },
+  deletionTimestamp: {
+    name: "last_modified",
+    in: "query",
+    description: "Timestamp of the tombstone, when greater than the current one.",
+    schema: QUOTED_TIMESTAMP,
+  },
 };
 
 /** Listing parameters of `GET`/`HEAD` on a collection. */
-export const LIST_PARAMETERS = ["limit", "sort", "token", "fields", "since", "before", "to", "filters", "ifNoneMatch", "ifMatch"].map((name) => ref("parameters", name));
+export const LIST_PARAMETERS = ["limit", "sort", "token", "fields", "since", "before", "to", "filters", "ifNoneMatch", "ifMatch"].map(
+  (name) => ref("parameters", name),
+);
 
 const HEADERS: JsonObject = {
   ETag: { description: 'Timestamp of the record, or of the collection, in quotes: `"<ts>"`.', schema: { type: "string" } },
   "Last-Modified": { description: "The same timestamp as an HTTP date.", schema: { type: "string" } },
-  "Next-Page": { description: "Absolute URL of the next page, present when more objects follow.", schema: { type: "string", format: "uri" } },
+  "Next-Page": {
+    description: "Absolute URL of the next page, present when more objects follow.",
+    schema: { type: "string", format: "uri" },
+  },
   "Total-Objects": { description: "Number of objects matching the filters.", schema: { type: "integer", minimum: 0 } },
   "Total-Records": { description: "Same as Total-Objects (older name).", schema: { type: "integer", minimum: 0 } },
   "Retry-After": { description: "Seconds to wait before retrying (`retry_after_seconds`).", schema: { type: "integer", minimum: 0 } },
@@ -89,7 +148,11 @@ const ERROR_BODY: JsonObject = {
 const VALIDATION_DETAIL: JsonObject = {
   type: "object",
   required: ["location", "name", "description"],
-  properties: { location: { enum: ["body", "querystring", "header", "path"] }, name: { type: ["string", "null"] }, description: { type: "string" } },
+  properties: {
+    location: { enum: ["body", "querystring", "header", "path"] },
+    name: { type: ["string", "null"] },
+    description: { type: "string" },
+  },
 };
 
 const TOMBSTONE: JsonObject = {
@@ -109,12 +172,18 @@ const RESPONSES: JsonObject = {
   BadRequest: errorResponse("Invalid parameters (errno 107); `details` lists each problem.", {
     allOf: [ref("schemas", "Error"), { properties: { details: { type: "array", items: ref("schemas", "ValidationDetail") } } }],
   }),
-  Unauthorized: errorResponse("Not authenticated while the action needs it (errno 104).", ref("schemas", "Error"), { "WWW-Authenticate": ref("headers", "WWW-Authenticate") }),
+  Unauthorized: errorResponse("Not authenticated while the action needs it (errno 104).", ref("schemas", "Error"), {
+    "WWW-Authenticate": ref("headers", "WWW-Authenticate"),
+  }),
   Forbidden: errorResponse("Authenticated and not allowed (errno 121)."),
   NotFound: errorResponse("Record not found (errno 110); `details` holds `id` and `resource_name`."),
-  MethodNotAllowed: errorResponse("Method not allowed, or disabled by settings (errno 115).", ref("schemas", "Error"), { Allow: ref("headers", "Allow") }),
+  MethodNotAllowed: errorResponse("Method not allowed, or disabled by settings (errno 115).", ref("schemas", "Error"), {
+    Allow: ref("headers", "Allow"),
+  }),
   PreconditionFailed: errorResponse("`If-Match` / `If-None-Match` failed (errno 114); `details.existing` is the current record."),
-  ServiceUnavailable: errorResponse("A backend failed (errno 201).", ref("schemas", "Error"), { "Retry-After": ref("headers", "Retry-After") }),
+  ServiceUnavailable: errorResponse("A backend failed (errno 201).", ref("schemas", "Error"), {
+    "Retry-After": ref("headers", "Retry-After"),
+  }),
 };
 
 /** The shared components; resource schemas are added by the caller. */
@@ -126,7 +195,9 @@ export function sharedComponents(basicAuth: boolean): JsonObject {
     responses: RESPONSES,
   };
   if (basicAuth) {
-    components.securitySchemes = { basicAuth: { type: "http", scheme: "basic", description: "Any user:pass; the user id is `basicauth:<hmac of user:pass>`." } };
+    components.securitySchemes = {
+      basicAuth: { type: "http", scheme: "basic", description: "Any user:pass; the user id is `basicauth:<hmac of user:pass>`." },
+    };
   }
   return components;
 }

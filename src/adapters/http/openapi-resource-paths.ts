@@ -6,7 +6,15 @@ import { isJsonObject, type JsonObject, type JsonValue } from "../../domain/json
 import { JSON_PATCH_OPS } from "../../domain/json-patch.js";
 import { permissionFor, type ResourceDefinition, type ViewName } from "../../application/resources.js";
 import type { Endpoint, HttpResource, HttpServices } from "./http-services.js";
-import { errorResponses, ID_SCHEMA, LIST_PARAMETERS, ref, TIMESTAMP_HEADERS, TIMESTAMP_SCHEMA, type ErrorStatus } from "./openapi-components.js";
+import {
+  errorResponses,
+  ID_SCHEMA,
+  LIST_PARAMETERS,
+  ref,
+  TIMESTAMP_HEADERS,
+  TIMESTAMP_SCHEMA,
+  type ErrorStatus,
+} from "./openapi-components.js";
 import { allowedMethods } from "./record-routes.js";
 
 /** RFC 6902 operations on `/data/…` and `/permissions/<perm>/<principal>`. */
@@ -16,7 +24,12 @@ const JSON_PATCH_SCHEMA: JsonObject = {
     type: "object",
     required: ["op", "path"],
     additionalProperties: false,
-    properties: { op: { enum: [...JSON_PATCH_OPS] }, path: { type: "string", pattern: "^/" }, from: { type: "string", pattern: "^/" }, value: {} },
+    properties: {
+      op: { enum: [...JSON_PATCH_OPS] },
+      path: { type: "string", pattern: "^/" },
+      from: { type: "string", pattern: "^/" },
+      value: {},
+    },
   },
 };
 
@@ -40,7 +53,10 @@ export function resourceDocument(services: HttpServices, resource: HttpResource)
   const operations = new Operations(definition);
   const paths: JsonObject = {
     [`/${name}`]: pathItem(allowedMethods(services, resource, "collection"), "collection", operations),
-    [`/${name}/{id}`]: { parameters: [ref("parameters", "id")], ...pathItem(allowedMethods(services, resource, "record"), "record", operations) },
+    [`/${name}/{id}`]: {
+      parameters: [ref("parameters", "id")],
+      ...pathItem(allowedMethods(services, resource, "record"), "record", operations),
+    },
   };
   return { schemas, paths };
 }
@@ -59,7 +75,11 @@ function dataSchema(own: JsonObject | undefined, use: "payload" | "patch" | "rec
   const managed: JsonObject = { id: ID_SCHEMA, last_modified: TIMESTAMP_SCHEMA };
   const base: JsonObject = own ?? { type: "object" };
   if (!(base.type === "object" || isJsonObject(base.properties))) return { allOf: [base, { type: "object", properties: managed }] };
-  const schema: JsonObject = { ...base, type: "object", properties: { ...(isJsonObject(base.properties) ? base.properties : {}), ...managed } };
+  const schema: JsonObject = {
+    ...base,
+    type: "object",
+    properties: { ...(isJsonObject(base.properties) ? base.properties : {}), ...managed },
+  };
   const required = Array.isArray(base.required) ? base.required.filter((r): r is string => typeof r === "string") : [];
   if (use === "record") schema.required = [...required, "id", "last_modified"];
   else if (use === "patch") delete schema.required;
@@ -67,7 +87,11 @@ function dataSchema(own: JsonObject | undefined, use: "payload" | "patch" | "rec
 }
 
 function permissionsSchema(definition: ResourceDefinition, patch: boolean): JsonObject {
-  const principals: JsonObject = { type: patch ? ["array", "null"] : "array", items: { type: "string" }, description: "Principals holding this permission." };
+  const principals: JsonObject = {
+    type: patch ? ["array", "null"] : "array",
+    items: { type: "string" },
+    description: "Principals holding this permission.",
+  };
   const properties: JsonObject = Object.fromEntries(definition.permissions.map((p) => [p, principals]));
   return { type: "object", properties, additionalProperties: false };
 }
@@ -97,14 +121,30 @@ class Operations {
   private list(): JsonObject {
     return this.operation("list", `list_${this.name}`, "List records", {
       parameters: LIST_PARAMETERS,
-      responses: { "200": this.ok("The page of records (tombstones too when filtering on `last_modified`).", this.listBody(), { ...TIMESTAMP_HEADERS, "Next-Page": ref("headers", "Next-Page") }), ...this.errors([400, 401, 403, 405, 412, 503], true) },
+      responses: {
+        "200": this.ok("The page of records (tombstones too when filtering on `last_modified`).", this.listBody(), {
+          ...TIMESTAMP_HEADERS,
+          "Next-Page": ref("headers", "Next-Page"),
+        }),
+        ...this.errors([400, 401, 403, 405, 412, 503], true),
+      },
     });
   }
 
   private count(): JsonObject {
     return this.operation("list", `count_${this.name}`, "Count records (headers only)", {
       parameters: LIST_PARAMETERS,
-      responses: { "200": { description: "No body.", headers: { ...TIMESTAMP_HEADERS, "Total-Objects": ref("headers", "Total-Objects"), "Total-Records": ref("headers", "Total-Records") } }, ...this.errors([400, 401, 403, 405, 412, 503], true) },
+      responses: {
+        "200": {
+          description: "No body.",
+          headers: {
+            ...TIMESTAMP_HEADERS,
+            "Total-Objects": ref("headers", "Total-Objects"),
+            "Total-Records": ref("headers", "Total-Records"),
+          },
+        },
+        ...this.errors([400, 401, 403, 405, 412, 503], true),
+      },
     });
   }
 
@@ -112,28 +152,45 @@ class Operations {
     return this.operation("create", `create_${this.name}`, "Create a record", {
       parameters: [ref("parameters", "ifMatch"), ref("parameters", "ifNoneMatch")],
       requestBody: this.payload(`${this.name}.Data`, `${this.name}.Permissions`, this.hasRequiredFields()),
-      responses: { "201": this.ok("Created.", this.recordBody(), TIMESTAMP_HEADERS), "200": this.ok("`data.id` exists: the stored record, unchanged.", this.recordBody(), TIMESTAMP_HEADERS), ...this.errors([400, 401, 403, 405, 412, 503]) },
+      responses: {
+        "201": this.ok("Created.", this.recordBody(), TIMESTAMP_HEADERS),
+        "200": this.ok("`data.id` exists: the stored record, unchanged.", this.recordBody(), TIMESTAMP_HEADERS),
+        ...this.errors([400, 401, 403, 405, 412, 503]),
+      },
     });
   }
 
   private deleteAll(): JsonObject {
     return this.operation("deleteAll", `delete_${this.name}`, "Delete the records (the caller's writable ones, filtered)", {
       parameters: [ref("parameters", "filters"), ref("parameters", "since"), ref("parameters", "before"), ref("parameters", "ifMatch")],
-      responses: { "200": this.ok("Tombstones of the deleted records.", { type: "object", required: ["data"], properties: { data: { type: "array", items: ref("schemas", "Tombstone") } } }, TIMESTAMP_HEADERS), ...this.errors([400, 401, 403, 405, 412, 503]) },
+      responses: {
+        "200": this.ok(
+          "Tombstones of the deleted records.",
+          { type: "object", required: ["data"], properties: { data: { type: "array", items: ref("schemas", "Tombstone") } } },
+          TIMESTAMP_HEADERS,
+        ),
+        ...this.errors([400, 401, 403, 405, 412, 503]),
+      },
     });
   }
 
   private read(): JsonObject {
     return this.operation("read", `get_${this.name}`, "Read a record", {
       parameters: [ref("parameters", "fields"), ref("parameters", "ifNoneMatch"), ref("parameters", "ifMatch")],
-      responses: { "200": this.ok("The record.", this.recordBody(), TIMESTAMP_HEADERS), ...this.errors([400, 401, 403, 404, 405, 412, 503], true) },
+      responses: {
+        "200": this.ok("The record.", this.recordBody(), TIMESTAMP_HEADERS),
+        ...this.errors([400, 401, 403, 404, 405, 412, 503], true),
+      },
     });
   }
 
   private head(): JsonObject {
     return this.operation("read", `head_${this.name}`, "Check a record (headers only)", {
       parameters: [ref("parameters", "ifNoneMatch"), ref("parameters", "ifMatch")],
-      responses: { "200": { description: "No body.", headers: TIMESTAMP_HEADERS }, ...this.errors([400, 401, 403, 404, 405, 412, 503], true) },
+      responses: {
+        "200": { description: "No body.", headers: TIMESTAMP_HEADERS },
+        ...this.errors([400, 401, 403, 404, 405, 412, 503], true),
+      },
     });
   }
 
@@ -142,7 +199,11 @@ class Operations {
       description: `Replacing requires \`${this.permission("replace")}\`; creating requires \`${this.permission("create")}\`.`,
       parameters: [ref("parameters", "ifMatch"), ref("parameters", "ifNoneMatch")],
       requestBody: this.payload(`${this.name}.Data`, `${this.name}.Permissions`, false),
-      responses: { "200": this.ok("Replaced.", this.recordBody(), TIMESTAMP_HEADERS), "201": this.ok("Created.", this.recordBody(), TIMESTAMP_HEADERS), ...this.errors([400, 401, 403, 405, 412, 503]) },
+      responses: {
+        "200": this.ok("Replaced.", this.recordBody(), TIMESTAMP_HEADERS),
+        "201": this.ok("Created.", this.recordBody(), TIMESTAMP_HEADERS),
+        ...this.errors([400, 401, 403, 405, 412, 503]),
+      },
     });
   }
 
@@ -151,21 +212,39 @@ class Operations {
     body.minProperties = 1;
     return this.operation("update", `update_${this.name}`, "Modify a record", {
       parameters: [ref("parameters", "ifMatch")],
-      requestBody: { required: true, content: { "application/json": { schema: body }, "application/merge-patch+json": { schema: body }, "application/json-patch+json": { schema: JSON_PATCH_SCHEMA } } },
-      responses: { "200": this.ok("The modified record.", this.recordBody(), TIMESTAMP_HEADERS), ...this.errors([400, 401, 403, 404, 405, 412, 503]) },
+      requestBody: {
+        required: true,
+        content: {
+          "application/json": { schema: body },
+          "application/merge-patch+json": { schema: body },
+          "application/json-patch+json": { schema: JSON_PATCH_SCHEMA },
+        },
+      },
+      responses: {
+        "200": this.ok("The modified record.", this.recordBody(), TIMESTAMP_HEADERS),
+        ...this.errors([400, 401, 403, 404, 405, 412, 503]),
+      },
     });
   }
 
   private remove(): JsonObject {
     return this.operation("delete", `remove_${this.name}`, "Delete a record", {
       parameters: [ref("parameters", "deletionTimestamp"), ref("parameters", "ifMatch")],
-      responses: { "200": this.ok("The tombstone.", { type: "object", required: ["data"], properties: { data: ref("schemas", "Tombstone") } }, TIMESTAMP_HEADERS), ...this.errors([400, 401, 403, 404, 405, 412, 503]) },
+      responses: {
+        "200": this.ok(
+          "The tombstone.",
+          { type: "object", required: ["data"], properties: { data: ref("schemas", "Tombstone") } },
+          TIMESTAMP_HEADERS,
+        ),
+        ...this.errors([400, 401, 403, 404, 405, 412, 503]),
+      },
     });
   }
 
   private operation(view: ViewName, operationId: string, summary: string, rest: JsonObject): JsonObject {
     const operation: JsonObject = { tags: [this.name], operationId, summary, ...rest };
-    if (this.definition.kind === "shareable" && operation.description === undefined) operation.description = `Requires the \`${this.permission(view)}\` permission.`;
+    if (this.definition.kind === "shareable" && operation.description === undefined)
+      operation.description = `Requires the \`${this.permission(view)}\` permission.`;
     if (this.definition.kind === "user") operation.description = "Any authenticated user; only their own records.";
     return operation;
   }
@@ -198,7 +277,11 @@ class Operations {
   }
 
   private listBody(): JsonObject {
-    return { type: "object", required: ["data"], properties: { data: { type: "array", items: { anyOf: [ref("schemas", `${this.name}.Record`), ref("schemas", "Tombstone")] } } } };
+    return {
+      type: "object",
+      required: ["data"],
+      properties: { data: { type: "array", items: { anyOf: [ref("schemas", `${this.name}.Record`), ref("schemas", "Tombstone")] } } },
+    };
   }
 
   private ok(description: string, schema: JsonObject, headers: JsonObject): JsonValue {

@@ -8,7 +8,11 @@ function json(description: string, schema: JsonObject): JsonObject {
   return { description, content: { "application/json": { schema } } };
 }
 
-const HEALTH: JsonObject = { type: "object", additionalProperties: { type: ["boolean", "null"] }, description: "Each check: true healthy, false failing, null not configured." };
+const HEALTH: JsonObject = {
+  type: "object",
+  additionalProperties: { type: ["boolean", "null"] },
+  description: "Each check: true healthy, false failing, null not configured.",
+};
 
 const SUB_REQUEST: JsonObject = {
   type: "object",
@@ -37,7 +41,11 @@ const BATCH_RESPONSE: JsonObject = {
   properties: {
     responses: {
       type: "array",
-      items: { type: "object", required: ["status", "path", "headers", "body"], properties: { status: { type: "integer" }, path: { type: "string" }, headers: { type: "object" }, body: {} } },
+      items: {
+        type: "object",
+        required: ["status", "path", "headers", "body"],
+        properties: { status: { type: "integer" }, path: { type: "string" }, headers: { type: "object" }, body: {} },
+      },
     },
   },
 };
@@ -55,10 +63,24 @@ const ROOT: JsonObject = {
     capabilities: { type: "object" },
     resources: {
       type: "array",
-      description: "The declared collections (a Tessera addition to the Kinto root view): name, kind and the permissions a record of it stores.",
-      items: { type: "object", required: ["name", "kind", "permissions"], properties: { name: { type: "string" }, kind: { type: "string", enum: ["user", "shareable"] }, permissions: { type: "array", items: { type: "string" } } } },
+      description:
+        "The declared collections (a Tessera addition to the Kinto root view): name, kind and the permissions a record of it stores.",
+      items: {
+        type: "object",
+        required: ["name", "kind", "permissions"],
+        properties: {
+          name: { type: "string" },
+          kind: { type: "string", enum: ["user", "shareable"] },
+          permissions: { type: "array", items: { type: "string" } },
+        },
+      },
     },
-    user: { type: "object", required: ["id", "principals"], properties: { id: { type: "string" }, principals: { type: "array", items: { type: "string" } } }, description: "Present when the request carries valid credentials." },
+    user: {
+      type: "object",
+      required: ["id", "principals"],
+      properties: { id: { type: "string" }, principals: { type: "array", items: { type: "string" } } },
+      description: "Present when the request carries valid credentials.",
+    },
   },
 };
 
@@ -71,7 +93,12 @@ const VERSION: JsonObject = {
 /** A GET route also answers HEAD (same status and headers, no body): both are documented. */
 function withHead(item: JsonObject): JsonObject {
   const get = item.get as JsonObject & { operationId: string; summary: string };
-  const responses = Object.fromEntries(Object.entries(get.responses as JsonObject).map(([status, response]) => [status, "$ref" in (response as JsonObject) ? response : { description: (response as JsonObject).description ?? "" }]));
+  const responses = Object.fromEntries(
+    Object.entries(get.responses as JsonObject).map(([status, response]) => [
+      status,
+      "$ref" in (response as JsonObject) ? response : { description: (response as JsonObject).description ?? "" },
+    ]),
+  );
   return { ...item, head: { ...get, operationId: `head_${get.operationId}`, summary: `${get.summary} (headers only)`, responses } };
 }
 
@@ -88,26 +115,58 @@ export function utilityPaths(basicAuth: boolean): JsonObject {
       },
     },
     "/__heartbeat__": {
-      get: { tags, operationId: "heartbeat", summary: "Health of the backends and of the registered checks", security: NO_AUTH, responses: { "200": json("Every check passed.", HEALTH), "503": json("A check failed.", HEALTH), ...errorResponses([405]) } },
+      get: {
+        tags,
+        operationId: "heartbeat",
+        summary: "Health of the backends and of the registered checks",
+        security: NO_AUTH,
+        responses: { "200": json("Every check passed.", HEALTH), "503": json("A check failed.", HEALTH), ...errorResponses([405]) },
+      },
     },
     "/__lbheartbeat__": {
-      get: { tags, operationId: "lbheartbeat", summary: "Load-balancer liveness", security: NO_AUTH, responses: { "200": json("Alive.", { type: "object", maxProperties: 0 }), ...errorResponses([405]) } },
+      get: {
+        tags,
+        operationId: "lbheartbeat",
+        summary: "Load-balancer liveness",
+        security: NO_AUTH,
+        responses: { "200": json("Alive.", { type: "object", maxProperties: 0 }), ...errorResponses([405]) },
+      },
     },
     "/__version__": {
-      get: { tags, operationId: "version", summary: "Name, version, source and commit", security: NO_AUTH, responses: { "200": json("Version information.", VERSION), ...errorResponses([405]) } },
+      get: {
+        tags,
+        operationId: "version",
+        summary: "Name, version, source and commit",
+        security: NO_AUTH,
+        responses: { "200": json("Version information.", VERSION), ...errorResponses([405]) },
+      },
     },
     "/batch": {
       post: {
         tags,
         operationId: "batch",
         summary: "Several sub-requests in one call",
-        description: "Sub-requests inherit the outer headers (credentials included). A 4xx sub-response takes its slot; a 5xx one fails the whole batch with its status.",
+        description:
+          "Sub-requests inherit the outer headers (credentials included). A 4xx sub-response takes its slot; a 5xx one fails the whole batch with its status.",
         requestBody: { required: true, content: { "application/json": { schema: BATCH_REQUEST } } },
-        responses: { "200": json("One response per sub-request, in order.", BATCH_RESPONSE), ...errorResponses([400, 405, 503]), default: { description: "A failing sub-response, answered as the batch's own.", content: { "application/json": { schema: ref("schemas", "Error") } } } },
+        responses: {
+          "200": json("One response per sub-request, in order.", BATCH_RESPONSE),
+          ...errorResponses([400, 405, 503]),
+          default: {
+            description: "A failing sub-response, answered as the batch's own.",
+            content: { "application/json": { schema: ref("schemas", "Error") } },
+          },
+        },
       },
     },
     "/__api__": {
-      get: { tags, operationId: "openapi", summary: "This OpenAPI document", security: NO_AUTH, responses: { "200": json("The OpenAPI 3.1 document of this server.", { type: "object" }), ...errorResponses([405]) } },
+      get: {
+        tags,
+        operationId: "openapi",
+        summary: "This OpenAPI document",
+        security: NO_AUTH,
+        responses: { "200": json("The OpenAPI 3.1 document of this server.", { type: "object" }), ...errorResponses([405]) },
+      },
     },
   };
   return Object.fromEntries(Object.entries(paths).map(([path, item]) => [path, item.get ? withHead(item) : item]));

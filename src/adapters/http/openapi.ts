@@ -33,7 +33,10 @@ export function openApiDocument(services: HttpServices, serverUrl: string = VERS
     },
     externalDocs: { url: options.projectDocs },
     servers: [{ url: serverUrl }],
-    tags: [...[...services.resources.keys()].map((name) => ({ name, description: `The ${name} collection.` })), { name: "utilities", description: "Server information, health, batch." }],
+    tags: [
+      ...[...services.resources.keys()].map((name) => ({ name, description: `The ${name} collection.` })),
+      { name: "utilities", description: "Server information, health, batch." },
+    ],
     paths,
     components,
   };

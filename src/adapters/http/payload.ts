@@ -34,9 +34,11 @@ function check(body: unknown, resource: ResourceDefinition, now: number, allowNu
     else {
       result.permissions = {};
       for (const [permission, principals] of Object.entries(body.permissions)) {
-        if (!resource.permissions.includes(permission)) bad("permissions", `"${permission}" is not one of ${resource.permissions.join(", ")}`);
+        if (!resource.permissions.includes(permission))
+          bad("permissions", `"${permission}" is not one of ${resource.permissions.join(", ")}`);
         else if (principals === null && allowNull) result.permissions[permission] = null;
-        else if (!Array.isArray(principals)) bad(`permissions.${permission}`, `"${typeof principals === "string" ? principals : pythonRepr(principals)}" is not iterable`);
+        else if (!Array.isArray(principals))
+          bad(`permissions.${permission}`, `"${typeof principals === "string" ? principals : pythonRepr(principals)}" is not iterable`);
         else if (!principals.every(isValidPrincipal)) bad(`permissions.${permission}`, "must be a list of principal strings");
         else result.permissions[permission] = principals;
       }
@@ -44,7 +46,8 @@ function check(body: unknown, resource: ResourceDefinition, now: number, allowNu
   }
   // A future timestamp would become the collection's clock and break `_since` for every reader.
   const clientTimestamp = result.data?.last_modified;
-  if (clientTimestamp !== undefined && clientTimestamp !== null && !isAcceptableTimestamp(clientTimestamp, now)) bad("data.last_modified", CLIENT_TIMESTAMP_RULE);
+  if (clientTimestamp !== undefined && clientTimestamp !== null && !isAcceptableTimestamp(clientTimestamp, now))
+    bad("data.last_modified", CLIENT_TIMESTAMP_RULE);
   if (result.data?.id !== undefined && !isValidRecordId(result.data.id)) {
     problems.push({ location: "path", name: null, description: "Invalid object id" });
   }
@@ -64,7 +67,10 @@ export function parseRecordPatch(body: unknown, resource: ResourceDefinition, me
     throw ValidationError.single("body", "data", "Provide at least one of data or permissions");
   }
   // Plain JSON PATCH ignores null permission values (Kinto); merge patch removes them.
-  const permissions = checked.permissions && !merge ? Object.fromEntries(Object.entries(checked.permissions).filter(([, v]) => v !== null)) : checked.permissions;
+  const permissions =
+    checked.permissions && !merge
+      ? Object.fromEntries(Object.entries(checked.permissions).filter(([, v]) => v !== null))
+      : checked.permissions;
   return { data: checked.data, permissions, merge };
 }
 
@@ -87,10 +93,12 @@ export function checkJsonPatchTimestamp(operations: readonly JsonPatchOperation[
   operations.forEach((operation, i) => {
     const whole = operation.path === "/data";
     if (!whole && operation.path !== "/data/last_modified") return;
-    if (operation.op === "copy" || operation.op === "move") problems.push({ location: "body", name: `${i}.path`, description: "last_modified cannot be copied or moved" });
+    if (operation.op === "copy" || operation.op === "move")
+      problems.push({ location: "body", name: `${i}.path`, description: "last_modified cannot be copied or moved" });
     if (operation.op !== "add" && operation.op !== "replace") return;
     const value = whole ? (isJsonObject(operation.value) ? operation.value.last_modified : undefined) : operation.value;
-    if (value !== undefined && value !== null && !isAcceptableTimestamp(value, now)) problems.push({ location: "body", name: `${i}.value`, description: CLIENT_TIMESTAMP_RULE });
+    if (value !== undefined && value !== null && !isAcceptableTimestamp(value, now))
+      problems.push({ location: "body", name: `${i}.value`, description: CLIENT_TIMESTAMP_RULE });
   });
   if (problems.length > 0) throw new ValidationError(problems);
   return [...operations];

@@ -11,7 +11,10 @@ export function pythonRepr(value: JsonValue): string {
   if (typeof value === "number") return String(value);
   if (typeof value === "string") return pythonString(value);
   if (Array.isArray(value)) return `[${value.map(pythonRepr).join(", ")}]`;
-  if (isJsonObject(value)) return `{${Object.entries(value).map(([k, v]) => `${pythonString(k)}: ${pythonRepr(v)}`).join(", ")}}`;
+  if (isJsonObject(value))
+    return `{${Object.entries(value)
+      .map(([k, v]) => `${pythonString(k)}: ${pythonRepr(v)}`)
+      .join(", ")}}`;
   return String(value);
 }
 

@@ -36,7 +36,9 @@ export function requesterOf(ctx: Context): Requester {
 
 /** Methods this endpoint serves, after `*_enabled` settings and `readonly`. */
 export function allowedMethods(services: HttpServices, resource: HttpResource, endpoint: Endpoint): string[] {
-  return ENDPOINT_METHODS[endpoint].filter((m) => !resource.disabled.has(`${endpoint}:${m}`) && (!services.options.readonly || READ_METHODS.has(m)));
+  return ENDPOINT_METHODS[endpoint].filter(
+    (m) => !resource.disabled.has(`${endpoint}:${m}`) && (!services.options.readonly || READ_METHODS.has(m)),
+  );
 }
 
 export function registerRecordRoutes(router: Router, services: HttpServices): void {
@@ -72,8 +74,17 @@ export function registerRecordRoutes(router: Router, services: HttpServices): vo
     switch (ctx.method) {
       case "GET":
       case "HEAD": {
-        const query = parseListQuery(new URLSearchParams(ctx.querystring), { paginateBy: services.options.paginateBy, maxFetchSize: services.options.storageMaxFetchSize, now: services.clock.now(), limits: services.options.inputLimits });
-        if (query.usedDeprecatedTo) ctx.set("Alert", JSON.stringify({ code: "soft-eol", message: "_to is deprecated, use _before", url: services.options.projectDocs }));
+        const query = parseListQuery(new URLSearchParams(ctx.querystring), {
+          paginateBy: services.options.paginateBy,
+          maxFetchSize: services.options.storageMaxFetchSize,
+          now: services.clock.now(),
+          limits: services.options.inputLimits,
+        });
+        if (query.usedDeprecatedTo)
+          ctx.set(
+            "Alert",
+            JSON.stringify({ code: "soft-eol", message: "_to is deprecated, use _before", url: services.options.projectDocs }),
+          );
         if (ctx.method === "HEAD") {
           const { count, timestamp } = await records.count(requester, definition, query.filters, preconditions);
           setTimestampHeaders(ctx, timestamp);
@@ -90,12 +101,22 @@ export function registerRecordRoutes(router: Router, services: HttpServices): vo
         return;
       }
       case "POST": {
-        const result = await records.create(requester, definition, submitted(() => parseRecordPayload(ctx.request.body, definition, services.clock.now())), preconditions);
+        const result = await records.create(
+          requester,
+          definition,
+          submitted(() => parseRecordPayload(ctx.request.body, definition, services.clock.now())),
+          preconditions,
+        );
         respondWithRecord(ctx, result.created ? 201 : 200, result);
         return;
       }
       default: {
-        const query = parseListQuery(new URLSearchParams(ctx.querystring), { paginateBy: undefined, maxFetchSize: Number.MAX_SAFE_INTEGER, now: services.clock.now(), limits: services.options.inputLimits });
+        const query = parseListQuery(new URLSearchParams(ctx.querystring), {
+          paginateBy: undefined,
+          maxFetchSize: Number.MAX_SAFE_INTEGER,
+          now: services.clock.now(),
+          limits: services.options.inputLimits,
+        });
         const { tombstones, timestamp } = await records.deleteAll(requester, definition, query.filters, preconditions);
         setTimestampHeaders(ctx, timestamp);
         respondWithList(ctx, tombstones);
@@ -119,13 +140,22 @@ export function registerRecordRoutes(router: Router, services: HttpServices): vo
         return;
       }
       case "PUT": {
-        const result = await records.replace(requester, definition, id, submitted(() => parseRecordPayload(ctx.request.body, definition, services.clock.now())), preconditions);
+        const result = await records.replace(
+          requester,
+          definition,
+          id,
+          submitted(() => parseRecordPayload(ctx.request.body, definition, services.clock.now())),
+          preconditions,
+        );
         respondWithRecord(ctx, result.created ? 201 : 200, result);
         return;
       }
       case "PATCH": {
         const type = ctx.request.type;
-        const parse = (): PatchPayload => (type === JSON_PATCH_TYPE ? { operations: checkJsonPatchTimestamp(parseJsonPatch(ctx.request.body), services.clock.now()), merge: false } : parseRecordPatch(ctx.request.body, definition, type === MERGE_PATCH_TYPE, services.clock.now()));
+        const parse = (): PatchPayload =>
+          type === JSON_PATCH_TYPE
+            ? { operations: checkJsonPatchTimestamp(parseJsonPatch(ctx.request.body), services.clock.now()), merge: false }
+            : parseRecordPatch(ctx.request.body, definition, type === MERGE_PATCH_TYPE, services.clock.now());
         const result = await records.update(requester, definition, id, submitted(parse), preconditions);
         respondWithRecord(ctx, 200, result);
         return;

@@ -7,7 +7,11 @@ import { ValidateBy, validateSync, type ValidationArguments, type ValidationOpti
 import type { ValidationDetail } from "../../domain/errors.js";
 
 /** A property decorator: `accepts` decides, `message` says why not (it may quote the value). */
-export function Shape(name: string, accepts: (value: unknown) => boolean, message: string | ((args: ValidationArguments) => string)): PropertyDecorator {
+export function Shape(
+  name: string,
+  accepts: (value: unknown) => boolean,
+  message: string | ((args: ValidationArguments) => string),
+): PropertyDecorator {
   const options: ValidationOptions = { message };
   return ValidateBy({ name, validator: { validate: (value: unknown) => accepts(value) } }, options);
 }
@@ -15,6 +19,10 @@ export function Shape(name: string, accepts: (value: unknown) => boolean, messag
 /** Body details of `instance`'s failed properties, in declaration order; `prefix` names the parent (`requests.0`). */
 export function shapeDetails(instance: object, prefix: string | null): ValidationDetail[] {
   return validateSync(instance, { forbidUnknownValues: false }).flatMap((error) =>
-    Object.values(error.constraints ?? {}).map((description): ValidationDetail => ({ location: "body", name: prefix === null ? error.property : `${prefix}.${error.property}`, description })),
+    Object.values(error.constraints ?? {}).map((description): ValidationDetail => ({
+      location: "body",
+      name: prefix === null ? error.property : `${prefix}.${error.property}`,
+      description,
+    })),
   );
 }

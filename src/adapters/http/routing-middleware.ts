@@ -8,14 +8,25 @@ export const VERSION_PREFIX = "/v1";
 /** `ctx.state` key: path and query a redirect points to (a batch follows it without parsing Location). */
 export const REDIRECT_TARGET = "tessera.redirectTarget";
 
-type UrlOptions = Pick<HttpOptions, "versionPrefixRedirectEnabled" | "trailingSlashRedirectEnabled" | "versionPrefixRedirectTtlSeconds" | "trailingSlashRedirectTtlSeconds" | "httpScheme" | "httpHost">;
+type UrlOptions = Pick<
+  HttpOptions,
+  | "versionPrefixRedirectEnabled"
+  | "trailingSlashRedirectEnabled"
+  | "versionPrefixRedirectTtlSeconds"
+  | "trailingSlashRedirectTtlSeconds"
+  | "httpScheme"
+  | "httpHost"
+>;
 
 const UTF8 = new TextDecoder("utf-8", { fatal: true });
 
 /** Percent-decoded text, or undefined when the bytes are not UTF-8. */
 function decodedUtf8(text: string): string | undefined {
   if (!text.includes("%") && /^[\x20-\x7e]*$/.test(text)) return text; // the usual URL: nothing to decode
-  const bytes = Buffer.from(text.replace(/%([0-9a-fA-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))), "latin1");
+  const bytes = Buffer.from(
+    text.replace(/%([0-9a-fA-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))),
+    "latin1",
+  );
   try {
     return UTF8.decode(bytes);
   } catch {
@@ -51,14 +62,21 @@ export function urlMiddleware(options: UrlOptions, now: () => number) {
     }
     if (version[0] !== VERSION_PREFIX) throw new UnknownVersionError();
     if (!/^\/v1(?:\/|$)/.test(path)) throw new UnknownUrlError();
-    const slashed = path === VERSION_PREFIX ? `${VERSION_PREFIX}/` : path.length > VERSION_PREFIX.length + 1 && path.endsWith("/") ? path.replace(/\/+$/, "") : undefined;
+    const slashed =
+      path === VERSION_PREFIX
+        ? `${VERSION_PREFIX}/`
+        : path.length > VERSION_PREFIX.length + 1 && path.endsWith("/")
+          ? path.replace(/\/+$/, "")
+          : undefined;
     if (slashed !== undefined) {
       if (!options.trailingSlashRedirectEnabled || !redirectable) throw new UnknownUrlError();
       return redirect(ctx, slashed, options.trailingSlashRedirectTtlSeconds);
     }
     if (ctx.querystring && decodedUtf8(ctx.querystring.replace(/\+/g, " ")) === undefined) {
       // Kinto's text, missing space included (clients and Kinto's own tests compare it).
-      throw new BadRequestError(`A request with an incorrect encoding in the querystring wasreceived. Please make sure your requests are encoded in UTF-8: ${ctx.querystring}`);
+      throw new BadRequestError(
+        `A request with an incorrect encoding in the querystring wasreceived. Please make sure your requests are encoded in UTF-8: ${ctx.querystring}`,
+      );
     }
     await next();
   };

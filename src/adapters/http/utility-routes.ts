@@ -23,7 +23,11 @@ export function registerUtilityRoutes(router: Router, services: HttpServices): v
       settings: { ...options.publicSettings },
       capabilities: options.capabilities,
       // Not in Kinto's root view: what a client (the admin page) can browse.
-      resources: [...services.resources.values()].map(({ definition }) => ({ name: definition.name, kind: definition.kind, permissions: [...definition.permissions] })),
+      resources: [...services.resources.values()].map(({ definition }) => ({
+        name: definition.name,
+        kind: definition.kind,
+        permissions: [...definition.permissions],
+      })),
     };
     const requester = requesterOf(ctx);
     if (requester.userId !== undefined) {

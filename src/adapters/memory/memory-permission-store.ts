@@ -98,7 +98,11 @@ export class MemoryPermissionStore implements PermissionStore {
     return result;
   }
 
-  async objectPermissionAuthorizedPrincipals(objectId: string, permission: string, getBoundPermissions?: BoundPermissionsFn): Promise<Set<string>> {
+  async objectPermissionAuthorizedPrincipals(
+    objectId: string,
+    permission: string,
+    getBoundPermissions?: BoundPermissionsFn,
+  ): Promise<Set<string>> {
     const result = new Set<string>();
     for (const pair of boundPairs(objectId, permission, getBoundPermissions)) {
       for (const principal of this.aces.get(pair.objectId)?.get(pair.permission) ?? []) result.add(principal);
@@ -106,7 +110,12 @@ export class MemoryPermissionStore implements PermissionStore {
     return result;
   }
 
-  async checkPermission(objectId: string, permission: string, principals: readonly string[], getBoundPermissions?: BoundPermissionsFn): Promise<boolean> {
+  async checkPermission(
+    objectId: string,
+    permission: string,
+    principals: readonly string[],
+    getBoundPermissions?: BoundPermissionsFn,
+  ): Promise<boolean> {
     const authorized = await this.objectPermissionAuthorizedPrincipals(objectId, permission, getBoundPermissions);
     return principals.some((p) => authorized.has(p));
   }
@@ -179,5 +188,4 @@ export class MemoryPermissionStore implements PermissionStore {
   }
 
   async close(): Promise<void> {}
-
 }

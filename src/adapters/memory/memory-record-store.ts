@@ -6,7 +6,14 @@
 /* eslint-disable @typescript-eslint/require-await -- the port is async; memory has nothing to await, and async keeps errors as rejections */
 import type { JsonObject } from "../../domain/json.js";
 import { ConflictError, PreconditionFailedError, RecordNotFoundError } from "../../domain/errors.js";
-import { nextTimestamp, recordBody, splitManagedFields, type RecordOrTombstone, type StoredRecord, type Tombstone } from "../../domain/records.js";
+import {
+  nextTimestamp,
+  recordBody,
+  splitManagedFields,
+  type RecordOrTombstone,
+  type StoredRecord,
+  type Tombstone,
+} from "../../domain/records.js";
 import type { CountQuery, ListQuery, RecordAccess } from "../../application/listing.js";
 import type { Clock } from "../../application/ports/clock.js";
 import type { AccessLoss, ConditionalWriteOptions, RecordStore, Scope, WriteOptions } from "../../application/ports/record-store.js";

@@ -83,7 +83,10 @@ export function compileAccess(access: RecordAccess | undefined): EntryPredicate 
   return (entry) => allowed.has(entry.id);
 }
 
-function compareOnKeys(sort: readonly SortKey[], valueOf: (key: SortKey, index: number) => [JsonValue | undefined, JsonValue | undefined]): number {
+function compareOnKeys(
+  sort: readonly SortKey[],
+  valueOf: (key: SortKey, index: number) => [JsonValue | undefined, JsonValue | undefined],
+): number {
   for (const [index, key] of sort.entries()) {
     const [a, b] = valueOf(key, index);
     const order = compareJson(a, b);

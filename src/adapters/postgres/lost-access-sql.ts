@@ -40,7 +40,12 @@ export const RECORD_LOST_ACCESS_STAMPED: Statement = {
 };
 
 /** The statement's parameters after the scope: one row per distinct (loss, principal), losses merged by id. */
-export function lostAccessValues(losses: readonly AccessLoss[]): { ids: string[]; principals: string[]; ordinals: number[]; count: number } {
+export function lostAccessValues(losses: readonly AccessLoss[]): {
+  ids: string[];
+  principals: string[];
+  ordinals: number[];
+  count: number;
+} {
   const merged = new Map<string, Set<string>>();
   for (const loss of losses) {
     if (loss.principals.length === 0) continue;
@@ -104,10 +109,16 @@ export function lostAccessSourceSql(params: SqlParams, query: ListQuery, grants?
 }
 
 /** Purge of lost-access entries, in one scope or everywhere, older than a bound or all. */
-export function purgeLostAccessSql(scope: { collection: string; parentId: string } | undefined, before: number | undefined): { text: string; values: unknown[] } {
+export function purgeLostAccessSql(
+  scope: { collection: string; parentId: string } | undefined,
+  before: number | undefined,
+): { text: string; values: unknown[] } {
   const params = new SqlParams();
   const conditions = ["TRUE"];
   if (scope) conditions.push(`collection = ${params.add(scope.collection)}`, `parent_id = ${params.add(scope.parentId)}`);
   if (before !== undefined) conditions.push(`last_modified < ${params.add(before, "bigint")}`);
-  return { text: `WITH purged AS (DELETE FROM lost_access WHERE ${conditions.join(" AND ")} RETURNING 1) SELECT count(*) AS n FROM purged`, values: params.values };
+  return {
+    text: `WITH purged AS (DELETE FROM lost_access WHERE ${conditions.join(" AND ")} RETURNING 1) SELECT count(*) AS n FROM purged`,
+    values: params.values,
+  };
 }

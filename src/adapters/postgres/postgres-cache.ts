@@ -18,11 +18,20 @@ const SET = {
   text: `INSERT INTO cache (key, value, expires) VALUES ($1, $2, ${NOW_MS} + $3::bigint)
          ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value, expires = EXCLUDED.expires`,
 };
-const EXPIRE = { name: "tessera_cache_expire", text: `UPDATE cache SET expires = ${NOW_MS} + $2::bigint WHERE key = $1 AND expires > ${NOW_MS}` };
-const TTL = { name: "tessera_cache_ttl", text: `SELECT ((expires - ${NOW_MS}) / 1000.0)::float8 AS ttl FROM cache WHERE key = $1 AND expires > ${NOW_MS}` };
+const EXPIRE = {
+  name: "tessera_cache_expire",
+  text: `UPDATE cache SET expires = ${NOW_MS} + $2::bigint WHERE key = $1 AND expires > ${NOW_MS}`,
+};
+const TTL = {
+  name: "tessera_cache_ttl",
+  text: `SELECT ((expires - ${NOW_MS}) / 1000.0)::float8 AS ttl FROM cache WHERE key = $1 AND expires > ${NOW_MS}`,
+};
 const DELETE = { name: "tessera_cache_delete", text: `DELETE FROM cache WHERE key = $1 RETURNING value, expires > ${NOW_MS} AS live` };
 // Bounded, so that no single call pays for a large backlog of expired entries.
-const SWEEP = { name: "tessera_cache_sweep", text: `DELETE FROM cache WHERE key IN (SELECT key FROM cache WHERE expires <= ${NOW_MS} LIMIT 500)` };
+const SWEEP = {
+  name: "tessera_cache_sweep",
+  text: `DELETE FROM cache WHERE key IN (SELECT key FROM cache WHERE expires <= ${NOW_MS} LIMIT 500)`,
+};
 
 export class PostgresCache implements Cache {
   private readonly prefix: string;

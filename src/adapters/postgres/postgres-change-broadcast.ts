@@ -15,13 +15,17 @@ export const CHANGES_CHANNEL = "tessera_changes";
 const NOTIFY = { name: "tessera_changes_notify", text: `SELECT pg_notify('${CHANGES_CHANNEL}', $1)` };
 const MAX_RECONNECT_DELAY_MS = 5000;
 
-
 function parseSignal(payload: string | undefined): ChangeSignal | undefined {
   try {
     const value = JSON.parse(payload ?? "") as Partial<Record<string, unknown>>;
     if (typeof value.c !== "string" || typeof value.p !== "string" || typeof value.t !== "number") return undefined;
     const action = value.a === "create" || value.a === "update" || value.a === "delete" ? value.a : undefined;
-    return { collection: value.c, parentId: value.p, timestamp: value.t, ...(typeof value.i === "string" && action ? { id: value.i, action } : {}) };
+    return {
+      collection: value.c,
+      parentId: value.p,
+      timestamp: value.t,
+      ...(typeof value.i === "string" && action ? { id: value.i, action } : {}),
+    };
   } catch {
     return undefined;
   }
@@ -43,7 +47,12 @@ export class PostgresChangeBroadcast implements ChangeBroadcast {
   ) {}
 
   async publish(signal: ChangeSignal): Promise<void> {
-    const payload = JSON.stringify({ c: signal.collection, p: signal.parentId, t: signal.timestamp, ...(signal.id !== undefined ? { i: signal.id, a: signal.action } : {}) });
+    const payload = JSON.stringify({
+      c: signal.collection,
+      p: signal.parentId,
+      t: signal.timestamp,
+      ...(signal.id !== undefined ? { i: signal.id, a: signal.action } : {}),
+    });
     await this.database.query("storage", NOTIFY, [payload]);
   }
 

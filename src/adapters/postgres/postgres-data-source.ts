@@ -18,9 +18,21 @@ export const MIGRATIONS_TABLE = "tessera_migrations";
 export type MigrationClass = new () => MigrationInterface;
 
 /** Every migration, oldest first. */
-export const POSTGRES_MIGRATIONS: readonly MigrationClass[] = [InitialSchema1763769600000, PurgeIndexes1763769600001, PlansWithoutStatistics1763856000000, LostAccess1763942400000];
+export const POSTGRES_MIGRATIONS: readonly MigrationClass[] = [
+  InitialSchema1763769600000,
+  PurgeIndexes1763769600001,
+  PlansWithoutStatistics1763856000000,
+  LostAccess1763942400000,
+];
 
-export const POSTGRES_ENTITIES = [RecordEntity, TimestampEntity, AccessControlEntryEntity, UserPrincipalEntity, CacheEntryEntity, LostAccessEntity];
+export const POSTGRES_ENTITIES = [
+  RecordEntity,
+  TimestampEntity,
+  AccessControlEntryEntity,
+  UserPrincipalEntity,
+  CacheEntryEntity,
+  LostAccessEntity,
+];
 
 /** Options for one DataSource; `poolOptions` go to pg-pool as is (max, timeouts, lifetime...). */
 export function postgresDataSourceOptions(

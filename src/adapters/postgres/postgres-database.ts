@@ -76,7 +76,10 @@ export class PostgresDatabase {
     const recycle = options.poolRecycleSeconds ?? -1;
     // Short OLTP statements: JIT compilation and parallel workers cost more than they save, and
     // the planner's overestimates on the ACE join (grants of a principal elsewhere) trigger both.
-    const session = urlWithSessionOptions(urlWithPassword(options.url, options.passwordFile), "-c jit=off -c max_parallel_workers_per_gather=0");
+    const session = urlWithSessionOptions(
+      urlWithPassword(options.url, options.passwordFile),
+      "-c jit=off -c max_parallel_workers_per_gather=0",
+    );
     this.connection = {
       connectionString: session.url,
       ...(session.options !== undefined ? { options: session.options } : {}),
@@ -104,7 +107,11 @@ export class PostgresDatabase {
    * Runs one statement: in the current unit of work's transaction if any, else autocommitted on a
    * pooled connection. Failures become BackendError(backend) (unique violations ConflictError).
    */
-  async query<R extends pg.QueryResultRow>(backend: PostgresBackendName, statement: Statement | string, values: readonly unknown[] = []): Promise<R[]> {
+  async query<R extends pg.QueryResultRow>(
+    backend: PostgresBackendName,
+    statement: Statement | string,
+    values: readonly unknown[] = [],
+  ): Promise<R[]> {
     const { text, name } = typeof statement === "string" ? { text: statement, name: undefined } : statement;
     const config: pg.QueryConfig = { text, values: values as unknown[], ...(name !== undefined ? { name } : {}) };
     try {
@@ -170,8 +177,15 @@ export class PostgresDatabase {
     const lock = await this.checkout(backend);
     try {
       await lock.query("SELECT pg_advisory_lock($1)", [MIGRATION_LOCK_KEY]);
-      const [{ DataSource }, { postgresDataSourceOptions, POSTGRES_MIGRATIONS }] = await Promise.all([import("typeorm"), import("./postgres-data-source.js")]);
-      const options = postgresDataSourceOptions(this.url, { ...this.connection, Client: GuardedClient, max: MIGRATION_CONNECTIONS }, this.migrations ?? POSTGRES_MIGRATIONS);
+      const [{ DataSource }, { postgresDataSourceOptions, POSTGRES_MIGRATIONS }] = await Promise.all([
+        import("typeorm"),
+        import("./postgres-data-source.js"),
+      ]);
+      const options = postgresDataSourceOptions(
+        this.url,
+        { ...this.connection, Client: GuardedClient, max: MIGRATION_CONNECTIONS },
+        this.migrations ?? POSTGRES_MIGRATIONS,
+      );
       const dataSource = new DataSource(options);
       await dataSource.initialize();
       try {
@@ -229,7 +243,11 @@ export class PostgresDatabase {
     const mustWait = pool.idleCount === 0 && pool.totalCount >= this.maxConnections;
     if (mustWait && pool.waitingCount >= this.maxBacklog) {
       this.backlogRefusals++;
-      throw new BackendError(backend, undefined, `The ${backend} backend is overloaded: ${pool.waitingCount} requests already wait for a connection`);
+      throw new BackendError(
+        backend,
+        undefined,
+        `The ${backend} backend is overloaded: ${pool.waitingCount} requests already wait for a connection`,
+      );
     }
   }
 }

@@ -13,7 +13,10 @@ const ADD_USER_PRINCIPAL = {
   name: "tessera_perm_add_user_principal",
   text: "INSERT INTO user_principals (user_id, principal) VALUES ($1, $2) ON CONFLICT DO NOTHING",
 };
-const REMOVE_USER_PRINCIPAL = { name: "tessera_perm_remove_user_principal", text: "DELETE FROM user_principals WHERE user_id = $1 AND principal = $2" };
+const REMOVE_USER_PRINCIPAL = {
+  name: "tessera_perm_remove_user_principal",
+  text: "DELETE FROM user_principals WHERE user_id = $1 AND principal = $2",
+};
 const REMOVE_PRINCIPAL = { name: "tessera_perm_remove_principal", text: "DELETE FROM user_principals WHERE principal = $1" };
 const USER_PRINCIPALS = {
   name: "tessera_perm_user_principals",
@@ -31,7 +34,10 @@ const ACE_PRINCIPALS = {
   name: "tessera_perm_ace_principals",
   text: "SELECT principal FROM access_control_entries WHERE object_id = $1 AND permission = $2",
 };
-const OBJECT_ACL = { name: "tessera_perm_object_acl", text: "SELECT permission, principal FROM access_control_entries WHERE object_id = $1" };
+const OBJECT_ACL = {
+  name: "tessera_perm_object_acl",
+  text: "SELECT permission, principal FROM access_control_entries WHERE object_id = $1",
+};
 const OBJECT_ACL_OF = {
   name: "tessera_perm_object_acl_of",
   text: "SELECT permission, principal FROM access_control_entries WHERE object_id = $1 AND permission = ANY($2::text[])",
@@ -141,16 +147,29 @@ export class PostgresPermissionStore implements PermissionStore {
     return new Set(rows.map((row) => row.object_id));
   }
 
-  async objectPermissionAuthorizedPrincipals(objectId: string, permission: string, getBoundPermissions?: BoundPermissionsFn): Promise<Set<string>> {
+  async objectPermissionAuthorizedPrincipals(
+    objectId: string,
+    permission: string,
+    getBoundPermissions?: BoundPermissionsFn,
+  ): Promise<Set<string>> {
     const pairs = boundPairs(objectId, permission, getBoundPermissions);
     if (pairs.length === 0) return new Set();
     return this.principalSet(AUTHORIZED_PRINCIPALS, [pairs.map((p) => p.objectId), pairs.map((p) => p.permission)]);
   }
 
-  async checkPermission(objectId: string, permission: string, principals: readonly string[], getBoundPermissions?: BoundPermissionsFn): Promise<boolean> {
+  async checkPermission(
+    objectId: string,
+    permission: string,
+    principals: readonly string[],
+    getBoundPermissions?: BoundPermissionsFn,
+  ): Promise<boolean> {
     const pairs = boundPairs(objectId, permission, getBoundPermissions);
     if (pairs.length === 0 || principals.length === 0) return false;
-    const rows = await this.run<{ allowed: boolean }>(CHECK, [pairs.map((p) => p.objectId), pairs.map((p) => p.permission), [...principals]]);
+    const rows = await this.run<{ allowed: boolean }>(CHECK, [
+      pairs.map((p) => p.objectId),
+      pairs.map((p) => p.permission),
+      [...principals],
+    ]);
     return rows[0]?.allowed === true;
   }
 
@@ -211,7 +230,6 @@ export class PostgresPermissionStore implements PermissionStore {
   close(): Promise<void> {
     return Promise.resolve();
   }
-
 
   private async principalSet(statement: { name: string; text: string }, values: unknown[]): Promise<Set<string>> {
     const rows = await this.run<{ principal: string }>(statement, values);

@@ -13,7 +13,13 @@ import { ConflictError, PreconditionFailedError, RecordNotFoundError } from "../
 import type { JsonObject } from "../../domain/json.js";
 import { recordBody, type RecordOrTombstone, type StoredRecord, type Tombstone } from "../../domain/records.js";
 import { groupCommitOf, type GroupClock, type GroupCommit } from "./group-commit.js";
-import { lostAccessSourceSql, lostAccessValues, purgeLostAccessSql, RECORD_LOST_ACCESS, RECORD_LOST_ACCESS_STAMPED } from "./lost-access-sql.js";
+import {
+  lostAccessSourceSql,
+  lostAccessValues,
+  purgeLostAccessSql,
+  RECORD_LOST_ACCESS,
+  RECORD_LOST_ACCESS_STAMPED,
+} from "./lost-access-sql.js";
 import type { PostgresDatabase, Statement } from "./postgres-database.js";
 import { filterSql, grantedIdsSql, idsAccessSql, keysetSql, orderSql, SqlParams } from "./record-query-sql.js";
 import { NOW_MS } from "./sql-clock.js";
@@ -171,7 +177,9 @@ export class PostgresRecordStore implements RecordStore, GrantedRecordStore {
     if (written) return { id, lastModified: Number(written.last_modified), data };
     // A live record won, possibly created by a concurrent writer after this statement's snapshot.
     const existing = rows.find((row) => !row.written) ?? (await this.existingRow(scope, id));
-    throw new ConflictError(existing === undefined ? null : recordBody({ id, lastModified: Number(existing.last_modified), data: existing.data ?? {} }));
+    throw new ConflictError(
+      existing === undefined ? null : recordBody({ id, lastModified: Number(existing.last_modified), data: existing.data ?? {} }),
+    );
   }
 
   async update(scope: Scope, id: string, data: JsonObject, options: ConditionalWriteOptions = {}): Promise<StoredRecord> {
@@ -246,7 +254,14 @@ export class PostgresRecordStore implements RecordStore, GrantedRecordStore {
     if (clock) return this.stampedLostAccess(clock, scope, values);
     if (this.database.inTransaction()) {
       const { ids, principals, ordinals, count } = values;
-      const rows = await this.run<{ high: string }>(RECORD_LOST_ACCESS, [scope.collection, scope.parentId, ids, principals, ordinals, count]);
+      const rows = await this.run<{ high: string }>(RECORD_LOST_ACCESS, [
+        scope.collection,
+        scope.parentId,
+        ids,
+        principals,
+        ordinals,
+        count,
+      ]);
       const high = Number(rows[0]?.high);
       return Array.from({ length: count }, (_, i) => high - count + i + 1);
     }
@@ -309,13 +324,20 @@ export class PostgresRecordStore implements RecordStore, GrantedRecordStore {
    * looked up by primary key (a LATERAL with LIMIT 1, so the planner cannot turn it into a scan of
    * the scope). Work is proportional to the caller's grants in this collection, never to its size.
    */
-  private sourceSql(params: SqlParams, scope: Scope, query: CountQuery, options: { includeDeleted: boolean; lock?: boolean; more?: () => string[]; grants?: Grants }): string {
+  private sourceSql(
+    params: SqlParams,
+    scope: Scope,
+    query: CountQuery,
+    options: { includeDeleted: boolean; lock?: boolean; more?: () => string[]; grants?: Grants },
+  ): string {
     params.add(scope.collection);
     params.add(scope.parentId);
     const granted = options.grants && grantedIdsSql(params, options.grants);
     // Known ids are looked up by primary key, a whole scope through the scope index (migration 3).
     const byId = granted !== undefined || query.access !== undefined;
-    const conditions = byId ? ["r.collection = $1", "r.parent_id = $2"] : [`r.collection COLLATE "POSIX" = $1`, `r.parent_id COLLATE "POSIX" = $2`];
+    const conditions = byId
+      ? ["r.collection = $1", "r.parent_id = $2"]
+      : [`r.collection COLLATE "POSIX" = $1`, `r.parent_id COLLATE "POSIX" = $2`];
     if (!options.includeDeleted) conditions.push("NOT r.deleted");
     for (const f of query.filters) conditions.push(filterSql(params, f));
     if (query.access) conditions.push(idsAccessSql(params, query.access.ids));
@@ -332,22 +354,46 @@ export class PostgresRecordStore implements RecordStore, GrantedRecordStore {
    * inside another transaction; else in the scope's next group. `before` and `after` are the
    * values around the timestamp parameter ($5).
    */
-  private write(scope: Scope, statements: WriteStatements, before: unknown[], after: unknown[], requested: number | undefined): Promise<WriteRow[]> {
+  private write(
+    scope: Scope,
+    statements: WriteStatements,
+    before: unknown[],
+    after: unknown[],
+    requested: number | undefined,
+  ): Promise<WriteRow[]> {
     const clock = this.groups.clockFor(scope);
     if (clock) return this.stampedWrite(clock, statements.stamped, before, after, requested);
     if (this.database.inTransaction()) return this.run<WriteRow>(statements.bump, [...before, requested ?? null, ...after]);
     return this.groups.write(scope, (group) => this.stampedWrite(group, statements.stamped, before, after, requested));
   }
 
-  private async stampedWrite(clock: GroupClock, statement: Statement, before: unknown[], after: unknown[], requested: number | undefined): Promise<WriteRow[]> {
+  private async stampedWrite(
+    clock: GroupClock,
+    statement: Statement,
+    before: unknown[],
+    after: unknown[],
+    requested: number | undefined,
+  ): Promise<WriteRow[]> {
     const stamp = clock.next(requested);
     const rows = await this.run<WriteRow>(statement, [...before, stamp, ...after]);
     if (rows.some((row) => row.written)) clock.wrote(stamp);
     return rows;
   }
 
-  private async rewrite(statements: WriteStatements, scope: Scope, id: string, data: string, options: ConditionalWriteOptions): Promise<number> {
-    const rows = await this.write(scope, statements, [scope.collection, scope.parentId, id, data], [options.ifMatch ?? null], options.lastModified);
+  private async rewrite(
+    statements: WriteStatements,
+    scope: Scope,
+    id: string,
+    data: string,
+    options: ConditionalWriteOptions,
+  ): Promise<number> {
+    const rows = await this.write(
+      scope,
+      statements,
+      [scope.collection, scope.parentId, id, data],
+      [options.ifMatch ?? null],
+      options.lastModified,
+    );
     const written = rows.find((row) => row.written);
     if (written) return Number(written.last_modified);
     // Nothing written: the record is missing, or ifMatch differs (judged on its latest version).

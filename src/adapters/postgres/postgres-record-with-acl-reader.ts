@@ -37,7 +37,15 @@ export class PostgresRecordWithAclReader implements RecordWithAclReader {
   constructor(private readonly database: PostgresDatabase) {}
 
   async getWithAcl(scope: Scope, id: string, query: RecordAclQuery): Promise<RecordWithAcl> {
-    const values = [scope.collection, scope.parentId, id, query.objectId, [...query.permissions], query.principalsOf ?? null, AUTHENTICATED];
+    const values = [
+      scope.collection,
+      scope.parentId,
+      id,
+      query.objectId,
+      [...query.permissions],
+      query.principalsOf ?? null,
+      AUTHENTICATED,
+    ];
     const [row] = await this.database.query<Row>("storage", GET_WITH_ACL, values);
     const record = row?.last_modified != null && row.data ? { id, lastModified: Number(row.last_modified), data: row.data } : undefined;
     return { record, acl: aclOf(row?.acl ?? []), principals: row?.principals ? new Set(row.principals) : undefined };

@@ -91,7 +91,9 @@ function compareColumn(params: SqlParams, field: string, op: Comparison, value: 
   // Keep the bound value a bigint so the (collection, parent_id, last_modified) index serves it.
   const n = value as number;
   if (Number.isInteger(n)) return `r.last_modified ${SQL_OPERATOR[op]} ${params.add(n, "bigint")}`;
-  return op === "gt" || op === "min" ? `r.last_modified > ${params.add(Math.floor(n), "bigint")}` : `r.last_modified < ${params.add(Math.ceil(n), "bigint")}`;
+  return op === "gt" || op === "min"
+    ? `r.last_modified > ${params.add(Math.floor(n), "bigint")}`
+    : `r.last_modified < ${params.add(Math.ceil(n), "bigint")}`;
 }
 
 function isManaged(field: string): boolean {

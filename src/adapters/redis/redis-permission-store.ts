@@ -26,7 +26,6 @@ export const DEFAULT_PERMISSION_PREFIX = "tessera:perm:";
 /** Objects deleted per Lua call: a wildcard delete of a big collection must not block Redis for long. */
 export const DELETE_BATCH = 500;
 
-
 function uniquePairs(pairs: readonly BoundPermission[]): BoundPermission[] {
   const seen = new Map<string, BoundPermission>();
   for (const pair of pairs) seen.set(JSON.stringify([pair.objectId, pair.permission]), pair);
@@ -121,13 +120,24 @@ export class RedisPermissionStore implements PermissionStore {
     return result;
   }
 
-  async objectPermissionAuthorizedPrincipals(objectId: string, permission: string, getBoundPermissions?: BoundPermissionsFn): Promise<Set<string>> {
+  async objectPermissionAuthorizedPrincipals(
+    objectId: string,
+    permission: string,
+    getBoundPermissions?: BoundPermissionsFn,
+  ): Promise<Set<string>> {
     const pairs = uniquePairs(boundPairs(objectId, permission, getBoundPermissions));
     if (pairs.length === 0) return new Set();
-    return this.pool.run(async (client) => new Set(await client.sunion(...pairs.map((pair) => this.key("a", pair.objectId, pair.permission)))));
+    return this.pool.run(
+      async (client) => new Set(await client.sunion(...pairs.map((pair) => this.key("a", pair.objectId, pair.permission)))),
+    );
   }
 
-  async checkPermission(objectId: string, permission: string, principals: readonly string[], getBoundPermissions?: BoundPermissionsFn): Promise<boolean> {
+  async checkPermission(
+    objectId: string,
+    permission: string,
+    principals: readonly string[],
+    getBoundPermissions?: BoundPermissionsFn,
+  ): Promise<boolean> {
     const pairs = uniquePairs(boundPairs(objectId, permission, getBoundPermissions));
     if (principals.length === 0 || pairs.length === 0) return false;
     const replies = await this.pool.run(async (client) => {
@@ -201,5 +211,4 @@ export class RedisPermissionStore implements PermissionStore {
   private key(kind: KeyKind, ...parts: string[]): string {
     return permissionKey(this.prefix, kind, ...parts);
   }
-
 }

@@ -26,11 +26,16 @@ export function classValidatorSchema(recordClass: RecordClass): ClassValidatorSc
 function classValidator(recordClass: RecordClass): RecordValidator {
   const declared = new Set(metadataOf(recordClass).map((entry) => entry.propertyName));
   return async (data) => {
-    const errors = await validate(instanceOf(recordClass, data), { whitelist: true, forbidNonWhitelisted: true, forbidUnknownValues: true });
+    const errors = await validate(instanceOf(recordClass, data), {
+      whitelist: true,
+      forbidNonWhitelisted: true,
+      forbidUnknownValues: true,
+    });
     const details = errors.flatMap((error) => detailsOf(error, "data"));
     // class-validator's whitelist looks keys up in a plain object, so `__proto__` slips through.
     for (const key of Object.keys(data)) {
-      if (!declared.has(key) && !details.some((d) => d.name === `data.${key}`)) details.push({ location: "body", name: `data.${key}`, description: `property ${key} should not exist` });
+      if (!declared.has(key) && !details.some((d) => d.name === `data.${key}`))
+        details.push({ location: "body", name: `data.${key}`, description: `property ${key} should not exist` });
     }
     return details;
   };

@@ -31,7 +31,13 @@ export interface ResourceKindPolicy {
    * The caller and the record with its ACL, for a read: `getRecord` and the lookups concurrently,
    * or one round trip where the kind's store reads them together (RecordWithAclReader).
    */
-  callerAndTarget(requester: Requester, resource: ResourceDefinition, scope: Scope, id: string, getRecord: () => Promise<StoredRecord | undefined>): Promise<[Caller, Target]>;
+  callerAndTarget(
+    requester: Requester,
+    resource: ResourceDefinition,
+    scope: Scope,
+    id: string,
+    getRecord: () => Promise<StoredRecord | undefined>,
+  ): Promise<[Caller, Target]>;
 
   /** The record's stored ACL, fetched alongside the record; undefined when the kind keeps none. */
   storedAcl(resource: ResourceDefinition, id: string): Promise<Acl | undefined>;

@@ -38,7 +38,13 @@ export class ShareableKind implements ResourceKindPolicy {
     return requester.caller();
   }
 
-  async callerAndTarget(requester: Requester, resource: ResourceDefinition, scope: Scope, id: string, getRecord: () => Promise<StoredRecord | undefined>): Promise<[Caller, Target]> {
+  async callerAndTarget(
+    requester: Requester,
+    resource: ResourceDefinition,
+    scope: Scope,
+    id: string,
+    getRecord: () => Promise<StoredRecord | undefined>,
+  ): Promise<[Caller, Target]> {
     const { together } = this.deps;
     if (!together) {
       const [caller, record, acl] = await Promise.all([requester.caller(), getRecord(), this.storedAcl(resource, id)]);
@@ -46,7 +52,11 @@ export class ShareableKind implements ResourceKindPolicy {
     }
     // The principals only when still unknown (a batch may have read them) and the backend's own.
     const adopt = requester.userId === undefined ? undefined : requester.groupsToRead?.();
-    const query = { objectId: recordObjectId(resource.name, id), permissions: resource.permissions, principalsOf: adopt && requester.userId };
+    const query = {
+      objectId: recordObjectId(resource.name, id),
+      permissions: resource.permissions,
+      principalsOf: adopt && requester.userId,
+    };
     const read = await together.getWithAcl(scope, id, query);
     const caller = adopt && read.principals ? await adopt(read.principals) : await requester.caller();
     return [caller, { record: read.record, acl: aclFromStored(read.acl) }];
@@ -70,8 +80,10 @@ export class ShareableKind implements ResourceKindPolicy {
 
   async requireWrite(caller: Caller, resource: ResourceDefinition, view: ViewName, id: string, target: Target): Promise<void> {
     const { authorizer } = this.deps;
-    if (await authorizer.allowed(caller, resource, view, recordObjectId(resource.name, id), permissionFor(resource, view), target.acl)) return;
-    if (!target.record && (await authorizer.collectionAllowed(caller, resource, "list", READ))) throw new RecordNotFoundError(resource.name, id);
+    if (await authorizer.allowed(caller, resource, view, recordObjectId(resource.name, id), permissionFor(resource, view), target.acl))
+      return;
+    if (!target.record && (await authorizer.collectionAllowed(caller, resource, "list", READ)))
+      throw new RecordNotFoundError(resource.name, id);
     throw denial(caller);
   }
 

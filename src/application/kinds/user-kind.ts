@@ -25,7 +25,13 @@ export class UserKind implements ResourceKindPolicy {
     return Promise.resolve({ userId: requester.userId, principals: [] });
   }
 
-  async callerAndTarget(requester: Requester, _resource: ResourceDefinition, _scope: Scope, _id: string, getRecord: () => Promise<StoredRecord | undefined>): Promise<[Caller, Target]> {
+  async callerAndTarget(
+    requester: Requester,
+    _resource: ResourceDefinition,
+    _scope: Scope,
+    _id: string,
+    getRecord: () => Promise<StoredRecord | undefined>,
+  ): Promise<[Caller, Target]> {
     const [caller, record] = await Promise.all([this.caller(requester), getRecord()]);
     return [caller, { record, acl: undefined }];
   }

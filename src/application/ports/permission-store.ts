@@ -56,10 +56,19 @@ export interface PermissionStore {
   ): Promise<Set<string>>;
 
   /** Every principal granted the permission on the object, through bound permissions too. */
-  objectPermissionAuthorizedPrincipals(objectId: string, permission: string, getBoundPermissions?: BoundPermissionsFn): Promise<Set<string>>;
+  objectPermissionAuthorizedPrincipals(
+    objectId: string,
+    permission: string,
+    getBoundPermissions?: BoundPermissionsFn,
+  ): Promise<Set<string>>;
 
   /** Whether one of `principals` holds the permission (through bound permissions too). */
-  checkPermission(objectId: string, permission: string, principals: readonly string[], getBoundPermissions?: BoundPermissionsFn): Promise<boolean>;
+  checkPermission(
+    objectId: string,
+    permission: string,
+    principals: readonly string[],
+    getBoundPermissions?: BoundPermissionsFn,
+  ): Promise<boolean>;
 
   /** The object's ACL, restricted to `permissions` when given; permissions with no principal are absent. */
   objectPermissions(objectId: string, permissions?: readonly string[]): Promise<ObjectPermissions>;

@@ -6,10 +6,11 @@ import { asc, filter, idsOf, listQuery, LM_ASC, matchingIds, scopeOf, seed, type
 
 export function filterCases(store: StoreRef): void {
   const articles = scopeOf("articles");
-  const ids = (operator: FilterOperator, field: string, value: JsonValue) => matchingIds(store(), articles, [filter(field, operator, value)]);
+  const ids = (operator: FilterOperator, field: string, value: JsonValue) =>
+    matchingIds(store(), articles, [filter(field, operator, value)]);
 
   describe("filters: equality", () => {
-    it("matches eq by JSON type: 1 is not \"1\" and null is not missing", async () => {
+    it('matches eq by JSON type: 1 is not "1" and null is not missing', async () => {
       await seed(store(), articles, [{ n: 1 }, { n: "1" }, { n: true }, { n: null }, {}, { n: 1.5 }]);
       expect(await ids("eq", "n", 1)).to.deep.equal(["r0"]);
       expect(await ids("eq", "n", "1")).to.deep.equal(["r1"]);
@@ -83,11 +84,19 @@ export function filterCases(store: StoreRef): void {
       await seed(store(), articles, [...values.map((author) => ({ author })), {}]);
       const sorted = idsOf(await store().list(articles, listQuery({ sort: [asc("author"), LM_ASC] })));
       for (const pivot of ["A", "Z", "", 0, 4, true, null, [1], {}] as JsonValue[]) {
-        const below = idsOf(await store().list(articles, listQuery({ filters: [filter("author", "lt", pivot)], sort: [asc("author"), LM_ASC] })));
-        const from = idsOf(await store().list(articles, listQuery({ filters: [filter("author", "min", pivot)], sort: [asc("author"), LM_ASC] })));
+        const below = idsOf(
+          await store().list(articles, listQuery({ filters: [filter("author", "lt", pivot)], sort: [asc("author"), LM_ASC] })),
+        );
+        const from = idsOf(
+          await store().list(articles, listQuery({ filters: [filter("author", "min", pivot)], sort: [asc("author"), LM_ASC] })),
+        );
         expect([...below, ...from], `lt/min ${JSON.stringify(pivot)}`).to.deep.equal(sorted);
-        const upTo = idsOf(await store().list(articles, listQuery({ filters: [filter("author", "max", pivot)], sort: [asc("author"), LM_ASC] })));
-        const above = idsOf(await store().list(articles, listQuery({ filters: [filter("author", "gt", pivot)], sort: [asc("author"), LM_ASC] })));
+        const upTo = idsOf(
+          await store().list(articles, listQuery({ filters: [filter("author", "max", pivot)], sort: [asc("author"), LM_ASC] })),
+        );
+        const above = idsOf(
+          await store().list(articles, listQuery({ filters: [filter("author", "gt", pivot)], sort: [asc("author"), LM_ASC] })),
+        );
         expect([...upTo, ...above], `max/gt ${JSON.stringify(pivot)}`).to.deep.equal(sorted);
       }
     });
@@ -233,7 +242,12 @@ export function filterCases(store: StoreRef): void {
     });
 
     it("follows dotted paths into nested objects", async () => {
-      await seed(store(), articles, [{ author: { name: "ann", address: { city: "paris" } } }, { author: { name: "bob" } }, { author: "ann" }, {}]);
+      await seed(store(), articles, [
+        { author: { name: "ann", address: { city: "paris" } } },
+        { author: { name: "bob" } },
+        { author: "ann" },
+        {},
+      ]);
       expect(await ids("eq", "author.name", "ann")).to.deep.equal(["r0"]);
       expect(await ids("eq", "author.address.city", "paris")).to.deep.equal(["r0"]);
       expect(await ids("has", "author.name", false)).to.deep.equal(["r2", "r3"]);
@@ -242,9 +256,15 @@ export function filterCases(store: StoreRef): void {
     });
 
     it("requires every filter to match", async () => {
-      await seed(store(), articles, [{ a: 1, b: 1 }, { a: 1, b: 2 }, { a: 2, b: 2 }]);
+      await seed(store(), articles, [
+        { a: 1, b: 1 },
+        { a: 1, b: 2 },
+        { a: 2, b: 2 },
+      ]);
       expect(await matchingIds(store(), articles, [filter("a", "eq", 1), filter("b", "eq", 2)])).to.deep.equal(["r1"]);
-      expect(await matchingIds(store(), articles, [filter("a", "eq", 1), filter("id", "not", "r0"), filter("b", "min", 1)])).to.deep.equal(["r1"]);
+      expect(await matchingIds(store(), articles, [filter("a", "eq", 1), filter("id", "not", "r0"), filter("b", "min", 1)])).to.deep.equal([
+        "r1",
+      ]);
     });
   });
 

@@ -2,11 +2,26 @@
 import { expect } from "chai";
 import type { JsonObject } from "../../../src/domain/json.js";
 import type { ListQuery, SortKey } from "../../../src/application/listing.js";
-import { asc, countQuery, cursorOf, desc, filter, idsOf, listQuery, LM_ASC, LM_DESC, scopeOf, seed, walkPages, type StoreRef } from "./fixture.js";
+import {
+  asc,
+  countQuery,
+  cursorOf,
+  desc,
+  filter,
+  idsOf,
+  listQuery,
+  LM_ASC,
+  LM_DESC,
+  scopeOf,
+  seed,
+  walkPages,
+  type StoreRef,
+} from "./fixture.js";
 
 export function listingCases(store: StoreRef): void {
   const articles = scopeOf("articles");
-  const sortedIds = async (sort: SortKey[], includeDeleted = false) => idsOf(await store().list(articles, listQuery({ sort, includeDeleted })));
+  const sortedIds = async (sort: SortKey[], includeDeleted = false) =>
+    idsOf(await store().list(articles, listQuery({ sort, includeDeleted })));
 
   describe("sorting", () => {
     it("lists oldest first by last_modified ascending and newest first descending", async () => {
@@ -34,12 +49,30 @@ export function listingCases(store: StoreRef): void {
     });
 
     it("sorts on several data fields in order", async () => {
-      await seed(store(), articles, [{ a: 1, b: "y" }, { a: 0, b: "z" }, { a: 1, b: "x" }, { a: 0, b: "x" }]);
+      await seed(store(), articles, [
+        { a: 1, b: "y" },
+        { a: 0, b: "z" },
+        { a: 1, b: "x" },
+        { a: 0, b: "x" },
+      ]);
       expect(await sortedIds([asc("a"), desc("b"), LM_ASC])).to.deep.equal(["r1", "r3", "r0", "r2"]);
     });
 
     it("orders mixed types null < string < number < boolean < array < object < missing, and reverses descending", async () => {
-      const values: JsonObject[] = [{ v: { a: 1 } }, {}, { v: true }, { v: [1] }, { v: "b" }, { v: 3 }, { v: null }, { v: false }, { v: {} }, { v: [0, 0] }, { v: "" }, { v: -1 }];
+      const values: JsonObject[] = [
+        { v: { a: 1 } },
+        {},
+        { v: true },
+        { v: [1] },
+        { v: "b" },
+        { v: 3 },
+        { v: null },
+        { v: false },
+        { v: {} },
+        { v: [0, 0] },
+        { v: "" },
+        { v: -1 },
+      ];
       await seed(store(), articles, values);
       const ascending = ["r6", "r10", "r4", "r11", "r5", "r7", "r2", "r3", "r9", "r8", "r0", "r1"];
       expect(await sortedIds([asc("v"), LM_ASC])).to.deep.equal(ascending);
@@ -81,7 +114,19 @@ export function listingCases(store: StoreRef): void {
   });
 
   describe("pagination", () => {
-    const mixed: JsonObject[] = [{ n: 3 }, {}, { n: "x" }, { n: 3 }, { n: null }, { n: [1] }, {}, { n: 1 }, { n: true }, { n: 3 }, { n: { a: 1 } }];
+    const mixed: JsonObject[] = [
+      { n: 3 },
+      {},
+      { n: "x" },
+      { n: 3 },
+      { n: null },
+      { n: [1] },
+      {},
+      { n: 1 },
+      { n: true },
+      { n: 3 },
+      { n: { a: 1 } },
+    ];
 
     it("returns at most limit entries, and none for limit 0", async () => {
       await seed(store(), articles, [{}, {}, {}]);
@@ -89,7 +134,14 @@ export function listingCases(store: StoreRef): void {
       expect(await store().list(articles, listQuery({ limit: 0 }))).to.deep.equal([]);
     });
 
-    for (const sort of [[LM_DESC], [LM_ASC], [asc("n"), LM_DESC], [desc("n"), LM_DESC], [desc("n"), LM_ASC], [asc("n"), asc("id"), LM_ASC]] as SortKey[][]) {
+    for (const sort of [
+      [LM_DESC],
+      [LM_ASC],
+      [asc("n"), LM_DESC],
+      [desc("n"), LM_DESC],
+      [desc("n"), LM_ASC],
+      [asc("n"), asc("id"), LM_ASC],
+    ] as SortKey[][]) {
       const label = sort.map((k) => (k.descending ? "-" : "") + k.field).join(",");
       it(`walks every page of ${label} in order, each record once, for every page size`, async () => {
         await seed(store(), articles, mixed);
@@ -113,13 +165,21 @@ export function listingCases(store: StoreRef): void {
     });
 
     it("paginates through filtered results and tombstones", async () => {
-      await seed(store(), articles, Array.from({ length: 12 }, (_, i) => ({ i })));
+      await seed(
+        store(),
+        articles,
+        Array.from({ length: 12 }, (_, i) => ({ i })),
+      );
       for (const id of ["r1", "r4", "r7"]) await store().delete(articles, id);
       const query: ListQuery = listQuery({ filters: [filter("last_modified", "gt", 0)], includeDeleted: true, sort: [LM_DESC], limit: 4 });
       const walked = await walkPages(store(), articles, query);
       expect(idsOf(walked)).to.deep.equal(idsOf(await store().list(articles, { ...query, limit: 100 })));
       expect(walked).to.have.length(12);
-      const odd = await walkPages(store(), articles, listQuery({ filters: [filter("i", "in", [1, 3, 5, 7, 9, 11])], sort: [asc("i"), LM_ASC], limit: 2 }));
+      const odd = await walkPages(
+        store(),
+        articles,
+        listQuery({ filters: [filter("i", "in", [1, 3, 5, 7, 9, 11])], sort: [asc("i"), LM_ASC], limit: 2 }),
+      );
       expect(idsOf(odd)).to.deep.equal(["r3", "r5", "r9", "r11"]);
     });
 
@@ -132,7 +192,11 @@ export function listingCases(store: StoreRef): void {
     });
 
     it("never returns a record twice when records change between pages with upTo fixed", async () => {
-      await seed(store(), articles, Array.from({ length: 10 }, (_, i) => ({ rank: i })));
+      await seed(
+        store(),
+        articles,
+        Array.from({ length: 10 }, (_, i) => ({ rank: i })),
+      );
       const upTo = await store().collectionTimestamp(articles);
       const sort = [desc("rank"), LM_DESC];
       const walked = await walkPages(store(), articles, listQuery({ sort, limit: 3, upTo, includeDeleted: true }), async (page) => {
@@ -146,12 +210,21 @@ export function listingCases(store: StoreRef): void {
     });
 
     it("keeps a timestamp walk stable when a record is modified between pages", async () => {
-      await seed(store(), articles, Array.from({ length: 7 }, () => ({})));
+      await seed(
+        store(),
+        articles,
+        Array.from({ length: 7 }, () => ({})),
+      );
       const upTo = await store().collectionTimestamp(articles);
-      const walked = await walkPages(store(), articles, listQuery({ sort: [LM_ASC], limit: 2, upTo, includeDeleted: true }), async (page) => {
-        if (page === 0) await store().update(articles, "r0", { touched: true });
-        if (page === 1) await store().delete(articles, "r5");
-      });
+      const walked = await walkPages(
+        store(),
+        articles,
+        listQuery({ sort: [LM_ASC], limit: 2, upTo, includeDeleted: true }),
+        async (page) => {
+          if (page === 0) await store().update(articles, "r0", { touched: true });
+          if (page === 1) await store().delete(articles, "r5");
+        },
+      );
       expect(idsOf(walked)).to.deep.equal(["r0", "r1", "r2", "r3", "r4", "r6"]);
     });
   });
@@ -170,7 +243,11 @@ export function listingCases(store: StoreRef): void {
     });
 
     it("applies filters, sorting and pagination inside the allowed set", async () => {
-      await seed(store(), articles, Array.from({ length: 8 }, (_, i) => ({ i })));
+      await seed(
+        store(),
+        articles,
+        Array.from({ length: 8 }, (_, i) => ({ i })),
+      );
       const access = { kind: "ids", ids: ["r0", "r2", "r3", "r5", "r6"] } as const;
       const query = listQuery({ access, filters: [filter("i", "min", 2)], sort: [desc("i"), LM_DESC], limit: 2 });
       expect(idsOf(await walkPages(store(), articles, query))).to.deep.equal(["r6", "r5", "r3", "r2"]);
@@ -190,7 +267,9 @@ export function listingCases(store: StoreRef): void {
       expect(await store().count(articles, countQuery())).to.equal(3);
       expect(await store().count(articles, countQuery({ filters: [filter("n", "gt", 1)] }))).to.equal(3);
       expect(await store().count(articles, countQuery({ filters: [filter("n", "has", true)] }))).to.equal(2);
-      expect(await store().count(articles, countQuery({ filters: [filter("n", "gt", 1)], access: { kind: "ids", ids: ["r0", "r1", "r3"] } }))).to.equal(2);
+      expect(
+        await store().count(articles, countQuery({ filters: [filter("n", "gt", 1)], access: { kind: "ids", ids: ["r0", "r1", "r3"] } })),
+      ).to.equal(2);
     });
 
     it("counts each scope on its own", async () => {

@@ -5,7 +5,20 @@
  */
 import { expect } from "chai";
 import type { RecordAccess } from "../../../src/application/listing.js";
-import { countQuery, cursorOf, desc, expectStrictlyIncreasing, filter, idsOf, LM_ASC, listQuery, scopeOf, seed, walkPages, type StoreRef } from "./fixture.js";
+import {
+  countQuery,
+  cursorOf,
+  desc,
+  expectStrictlyIncreasing,
+  filter,
+  idsOf,
+  LM_ASC,
+  listQuery,
+  scopeOf,
+  seed,
+  walkPages,
+  type StoreRef,
+} from "./fixture.js";
 
 export function lostAccessCases(store: StoreRef): void {
   const articles = scopeOf("articles");
@@ -35,8 +48,12 @@ export function lostAccessCases(store: StoreRef): void {
         { id: "r0", lastModified: lostAt, deleted: true },
       ]);
       expect(idsOf(await store().list(articles, listQuery({ access: bob(["r1"]) })))).to.deep.equal(["r1"]);
-      expect(idsOf(await store().list(articles, listQuery({ access: bob(["r1"], ["carol"]), includeDeleted: true })))).to.deep.equal(["r1"]);
-      expect(idsOf(await store().list(articles, listQuery({ access: { kind: "ids", ids: ["r1"] }, includeDeleted: true })))).to.deep.equal(["r1"]);
+      expect(idsOf(await store().list(articles, listQuery({ access: bob(["r1"], ["carol"]), includeDeleted: true })))).to.deep.equal([
+        "r1",
+      ]);
+      expect(idsOf(await store().list(articles, listQuery({ access: { kind: "ids", ids: ["r1"] }, includeDeleted: true })))).to.deep.equal([
+        "r1",
+      ]);
       // Collection-level readers see live records as they are.
       expect(idsOf(await store().list(articles, listQuery({ includeDeleted: true })))).to.deep.equal(["r0", "r1"]);
     });
@@ -60,29 +77,61 @@ export function lostAccessCases(store: StoreRef): void {
       expect(onlyBob).to.deep.equal([{ id: "r0", lastModified: first, deleted: true }]);
       // Losing it again moves the entry forward.
       const [again] = await store().recordLostAccess(articles, [{ id: "r0", principals: ["bob"] }]);
-      expect(await store().list(articles, listQuery({ access: bob([], ["bob"]), includeDeleted: true }))).to.deep.equal([{ id: "r0", lastModified: again, deleted: true }]);
+      expect(await store().list(articles, listQuery({ access: bob([], ["bob"]), includeDeleted: true }))).to.deep.equal([
+        { id: "r0", lastModified: again, deleted: true },
+      ]);
     });
 
     it("applies filters, upTo and `_since`-style bounds to the lost tombstones", async () => {
       await seed(store(), articles, [{}, {}, {}]);
-      const stamps = await store().recordLostAccess(articles, ["r0", "r1", "r2"].map((id) => ({ id, principals: ["bob"] })));
+      const stamps = await store().recordLostAccess(
+        articles,
+        ["r0", "r1", "r2"].map((id) => ({ id, principals: ["bob"] })),
+      );
       const access = bob([]);
-      const since = await store().list(articles, listQuery({ access, includeDeleted: true, filters: [filter("last_modified", "gt", stamps[0]!)] }));
+      const since = await store().list(
+        articles,
+        listQuery({ access, includeDeleted: true, filters: [filter("last_modified", "gt", stamps[0]!)] }),
+      );
       expect(idsOf(since)).to.deep.equal(["r1", "r2"]);
-      const bounded = await store().list(articles, listQuery({ access, includeDeleted: true, filters: [filter("last_modified", "gt", stamps[0]!)], upTo: stamps[1] }));
+      const bounded = await store().list(
+        articles,
+        listQuery({ access, includeDeleted: true, filters: [filter("last_modified", "gt", stamps[0]!)], upTo: stamps[1] }),
+      );
       expect(idsOf(bounded)).to.deep.equal(["r1"]);
-      expect(idsOf(await store().list(articles, listQuery({ access, includeDeleted: true, filters: [filter("deleted", "eq", true), filter("id", "in", ["r0", "r2"])] })))).to.deep.equal(["r0", "r2"]);
-      expect(await store().list(articles, listQuery({ access, includeDeleted: true, filters: [filter("title", "eq", "x")] }))).to.deep.equal([]);
+      expect(
+        idsOf(
+          await store().list(
+            articles,
+            listQuery({ access, includeDeleted: true, filters: [filter("deleted", "eq", true), filter("id", "in", ["r0", "r2"])] }),
+          ),
+        ),
+      ).to.deep.equal(["r0", "r2"]);
+      expect(
+        await store().list(articles, listQuery({ access, includeDeleted: true, filters: [filter("title", "eq", "x")] })),
+      ).to.deep.equal([]);
     });
 
     it("walks live records and lost tombstones together in sort order with keyset pages", async () => {
-      await seed(store(), articles, Array.from({ length: 8 }, (_, i) => ({ n: i })));
-      await store().recordLostAccess(articles, ["r1", "r3", "r4", "r6"].map((id) => ({ id, principals: ["bob"] })));
+      await seed(
+        store(),
+        articles,
+        Array.from({ length: 8 }, (_, i) => ({ n: i })),
+      );
+      await store().recordLostAccess(
+        articles,
+        ["r1", "r3", "r4", "r6"].map((id) => ({ id, principals: ["bob"] })),
+      );
       const access = bob(["r0", "r2", "r5", "r7", "r4"]);
       for (const sort of [[LM_ASC], [desc("n"), desc("last_modified")], [{ field: "id", descending: false }, LM_ASC]]) {
         const whole = await store().list(articles, listQuery({ access, includeDeleted: true, sort }));
         expect(idsOf(whole).sort()).to.deep.equal(["r0", "r1", "r2", "r3", "r4", "r5", "r6", "r7"]);
-        expect(whole.filter((e) => e.deleted).map((e) => e.id).sort()).to.deep.equal(["r1", "r3", "r6"]);
+        expect(
+          whole
+            .filter((e) => e.deleted)
+            .map((e) => e.id)
+            .sort(),
+        ).to.deep.equal(["r1", "r3", "r6"]);
         const walked = await walkPages(store(), articles, listQuery({ access, includeDeleted: true, sort, limit: 3 }));
         expect(walked).to.deep.equal(whole);
       }

@@ -46,7 +46,8 @@ export function timestampCases(store: StoreRef): void {
       const scopes = [scopeOf("articles"), scopeOf("comments"), scopeOf("notes", "alice"), scopeOf("notes", "bob")];
       const stamps = new Map<string, number[]>(scopes.map((s) => [`${s.collection}/${s.parentId}`, []]));
       for (let i = 0; i < 25; i += 1) {
-        for (const scope of scopes) stamps.get(`${scope.collection}/${scope.parentId}`)!.push((await store().create(scope, `r${i}`, {})).lastModified);
+        for (const scope of scopes)
+          stamps.get(`${scope.collection}/${scope.parentId}`)!.push((await store().create(scope, `r${i}`, {})).lastModified);
       }
       for (const scope of scopes) {
         const sequence = stamps.get(`${scope.collection}/${scope.parentId}`)!;

@@ -70,7 +70,10 @@ export function tombstoneCases(store: StoreRef): void {
 
     it("combines filters and access", async () => {
       await seed(store(), articles, [{ n: 1 }, { n: 2 }, { n: 3 }]);
-      const tombstones = await store().deleteMany(articles, countQuery({ filters: [filter("n", "min", 2)], access: { kind: "ids", ids: ["r0", "r1"] } }));
+      const tombstones = await store().deleteMany(
+        articles,
+        countQuery({ filters: [filter("n", "min", 2)], access: { kind: "ids", ids: ["r0", "r1"] } }),
+      );
       expect(idsOf(tombstones)).to.deep.equal(["r1"]);
     });
 

@@ -21,7 +21,14 @@ export function writeCases(store: StoreRef): void {
     });
 
     it("stores nested JSON values, unicode and empty containers unchanged", async () => {
-      const data = { name: "Rémy 🦊", nested: { deep: { list: [1, "two", null, { three: [] }] } }, empty: {}, none: [], zero: 0, neg: -12.25 };
+      const data = {
+        name: "Rémy 🦊",
+        nested: { deep: { list: [1, "two", null, { three: [] }] } },
+        empty: {},
+        none: [],
+        zero: 0,
+        neg: -12.25,
+      };
       await store().create(articles, "a1", data);
       expect((await store().get(articles, "a1"))?.data).to.deep.equal(data);
     });
@@ -99,7 +106,10 @@ export function writeCases(store: StoreRef): void {
     it("lets only one of two concurrent updates with the same ifMatch succeed", async () => {
       const created = await store().create(articles, "a1", { v: 0 });
       const ifMatch = created.lastModified;
-      const results = await Promise.allSettled([store().update(articles, "a1", { v: 1 }, { ifMatch }), store().update(articles, "a1", { v: 2 }, { ifMatch })]);
+      const results = await Promise.allSettled([
+        store().update(articles, "a1", { v: 1 }, { ifMatch }),
+        store().update(articles, "a1", { v: 2 }, { ifMatch }),
+      ]);
       const won = results.filter((r) => r.status === "fulfilled");
       expect(won).to.have.length(1);
       expect(results.find((r) => r.status === "rejected")?.reason).to.be.instanceOf(PreconditionFailedError);
@@ -160,11 +170,13 @@ export function writeCases(store: StoreRef): void {
 
     it("refuses a stale ifMatch with the current body and leaves the record unchanged", async () => {
       const created = await store().create(articles, "a1", { v: 1 });
-      const error = await rejection(store().update(articles, "a1", { v: 2 }, { ifMatch: created.lastModified - 1 }), PreconditionFailedError);
+      const error = await rejection(
+        store().update(articles, "a1", { v: 2 }, { ifMatch: created.lastModified - 1 }),
+        PreconditionFailedError,
+      );
       expect(error.existing).to.deep.equal({ v: 1, id: "a1", last_modified: created.lastModified });
       expect(plain(await store().get(articles, "a1"))).to.deep.equal(plain(created));
     });
-
   });
 
   describe("delete", () => {

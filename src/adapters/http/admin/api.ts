@@ -63,7 +63,11 @@ export class Api {
     if (!response.ok) {
       const error = isObject(parsed) ? parsed : {};
       const details = Array.isArray(error.details) ? (error.details.filter(isObject) as Detail[]) : [];
-      throw new ApiError(response.status, typeof error.message === "string" ? error.message : `${response.status} ${response.statusText}`, details);
+      throw new ApiError(
+        response.status,
+        typeof error.message === "string" ? error.message : `${response.status} ${response.statusText}`,
+        details,
+      );
     }
     return { status: response.status, headers: response.headers, body: parsed };
   }

@@ -50,7 +50,11 @@ function fail(error: unknown): void {
 
 /** A 400's details, one line each: `body data.title: ...`. */
 function showDetails(list: HTMLElement, details: readonly Detail[], fallback: string): void {
-  list.replaceChildren(...(details.length > 0 ? details.map((d) => make("li", `${[d.location, d.name].filter(Boolean).join(" ")}: ${d.description ?? ""}`)) : [make("li", fallback)]));
+  list.replaceChildren(
+    ...(details.length > 0
+      ? details.map((d) => make("li", `${[d.location, d.name].filter(Boolean).join(" ")}: ${d.description ?? ""}`))
+      : [make("li", fallback)]),
+  );
 }
 
 interface Listing {
@@ -171,8 +175,11 @@ class AdminPage {
       const answer = await this.api.call("GET", next ?? first);
       const records = isObject(answer.body) && Array.isArray(answer.body.data) ? answer.body.data.filter(isObject) : [];
       // The count comes with HEAD only (as in Kinto); asked once per listing, not per page.
-      if (next === undefined) element("total").textContent = `${(await this.api.call("HEAD", first)).headers.get("Total-Objects") ?? "?"} records match`;
-      element("records").querySelector("tbody")?.replaceChildren(...records.map((record) => this.row(record)));
+      if (next === undefined)
+        element("total").textContent = `${(await this.api.call("HEAD", first)).headers.get("Total-Objects") ?? "?"} records match`;
+      element("records")
+        .querySelector("tbody")
+        ?.replaceChildren(...records.map((record) => this.row(record)));
       const nextPage = answer.headers.get("Next-Page");
       const button = element("next-page");
       button.hidden = nextPage === null;
@@ -212,9 +219,13 @@ class AdminPage {
     this.record = {
       id: typeof id === "string" ? id : undefined,
       lastModified: typeof lastModified === "number" ? lastModified : undefined,
-      permissions: Object.fromEntries(Object.entries(permissions).map(([name, principals]) => [name, Array.isArray(principals) ? principals.map(String) : []])),
+      permissions: Object.fromEntries(
+        Object.entries(permissions).map(([name, principals]) => [name, Array.isArray(principals) ? principals.map(String) : []]),
+      ),
     };
-    element("record-title").textContent = this.record.id ? `${this.listing.resource.name} / ${this.record.id}` : `New record in ${this.listing.resource.name}`;
+    element("record-title").textContent = this.record.id
+      ? `${this.listing.resource.name} / ${this.record.id}`
+      : `New record in ${this.listing.resource.name}`;
     element<HTMLTextAreaElement>("record-data").value = JSON.stringify(fields, null, 2);
     element("record-errors").replaceChildren();
     element("permission-errors").replaceChildren();
@@ -241,7 +252,12 @@ class AdminPage {
     const collection = `/${this.listing.resource.name}`;
     try {
       const answer = this.record.id
-        ? await this.api.call("PUT", `${collection}/${encodeURIComponent(this.record.id)}`, { data }, this.record.lastModified ? { "If-Match": `"${this.record.lastModified}"` } : {})
+        ? await this.api.call(
+            "PUT",
+            `${collection}/${encodeURIComponent(this.record.id)}`,
+            { data },
+            this.record.lastModified ? { "If-Match": `"${this.record.lastModified}"` } : {},
+          )
         : await this.api.call("POST", collection, { data });
       const body = isObject(answer.body) ? answer.body : {};
       this.edit(isObject(body.data) ? body.data : {}, isObject(body.permissions) ? body.permissions : {});
@@ -297,16 +313,20 @@ class AdminPage {
     if (!principal) return;
     this.readPermissions();
     const first = this.listing?.resource.permissions[0];
-    if (first && !Object.values(this.record.permissions).some((list) => list.includes(principal))) (this.record.permissions[first] ??= []).push(principal);
+    if (first && !Object.values(this.record.permissions).some((list) => list.includes(principal)))
+      (this.record.permissions[first] ??= []).push(principal);
     input.value = "";
     this.renderPermissions();
   }
 
   /** The checkboxes back into `permission → principals`. */
   private readPermissions(): Record<string, string[]> {
-    const permissions: Record<string, string[]> = Object.fromEntries((this.listing?.resource.permissions ?? []).map((name) => [name, [] as string[]]));
+    const permissions: Record<string, string[]> = Object.fromEntries(
+      (this.listing?.resource.permissions ?? []).map((name) => [name, [] as string[]]),
+    );
     for (const row of element<HTMLTableElement>("permissions").tBodies[0]?.rows ?? []) {
-      for (const box of row.querySelectorAll<HTMLInputElement>("input[type=checkbox]")) if (box.checked) permissions[box.name]?.push(row.dataset.principal ?? "");
+      for (const box of row.querySelectorAll<HTMLInputElement>("input[type=checkbox]"))
+        if (box.checked) permissions[box.name]?.push(row.dataset.principal ?? "");
     }
     if (this.record) this.record.permissions = permissions;
     return permissions;

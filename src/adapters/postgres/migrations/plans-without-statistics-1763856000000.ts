@@ -16,7 +16,9 @@ export class PlansWithoutStatistics1763856000000 implements MigrationInterface {
   name = "PlansWithoutStatistics1763856000000";
 
   async up(runner: QueryRunner): Promise<void> {
-    await runner.query(`CREATE INDEX idx_records_scope_modified ON records (collection COLLATE "POSIX", parent_id COLLATE "POSIX", last_modified)`);
+    await runner.query(
+      `CREATE INDEX idx_records_scope_modified ON records (collection COLLATE "POSIX", parent_id COLLATE "POSIX", last_modified)`,
+    );
     await runner.query(`DROP INDEX idx_records_scope_last_modified`);
     await runner.query(`ALTER TABLE timestamps SET (fillfactor = 10)`);
   }
