@@ -69,7 +69,6 @@ export interface PageCursor {
  * deleted: true}` whose timestamp is the newest such loss. Without `principals`, none.
  */
 export interface RecordAccess {
-  readonly kind: "ids";
   readonly ids: readonly string[];
   readonly principals?: readonly string[];
 }

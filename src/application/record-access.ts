@@ -37,7 +37,7 @@ export class GrantsResolvedToIds implements GrantedRecords {
       boundPermissionsOf(resource),
     );
     const ids = [...objects].map((o) => recordIdOf(resource.name, o)).filter((id): id is string => id !== undefined);
-    const access = { kind: "ids", ids, principals: caller.principals } as const;
+    const access = { ids, principals: caller.principals };
     const { records } = this;
     return {
       list: (scope: Scope, query: ListQuery) => records.list(scope, { ...query, access }),

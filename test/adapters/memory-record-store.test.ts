@@ -75,14 +75,14 @@ describe("MemoryRecordStore", () => {
 
     it("lists only the given ids, once each, in query order; unknown ids are ignored", async () => {
       const store = await seeded();
-      const access = { kind: "ids", ids: ["r10", "r2", "r10", "missing", "r3"] } as const;
+      const access = { ids: ["r10", "r2", "r10", "missing", "r3"] } as const;
       expect(ids(await store.list(scope, { ...byTitle, access }))).to.deep.equal(["r2", "r10"]);
       expect(await store.count(scope, { filters: [], access })).to.equal(2);
     });
 
     it("includes tombstones of the given ids when asked", async () => {
       const store = await seeded();
-      const access = { kind: "ids", ids: ["r3", "r5"] } as const;
+      const access = { ids: ["r3", "r5"] } as const;
       const listed = await store.list(scope, { ...listAll, access });
       expect(listed.map((e) => [e.id, e.deleted === true])).to.deep.equal([
         ["r5", false],
@@ -93,8 +93,8 @@ describe("MemoryRecordStore", () => {
     it("gives the same pages as a scan, whether ids are few or outnumber the scope", async () => {
       const store = await seeded();
       const all = Array.from({ length: 40 }, (_, i) => `r${i}`);
-      const few = { kind: "ids", ids: all.filter((_, i) => i % 2 === 0) } as const;
-      const many = { kind: "ids", ids: [...all, ...Array.from({ length: 50 }, (_, i) => `x${i}`)] } as const;
+      const few = { ids: all.filter((_, i) => i % 2 === 0) } as const;
+      const many = { ids: [...all, ...Array.from({ length: 50 }, (_, i) => `x${i}`)] } as const;
       const filters = [{ field: "n", operator: "min", value: 5 }] as const;
       for (const access of [few, many]) {
         const allowed = new Set(access.ids);
@@ -121,14 +121,14 @@ describe("MemoryRecordStore", () => {
 
     it("deletes only the given ids with deleteMany", async () => {
       const store = await seeded();
-      const tombstones = await store.deleteMany(scope, { filters: [], access: { kind: "ids", ids: ["r7", "r3", "r8"] } });
+      const tombstones = await store.deleteMany(scope, { filters: [], access: { ids: ["r7", "r3", "r8"] } });
       expect(ids(tombstones)).to.deep.equal(["r7", "r8"]);
       expect(await store.count(scope, { filters: [] })).to.equal(36);
     });
 
     it("returns copies of the listed page", async () => {
       const store = await seeded();
-      const [first] = await store.list(scope, { ...byTitle, limit: 1, access: { kind: "ids", ids: ["r1"] } });
+      const [first] = await store.list(scope, { ...byTitle, limit: 1, access: { ids: ["r1"] } });
       if (first && !first.deleted) (first.data as { title: string }).title = "mutated";
       expect((await store.get(scope, "r1"))?.data.title).to.equal("t7");
     });

@@ -57,14 +57,14 @@ export function tombstoneCases(store: StoreRef): void {
 
     it("deletes only the records the access allows", async () => {
       await seed(store(), articles, [{}, {}, {}]);
-      const tombstones = await store().deleteMany(articles, countQuery({ access: { kind: "ids", ids: ["r0", "r2", "ghost"] } }));
+      const tombstones = await store().deleteMany(articles, countQuery({ access: { ids: ["r0", "r2", "ghost"] } }));
       expect(idsOf(tombstones).sort()).to.deep.equal(["r0", "r2"]);
       expect(idsOf(await store().list(articles, listQuery()))).to.deep.equal(["r1"]);
     });
 
     it("deletes nothing with an empty access list", async () => {
       await seed(store(), articles, [{}, {}]);
-      expect(await store().deleteMany(articles, countQuery({ access: { kind: "ids", ids: [] } }))).to.deep.equal([]);
+      expect(await store().deleteMany(articles, countQuery({ access: { ids: [] } }))).to.deep.equal([]);
       expect(await store().count(articles, countQuery())).to.equal(2);
     });
 
@@ -72,7 +72,7 @@ export function tombstoneCases(store: StoreRef): void {
       await seed(store(), articles, [{ n: 1 }, { n: 2 }, { n: 3 }]);
       const tombstones = await store().deleteMany(
         articles,
-        countQuery({ filters: [filter("n", "min", 2)], access: { kind: "ids", ids: ["r0", "r1"] } }),
+        countQuery({ filters: [filter("n", "min", 2)], access: { ids: ["r0", "r1"] } }),
       );
       expect(idsOf(tombstones)).to.deep.equal(["r1"]);
     });
