@@ -9,42 +9,14 @@ import { BackendError } from "../../src/domain/errors.js";
 import type { PermissionStore } from "../../src/application/ports/permission-store.js";
 import { TOKENS } from "../../src/bootstrap/tokens.js";
 import { startTestServer, userId, type TestServer } from "../support/http.js";
-import { databaseUrl, ensureDatabase } from "../support/postgres.js";
-import { REDIS_URL, requireService } from "../support/services.js";
+import { permissionBackendSetups } from "../support/backend-setups.js";
+import { requireService } from "../support/services.js";
 
 const ALICE = "alice:pw";
 const BOB = "bob:pw";
 const CAROL = "carol:pw";
-const DATABASE = "tessera_fail_closed_test";
 
-interface Backend {
-  name: string;
-  service?: "postgresql" | "redis";
-  settings(): Promise<Record<string, string>>;
-}
-
-const BACKENDS: Backend[] = [
-  { name: "memory", settings: () => Promise.resolve({}) },
-  {
-    name: "postgresql",
-    service: "postgresql",
-    async settings() {
-      await ensureDatabase(DATABASE);
-      return {
-        storage_backend: "postgresql",
-        storage_url: databaseUrl(DATABASE),
-        permission_backend: "postgresql",
-        permission_url: databaseUrl(DATABASE),
-      };
-    },
-  },
-  {
-    name: "redis",
-    service: "redis",
-    settings: () =>
-      Promise.resolve({ permission_backend: "redis", permission_url: REDIS_URL, permission_prefix: `tessera-fail-closed-${process.pid}:` }),
-  },
-];
+const BACKENDS = permissionBackendSetups("fail_closed");
 
 /** Requests a collection-level grant must decide: reads and writes of a record, and the list. */
 const REQUESTS: Array<{ name: string; method: string; path: string; body?: unknown }> = [

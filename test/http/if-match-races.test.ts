@@ -14,8 +14,8 @@ import type { ResourceDefinition } from "../../src/application/resources.js";
 import { TOKENS } from "../../src/bootstrap/tokens.js";
 import { holdReads } from "../support/read-barrier.js";
 import { startTestServer, userId, type TestServer } from "../support/http.js";
-import { databaseUrl, ensureDatabase } from "../support/postgres.js";
-import { REDIS_URL, requireService } from "../support/services.js";
+import { permissionBackendSetups } from "../support/backend-setups.js";
+import { requireService } from "../support/services.js";
 
 const ALICE = "alice:pw";
 const ARTICLES: ResourceDefinition = {
@@ -24,36 +24,8 @@ const ARTICLES: ResourceDefinition = {
   permissions: ["read", "write"],
   settingsPrincipals: { create: ["system.Authenticated"] },
 };
-const DATABASE = "tessera_race_test";
 
-interface Backend {
-  name: string;
-  service?: "postgresql" | "redis";
-  settings(): Promise<Record<string, string>>;
-}
-
-const BACKENDS: Backend[] = [
-  { name: "memory", settings: () => Promise.resolve({}) },
-  {
-    name: "PostgreSQL storage and permissions",
-    service: "postgresql",
-    async settings() {
-      await ensureDatabase(DATABASE);
-      return {
-        storage_backend: "postgresql",
-        storage_url: databaseUrl(DATABASE),
-        permission_backend: "postgresql",
-        permission_url: databaseUrl(DATABASE),
-      };
-    },
-  },
-  {
-    name: "Redis permissions",
-    service: "redis",
-    settings: () =>
-      Promise.resolve({ permission_backend: "redis", permission_url: REDIS_URL, permission_prefix: `tessera-race-test-${process.pid}:` }),
-  },
-];
+const BACKENDS = permissionBackendSetups("race");
 
 /** Settles both, and returns them as [fulfilled values, rejection reasons]. */
 async function settle<T>(racers: Array<Promise<T>>): Promise<[T[], unknown[]]> {
