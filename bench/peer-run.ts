@@ -4,10 +4,9 @@
  * and the ratio per workload. W3 is measured twice: cold (data just written through each API,
  * statistics never gathered) and after `ANALYZE`.
  */
-import pg from "pg";
 import { measure, type LoadSettings, type Measurement } from "./load.js";
 import { ensureParseInstalled, ParsePeer, PARSE_VERSION, startParse } from "./parse-peer.js";
-import { api, authorization, databaseUrl, listCollection, READER, seedListApi, SHARED_COUNT } from "./seed.js";
+import { api, authorization, databaseUrl, listCollection, READER, seedListApi, SHARED_COUNT, withClient } from "./seed.js";
 import type { ServerProcess } from "./server-process.js";
 import { PREPARE, type Figure, type WorkloadName } from "./workloads.js";
 
@@ -28,18 +27,8 @@ export interface PeerOptions {
   readonly log: (line: string) => void;
 }
 
-async function withAdmin<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await work(client);
-  } finally {
-    await client.end();
-  }
-}
-
 async function freshDatabase(server: string, database: string): Promise<void> {
-  await withAdmin(server, async (admin) => {
+  await withClient(server, async (admin) => {
     await admin.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
     await admin.query(`CREATE DATABASE "${database}"`);
   });
@@ -98,7 +87,7 @@ export async function runParsePeer(options: PeerOptions, print: (m: Measurement)
         log(`parse: seeded List through the API in ${(await peer.seedList()).toFixed(1)} s`);
         const [parseFigure] = await peer.figures("W3", connections);
         await run("W3 cold", tesseraFigure, parseFigure);
-        for (const url of [tesseraUrl, parseUrl]) await withAdmin(url, (client) => client.query("ANALYZE"));
+        for (const url of [tesseraUrl, parseUrl]) await withClient(url, (client) => client.query("ANALYZE"));
         await run("W3 analyzed", tesseraFigure, parseFigure);
         continue;
       }

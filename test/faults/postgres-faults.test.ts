@@ -23,7 +23,7 @@ describe("faults: PostgreSQL storage, permissions and cache lose their connectio
   let drill: FaultDrill;
 
   before(async () => {
-    await prepareReliabilityDatabase(databaseUrl(DATABASE));
+    await prepareReliabilityDatabase();
     proxy = await TcpProxy.start(POSTGRES_URL, 5432);
     const url = databaseUrl(DATABASE, proxy.port);
     server = await startServerProcess({

@@ -32,7 +32,7 @@ describe("faults: PostgreSQL storage with Redis permissions and cache lose their
   let permissions: RedisPermissionStore;
 
   before(async () => {
-    await prepareReliabilityDatabase(databaseUrl(DATABASE));
+    await prepareReliabilityDatabase();
     [postgres, permissionRedis, cacheRedis] = await Promise.all([
       TcpProxy.start(POSTGRES_URL, 5432),
       TcpProxy.start(REDIS_URL, 6379),

@@ -3,18 +3,11 @@
  * every database of a run costs a checkpoint to drop at its end, and none of these suites needs
  * an empty one (each writes records of its own).
  */
-import { PostgresDatabase } from "../../src/adapters/postgres/postgres-database.js";
-import { ensureDatabase } from "../support/postgres.js";
+import { migratedDatabase } from "../support/shared-postgres.js";
 
 export const RELIABILITY_DATABASE = "tessera_reliability";
 
-/** Creates the database if this run has not yet, and migrates it (both idempotent). */
-export async function prepareReliabilityDatabase(url: string): Promise<void> {
-  await ensureDatabase(RELIABILITY_DATABASE);
-  const database = new PostgresDatabase({ url });
-  try {
-    await database.migrate();
-  } finally {
-    await database.close();
-  }
+/** Creates the database if this run has not yet, and migrates it (both idempotent); returns its URL. */
+export function prepareReliabilityDatabase(): Promise<string> {
+  return migratedDatabase(RELIABILITY_DATABASE);
 }

@@ -3,10 +3,10 @@
  * precondition, so none may fail (412); every change lands (none is lost to a concurrent one).
  */
 import { expect } from "chai";
-import { databaseUrl } from "../support/postgres.js";
 import { startServerProcess, type ServerProcess } from "../support/server-process.js";
 import { requireService } from "../support/services.js";
-import { prepareReliabilityDatabase, RELIABILITY_DATABASE as DATABASE } from "../faults/reliability-database.js";
+import { prepareReliabilityDatabase } from "../faults/reliability-database.js";
+import { sharedPostgresSettings } from "../support/shared-postgres.js";
 
 const RECORDS = 3;
 const PATCHES_PER_LANE = 15;
@@ -19,13 +19,9 @@ describe("PATCH without If-Match under contention (two server processes)", funct
   let servers: ServerProcess[] = [];
 
   before(async () => {
-    await prepareReliabilityDatabase(databaseUrl(DATABASE));
     const settings = {
       resources: "articles:shareable",
-      storage_backend: "postgresql",
-      storage_url: databaseUrl(DATABASE),
-      permission_backend: "postgresql",
-      permission_url: databaseUrl(DATABASE),
+      ...sharedPostgresSettings(await prepareReliabilityDatabase()),
       userid_hmac_secret: "s",
       articles_create_principals: "system.Authenticated",
     };

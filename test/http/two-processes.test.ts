@@ -4,8 +4,7 @@
  * so timestamps are unique and increasing, no write is lost and no If-Match is refused wrongly.
  */
 import { expect } from "chai";
-import { PostgresDatabase } from "../../src/adapters/postgres/postgres-database.js";
-import { databaseUrl, ensureDatabase } from "../support/postgres.js";
+import { migratedDatabase, sharedPostgresSettings } from "../support/shared-postgres.js";
 import { startServerProcess, type ServerProcess } from "../support/server-process.js";
 import { requireService } from "../support/services.js";
 
@@ -21,16 +20,9 @@ describe("two server processes on one database", function () {
   let servers: ServerProcess[] = [];
 
   before(async () => {
-    await ensureDatabase(DATABASE, true);
-    const database = new PostgresDatabase({ url: databaseUrl(DATABASE) });
-    await database.migrate();
-    await database.close();
     const settings = {
       resources: "articles:shareable",
-      storage_backend: "postgresql",
-      storage_url: databaseUrl(DATABASE),
-      permission_backend: "postgresql",
-      permission_url: databaseUrl(DATABASE),
+      ...sharedPostgresSettings(await migratedDatabase(DATABASE, true)),
       userid_hmac_secret: "s",
       articles_create_principals: "system.Authenticated",
       articles_read_principals: "system.Authenticated",

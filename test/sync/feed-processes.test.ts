@@ -4,10 +4,10 @@
  * crashing the process; SIGTERM ends the streams and the process exits 0.
  */
 import { expect } from "chai";
-import { PostgresDatabase } from "../../src/adapters/postgres/postgres-database.js";
-import { databaseUrl, ensureDatabase, withAdmin } from "../support/postgres.js";
+import { databaseUrl, withAdmin } from "../support/postgres.js";
 import { startServerProcess, type ServerProcess } from "../support/server-process.js";
 import { requireService } from "../support/services.js";
+import { migratedDatabase, sharedPostgresSettings } from "../support/shared-postgres.js";
 import { SseClient } from "./sse-client.js";
 
 const DATABASE = "tessera_feed_processes_test";
@@ -26,16 +26,9 @@ describe("live feed across two server processes", function () {
   };
 
   before(async () => {
-    await ensureDatabase(DATABASE, true);
-    const database = new PostgresDatabase({ url: databaseUrl(DATABASE) });
-    await database.migrate();
-    await database.close();
     const settings = {
       resources: "articles:shareable",
-      storage_backend: "postgresql",
-      storage_url: databaseUrl(DATABASE),
-      permission_backend: "postgresql",
-      permission_url: databaseUrl(DATABASE),
+      ...sharedPostgresSettings(await migratedDatabase(DATABASE, true)),
       userid_hmac_secret: SECRET,
       articles_create_principals: "system.Authenticated",
     };
