@@ -9,35 +9,15 @@ import { expect } from "chai";
 import pg from "pg";
 import type { ListQuery } from "../../src/application/listing.js";
 import type { Grants } from "../../src/application/ports/granted-record-store.js";
-import { PostgresDatabase, type Statement } from "../../src/adapters/postgres/postgres-database.js";
 import { PostgresRecordStore } from "../../src/adapters/postgres/postgres-record-store.js";
-import type { PostgresBackendName } from "../../src/adapters/postgres/postgres-errors.js";
 import { databaseUrl, ensureDatabase, withAdmin } from "../support/postgres.js";
+import { RecordingDatabase, type Sent } from "../support/recording-database.js";
 import { requireService } from "../support/services.js";
 
 const DATABASE = "tessera_plans_test";
 const RECORDS = 5_000;
 const SHARED = 50;
 const big = { collection: "big", parentId: "" };
-
-interface Sent {
-  readonly text: string;
-  readonly values: readonly unknown[];
-}
-
-/** A database that remembers the statements its stores send. */
-class RecordingDatabase extends PostgresDatabase {
-  readonly sent: Sent[] = [];
-
-  override query<R extends pg.QueryResultRow>(
-    backend: PostgresBackendName,
-    statement: Statement | string,
-    values: readonly unknown[] = [],
-  ): Promise<R[]> {
-    this.sent.push({ text: typeof statement === "string" ? statement : statement.text, values });
-    return super.query<R>(backend, statement, values);
-  }
-}
 
 interface PlanNode {
   "Node Type": string;
@@ -51,16 +31,22 @@ function literal(client: pg.Client, value: unknown): string {
   if (value === null || value === undefined) return "NULL";
   if (typeof value === "number") return String(value);
   if (Array.isArray(value))
-    return client.escapeLiteral(`{${value.map((v) => `"${String(v as string).replace(/[\\"]/g, "\\$&")}"`).join(",")}}`);
+    return client.escapeLiteral(
+      `{${value.map((v) => (v === null ? "NULL" : `"${String(v as string).replace(/[\\"]/g, "\\$&")}"`)).join(",")}}`,
+    );
   return client.escapeLiteral(typeof value === "string" ? value : JSON.stringify(value));
 }
 
-/** Every scan of the plan: node type, table and index. */
+/** The indexes a bitmap heap scan reads through (its Bitmap Index Scan children, under any BitmapOr/And). */
+function bitmapIndexes(node: PlanNode): string[] {
+  return (node.Plans ?? []).flatMap((child) => [...(child["Index Name"] ? [child["Index Name"]] : []), ...bitmapIndexes(child)]);
+}
+
+/** Every scan of the plan: node type, table and index (a bitmap heap scan's through its index scans). */
 function scans(node: PlanNode): { type: string; table?: string; index?: string }[] {
+  const index = node["Node Type"] === "Bitmap Heap Scan" ? bitmapIndexes(node).join("+") : node["Index Name"];
   const own =
-    node["Relation Name"] && node["Node Type"].endsWith("Scan")
-      ? [{ type: node["Node Type"], table: node["Relation Name"], index: node["Index Name"] }]
-      : [];
+    node["Relation Name"] && node["Node Type"].endsWith("Scan") ? [{ type: node["Node Type"], table: node["Relation Name"], index }] : [];
   return [...own, ...(node.Plans ?? []).flatMap(scans)];
 }
 
@@ -168,11 +154,16 @@ describe("PostgreSQL plans without statistics", function () {
     }
   });
 
-  it("looks a record up by id through the primary key (reads and each write's own lookup)", async () => {
+  it("looks a record up by id through the primary key (reads and each write's own lookup, a create's ACL too)", async () => {
     const lookups = [
       await statementOf(/FROM records/, () => store.get(big, "r000042")),
       await statementOf(/INSERT INTO records/, () => store.create(big, "r000042", {}).catch(() => undefined)),
       await statementOf(/UPDATE records/, () => store.update(big, "r000043", { v: 1 })),
+      await statementOf(/INSERT INTO records/, () =>
+        store
+          .createWithAcl(big, "r000044", {}, {}, { objectId: "/big/r000044", permissions: { write: ["account:x"] } })
+          .catch(() => undefined),
+      ),
     ];
     for (const sent of lookups) {
       for (const plan of Object.values(await plansOf(sent))) {
@@ -181,6 +172,8 @@ describe("PostgreSQL plans without statistics", function () {
           sent.text,
         ).to.deep.equal([]);
         expect(new Set(plan.filter((s) => s.table === "records").map((s) => s.index)), sent.text).to.deep.equal(new Set(["pk_records"]));
+        for (const scan of plan.filter((s) => s.table === "access_control_entries"))
+          expect(scan.index, sent.text).to.equal("pk_access_control_entries");
       }
     }
   });

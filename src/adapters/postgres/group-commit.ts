@@ -79,15 +79,46 @@ export class GroupClock {
   }
 }
 
+/** What happened to one write: its value, or its own error (a business outcome or a failure). */
+export type Outcome<R> = { ok: true; value: R } | { ok: false; error: unknown };
+
+/**
+ * Writes of one kind that a group sends as one statement: a run of consecutive members with the
+ * same batch statement becomes one round trip instead of one per write.
+ */
+export interface BatchStatement<I, R> {
+  /** Whether `item` may join `items` in one statement (e.g. never the same record twice). */
+  admits(items: readonly I[], item: I): boolean;
+  /**
+   * Writes the items in order, stamped by `clock` (calling `wrote` for what it wrote), and returns
+   * one outcome per item. Business outcomes come back as outcomes; a raise rolls the group back,
+   * which is then replayed with each item alone, so that a raise fails only its own write.
+   */
+  run(clock: GroupClock, items: readonly I[]): Promise<Outcome<R>[]>;
+}
+
+interface Batched {
+  readonly statement: BatchStatement<unknown, unknown>;
+  readonly item: unknown;
+}
+
+/** A write of the group: its own work, or an item of a batch statement (see runMembers). */
 interface Member {
   /** Runs in the group's transaction; `isolated` members may run under a savepoint. */
-  readonly work: (clock: GroupClock) => Promise<unknown>;
+  readonly work: ((clock: GroupClock) => Promise<unknown>) | Batched;
   readonly isolated: boolean;
   readonly resolve: (value: unknown) => void;
   readonly reject: (error: unknown) => void;
 }
 
-type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+type MemberOutcome = Outcome<unknown>;
+
+/** A batch statement raised: the transaction must roll back, and its items be replayed one by one. */
+class BatchAborted extends Error {
+  constructor(readonly error: unknown) {
+    super("a batched statement aborted its transaction");
+  }
+}
 
 /** A member threw outside any savepoint: the whole transaction must roll back. */
 class MemberAborted extends Error {
@@ -146,7 +177,28 @@ export class GroupCommit {
     return this.enqueue(scope, () => work(), true);
   }
 
-  private enqueue<T>(scope: Scope, work: (clock: GroupClock) => Promise<T>, isolated: boolean): Promise<T> {
+  /**
+   * A write that may share one statement with the writes of the same statement next to it in
+   * its group; each keeps its own outcome (resolves, or rejects with its own error).
+   */
+  batch<I, R>(scope: Scope, statement: BatchStatement<I, R>, item: I): Promise<R> {
+    return this.enqueue(scope, { statement, item }, false);
+  }
+
+  /**
+   * A write inside a transaction that is not a group's (a batch request's): the scope's counter
+   * is locked and written around it, as a group does, so `work` stamps with a clock too.
+   */
+  async inTransaction<T>(scope: Scope, work: (clock: GroupClock) => Promise<T>): Promise<T> {
+    const clock = await this.lockCounter(scope);
+    const result = await this.current.run(clock, () => work(clock));
+    clock.keep();
+    const counter = clock.finalCounter();
+    if (counter !== undefined) await this.run(STORE_COUNTER, [scope.collection, scope.parentId, counter]);
+    return result;
+  }
+
+  private enqueue<T>(scope: Scope, work: ((clock: GroupClock) => Promise<T>) | Batched, isolated: boolean): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       const key = scopeKey(scope);
       let queue = this.queues.get(key);
@@ -178,10 +230,12 @@ export class GroupCommit {
   private async runGroup(scope: Scope, members: Member[]): Promise<void> {
     let pending = members;
     let savepoints = false;
-    // Bounded: every replay leaves out the member that aborted the previous attempt.
+    let batching = true;
+    // Bounded: every replay leaves out the member that aborted the previous attempt, or stops
+    // batching (once), after which a raising item is a member that aborted.
     while (pending.length > 0) {
       try {
-        const outcomes = await this.database.transaction("storage", () => this.runMembers(scope, pending, savepoints));
+        const outcomes = await this.database.transaction("storage", () => this.runMembers(scope, pending, savepoints, batching));
         pending.forEach((member, i) => {
           const outcome = outcomes[i];
           if (outcome?.ok) member.resolve(outcome.value);
@@ -189,25 +243,37 @@ export class GroupCommit {
         });
         return;
       } catch (error) {
-        if (!(error instanceof MemberAborted)) {
+        if (error instanceof MemberAborted) {
+          error.member.reject(error.error);
+          pending = pending.filter((member) => member !== error.member);
+          savepoints = true;
+        } else if (error instanceof BatchAborted && batching) {
+          batching = false;
+        } else {
           for (const member of pending) member.reject(error);
           return;
         }
-        error.member.reject(error.error);
-        pending = pending.filter((member) => member !== error.member);
-        savepoints = true;
       }
     }
   }
 
-  private async runMembers(scope: Scope, members: readonly Member[], savepoints: boolean): Promise<Outcome[]> {
+  private async runMembers(scope: Scope, members: readonly Member[], savepoints: boolean, batching: boolean): Promise<MemberOutcome[]> {
     const clock = await this.lockCounter(scope);
-    const outcomes: Outcome[] = [];
-    for (const member of members) {
+    const outcomes: MemberOutcome[] = [];
+    for (let i = 0; i < members.length;) {
+      // After a failed batch, each item runs alone: a raise is then its own.
+      const run = batchRun(members, i, batching ? MAX_GROUP_SIZE : 1);
+      if (run.length > 0) {
+        outcomes.push(...(await this.runBatch(clock, run)));
+        i += run.length;
+        continue;
+      }
+      const member = members[i++] as Member;
+      const work = member.work as (clock: GroupClock) => Promise<unknown>;
       const isolated = savepoints && member.isolated;
       if (isolated) await this.run("SAVEPOINT tessera_member");
       try {
-        outcomes.push({ ok: true, value: await this.current.run(clock, () => member.work(clock)) });
+        outcomes.push({ ok: true, value: await this.current.run(clock, () => work(clock)) });
         clock.keep();
       } catch (error) {
         clock.discard();
@@ -218,6 +284,33 @@ export class GroupCommit {
     }
     const counter = clock.finalCounter();
     if (counter !== undefined) await this.run(STORE_COUNTER, [scope.collection, scope.parentId, counter]);
+    return outcomes;
+  }
+
+  /** One statement for a run of batched members; the members' stamps count once it returned. */
+  private async runBatch(clock: GroupClock, run: readonly Member[]): Promise<MemberOutcome[]> {
+    try {
+      const outcomes = await this.sendBatch(clock, run);
+      clock.keep();
+      return outcomes;
+    } catch (error) {
+      clock.discard();
+      const [alone] = run;
+      throw run.length === 1 && alone ? new MemberAborted(alone, error) : new BatchAborted(error);
+    }
+  }
+
+  private async sendBatch(clock: GroupClock, run: readonly Member[]): Promise<MemberOutcome[]> {
+    const batches = run.map((member) => member.work as Batched);
+    const statement = batches[0]?.statement;
+    if (!statement) return [];
+    const outcomes = await this.current.run(clock, () =>
+      statement.run(
+        clock,
+        batches.map((batched) => batched.item),
+      ),
+    );
+    if (outcomes.length !== run.length) throw new Error(`a batch statement returned ${outcomes.length} outcomes for ${run.length} writes`);
     return outcomes;
   }
 
@@ -239,4 +332,32 @@ export class GroupCommit {
   private run<R extends Record<string, unknown>>(statement: Statement | string, values: readonly unknown[] = []): Promise<R[]> {
     return this.database.query<R>("storage", statement, values);
   }
+}
+
+/** One item through a batch statement, inside a group's or a transaction's clock: its rows, or its error raised. */
+export async function runOne<I, R>(statement: BatchStatement<I, R>, clock: GroupClock, item: I): Promise<R> {
+  const [outcome] = await statement.run(clock, [item]);
+  if (!outcome) throw new Error("a batch statement returned no outcome");
+  if (!outcome.ok) throw outcome.error;
+  return outcome.value;
+}
+
+function batchedOf(member: Member | undefined): Batched | undefined {
+  return member && typeof member.work !== "function" ? member.work : undefined;
+}
+
+/** The batched members from `start` that can share the first one's statement (none when it is not batched). */
+function batchRun(members: readonly Member[], start: number, limit: number): Member[] {
+  const first = members[start];
+  const statement = batchedOf(first)?.statement;
+  if (!first || !statement) return [];
+  const run = [first];
+  const items = [batchedOf(first)?.item];
+  for (let i = start + 1; i < members.length && run.length < limit; i++) {
+    const next = batchedOf(members[i]);
+    if (next?.statement !== statement || !statement.admits(items, next.item)) break;
+    run.push(members[i] as Member);
+    items.push(next.item);
+  }
+  return run;
 }

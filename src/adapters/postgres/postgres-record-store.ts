@@ -9,10 +9,12 @@ import { createHash } from "node:crypto";
 import type { CountQuery, ListQuery } from "../../application/listing.js";
 import type { GrantedRecordStore, Grants } from "../../application/ports/granted-record-store.js";
 import type { AccessLoss, ConditionalWriteOptions, RecordStore, Scope, WriteOptions } from "../../application/ports/record-store.js";
+import type { RecordAclEntries, RecordWithAclWriter } from "../../application/ports/record-with-acl-writer.js";
 import { ConflictError, PreconditionFailedError, RecordNotFoundError } from "../../domain/errors.js";
 import type { JsonObject } from "../../domain/json.js";
 import { recordBody, type RecordOrTombstone, type StoredRecord, type Tombstone } from "../../domain/records.js";
-import { groupCommitOf, type GroupClock, type GroupCommit } from "./group-commit.js";
+import { BatchedCreates, BatchedUpdates, type CreateItem, type UpdateItem, type WriteRow } from "./batched-writes.js";
+import { groupCommitOf, runOne, type BatchStatement, type GroupClock, type GroupCommit } from "./group-commit.js";
 import {
   lostAccessSourceSql,
   lostAccessValues,
@@ -49,13 +51,12 @@ function stampSql(stamped: boolean, source: string): string {
   return stamped ? `SELECT $5::bigint AS last_modified ${source}` : bumpTimestamp(source, "$5");
 }
 
-/** $3 id, $4 data, $5 timestamp (see stampSql). Over a tombstone the insert becomes an update. */
-function create(name: string, stamped: boolean): Statement {
-  return {
-    name,
-    text: `WITH existing AS (
+/** Inside a transaction of its own: $3 id, $4 data, $5 requested timestamp. Over a tombstone the insert becomes an update. */
+const CREATE_IN_TRANSACTION: Statement = {
+  name: "tessera_records_create",
+  text: `WITH existing AS (
       SELECT last_modified, data FROM records WHERE collection = $1 AND parent_id = $2 AND id = $3 AND NOT deleted
-    ), ts AS (${stampSql(stamped, "WHERE NOT EXISTS (SELECT 1 FROM existing)")}
+    ), ts AS (${bumpTimestamp("WHERE NOT EXISTS (SELECT 1 FROM existing)", "$5")}
     ), written AS (
       INSERT INTO records AS r (collection, parent_id, id, last_modified, data, deleted)
       SELECT $1, $2, $3, ts.last_modified, $4::jsonb, FALSE FROM ts
@@ -65,8 +66,7 @@ function create(name: string, stamped: boolean): Statement {
     )
     SELECT TRUE AS written, last_modified, NULL::jsonb AS data FROM written
     UNION ALL SELECT FALSE, last_modified, data FROM existing`,
-  };
-}
+};
 
 /** Update or delete of a live record: $3 id, $4 data, $5 timestamp (see stampSql), $6 ifMatch. */
 function rewrite(name: string, deleted: boolean, stamped: boolean): Statement {
@@ -92,11 +92,7 @@ interface WriteStatements {
   readonly stamped: Statement;
 }
 
-const CREATE: WriteStatements = { bump: create("tessera_records_create", false), stamped: create("tessera_records_create_stamped", true) };
-const UPDATE: WriteStatements = {
-  bump: rewrite("tessera_records_update", false, false),
-  stamped: rewrite("tessera_records_update_stamped", false, true),
-};
+const UPDATE_IN_TRANSACTION = rewrite("tessera_records_update", false, false);
 const DELETE: WriteStatements = {
   bump: rewrite("tessera_records_delete", true, false),
   stamped: rewrite("tessera_records_delete_stamped", true, true),
@@ -124,12 +120,6 @@ const LOCK_TIMESTAMP: Statement = {
     ON CONFLICT (collection, parent_id) DO UPDATE SET last_modified = t.last_modified`,
 };
 
-type WriteRow = {
-  written: boolean;
-  last_modified: string;
-  data: JsonObject | null;
-};
-
 type EntryRow = {
   id: string;
   last_modified: string;
@@ -150,15 +140,20 @@ function statementFor(text: string): Statement {
 }
 
 /**
- * Also a GrantedRecordStore (`grants` on list, count and deleteMany), which is only true when
- * the permission store uses the same database: the composition root binds it as one only then.
+ * Also a GrantedRecordStore (`grants` on list, count and deleteMany) and a RecordWithAclWriter,
+ * which is only true when the permission store uses the same database: the composition root
+ * binds it as those only then.
  */
-export class PostgresRecordStore implements RecordStore, GrantedRecordStore {
+export class PostgresRecordStore implements RecordStore, GrantedRecordStore, RecordWithAclWriter {
   private readonly groups: GroupCommit;
+  private readonly creates: BatchedCreates;
+  private readonly updates: BatchedUpdates;
 
   /** The database belongs to whoever opened it (PostgresDatabases), which closes it. */
   constructor(private readonly database: PostgresDatabase) {
     this.groups = groupCommitOf(database);
+    this.creates = new BatchedCreates(database);
+    this.updates = new BatchedUpdates(database);
   }
 
   async initializeSchema(): Promise<void> {
@@ -171,25 +166,56 @@ export class PostgresRecordStore implements RecordStore, GrantedRecordStore {
     return row && { id, lastModified: Number(row.last_modified), data: row.data };
   }
 
-  async create(scope: Scope, id: string, data: JsonObject, options: WriteOptions = {}): Promise<StoredRecord> {
-    const rows = await this.write(scope, CREATE, [scope.collection, scope.parentId, id, JSON.stringify(data)], [], options.lastModified);
+  create(scope: Scope, id: string, data: JsonObject, options: WriteOptions = {}): Promise<StoredRecord> {
+    return this.createItem({ scope, id, data: JSON.stringify(data), requested: options.lastModified }, data);
+  }
+
+  createWithAcl(scope: Scope, id: string, data: JsonObject, options: WriteOptions, acl: RecordAclEntries): Promise<StoredRecord> {
+    return this.createItem({ scope, id, data: JSON.stringify(data), requested: options.lastModified, acl }, data);
+  }
+
+  private async createItem(item: CreateItem, data: JsonObject): Promise<StoredRecord> {
+    const { scope, id } = item;
+    const rows = await this.batched(scope, this.creates, item, () =>
+      item.acl
+        ? this.groups.inTransaction(scope, (clock) => runOne(this.creates, clock, item))
+        : this.run<WriteRow>(CREATE_IN_TRANSACTION, [scope.collection, scope.parentId, id, item.data, item.requested ?? null]),
+    );
     const written = rows.find((row) => row.written);
     if (written) return { id, lastModified: Number(written.last_modified), data };
     // A live record won, possibly created by a concurrent writer after this statement's snapshot.
     const existing = rows.find((row) => !row.written) ?? (await this.existingRow(scope, id));
     throw new ConflictError(
-      existing === undefined ? null : recordBody({ id, lastModified: Number(existing.last_modified), data: existing.data ?? {} }),
+      existing === undefined
+        ? null
+        : recordBody({ id, lastModified: Number(existing.last_modified), data: (existing.data ?? {}) as JsonObject }),
     );
   }
 
   async update(scope: Scope, id: string, data: JsonObject, options: ConditionalWriteOptions = {}): Promise<StoredRecord> {
-    const lastModified = await this.rewrite(UPDATE, scope, id, JSON.stringify(data), options);
-    return { id, lastModified, data };
+    const item: UpdateItem = { scope, id, data: JSON.stringify(data), requested: options.lastModified, ifMatch: options.ifMatch };
+    const rows = await this.batched(scope, this.updates, item, () =>
+      this.run<WriteRow>(UPDATE_IN_TRANSACTION, [
+        scope.collection,
+        scope.parentId,
+        id,
+        item.data,
+        item.requested ?? null,
+        item.ifMatch ?? null,
+      ]),
+    );
+    return { id, lastModified: await this.writtenOrRaise(rows, scope, id, options), data };
   }
 
   async delete(scope: Scope, id: string, options: ConditionalWriteOptions = {}): Promise<Tombstone> {
-    const lastModified = await this.rewrite(DELETE, scope, id, TOMBSTONE_DATA, options);
-    return { id, lastModified, deleted: true };
+    const rows = await this.write(
+      scope,
+      DELETE,
+      [scope.collection, scope.parentId, id, TOMBSTONE_DATA],
+      [options.ifMatch ?? null],
+      options.lastModified,
+    );
+    return { id, lastModified: await this.writtenOrRaise(rows, scope, id, options), deleted: true };
   }
 
   async deleteMany(scope: Scope, query: CountQuery, grants?: Grants): Promise<Tombstone[]> {
@@ -367,6 +393,23 @@ export class PostgresRecordStore implements RecordStore, GrantedRecordStore {
     return this.groups.write(scope, (group) => this.stampedWrite(group, statements.stamped, before, after, requested));
   }
 
+  /**
+   * A create or update: stamped by the current group's clock of this scope (a unit of work);
+   * `inTransaction` inside another transaction (a batch request); else an item of the scope's
+   * next group, sharing one statement with the writes of the same kind next to it.
+   */
+  private batched<I>(
+    scope: Scope,
+    statement: BatchStatement<I, WriteRow[]>,
+    item: I,
+    inTransaction: () => Promise<WriteRow[]>,
+  ): Promise<WriteRow[]> {
+    const clock = this.groups.clockFor(scope);
+    if (clock) return runOne(statement, clock, item);
+    if (this.database.inTransaction()) return inTransaction();
+    return this.groups.batch(scope, statement, item);
+  }
+
   private async stampedWrite(
     clock: GroupClock,
     statement: Statement,
@@ -380,23 +423,10 @@ export class PostgresRecordStore implements RecordStore, GrantedRecordStore {
     return rows;
   }
 
-  private async rewrite(
-    statements: WriteStatements,
-    scope: Scope,
-    id: string,
-    data: string,
-    options: ConditionalWriteOptions,
-  ): Promise<number> {
-    const rows = await this.write(
-      scope,
-      statements,
-      [scope.collection, scope.parentId, id, data],
-      [options.ifMatch ?? null],
-      options.lastModified,
-    );
+  /** The written row's timestamp; else the error: the record is missing, or ifMatch differs (judged on its latest version). */
+  private async writtenOrRaise(rows: readonly WriteRow[], scope: Scope, id: string, options: ConditionalWriteOptions): Promise<number> {
     const written = rows.find((row) => row.written);
     if (written) return Number(written.last_modified);
-    // Nothing written: the record is missing, or ifMatch differs (judged on its latest version).
     const current = await this.existingRow(scope, id);
     // With ifMatch, a record deleted meanwhile fails the precondition (api-contract §7).
     if (!current) throw options.ifMatch !== undefined ? new PreconditionFailedError(null) : new RecordNotFoundError(scope.collection, id);

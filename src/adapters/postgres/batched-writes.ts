@@ -1,0 +1,171 @@
+/**
+ * The single-record writes a group commit sends as one statement per run of writes
+ * (docs/adr/0010): creates (with their ACLs, where the permissions share the database) and
+ * updates. Every lookup is `= ANY(array)` on a primary key, so the plans never depend on
+ * statistics; nothing raises on a business outcome (a live record in the way, a failed
+ * If-Match): each item's rows say what happened, as the one-record statements' rows do.
+ */
+import type { Scope } from "../../application/ports/record-store.js";
+import type { BatchStatement, GroupClock, Outcome } from "./group-commit.js";
+import type { PostgresDatabase, Statement } from "./postgres-database.js";
+
+/** As the one-record statements return it: the written row, or the live row in the way. */
+export interface WriteRow extends Record<string, unknown> {
+  readonly written: boolean;
+  readonly last_modified: string;
+  readonly data: unknown;
+}
+
+/** A record's whole ACL as stored: every permission named (an empty list empties it). */
+export interface AclEntries {
+  readonly objectId: string;
+  readonly permissions: Readonly<Record<string, readonly string[]>>;
+}
+
+export interface CreateItem {
+  readonly scope: Scope;
+  readonly id: string;
+  /** JSON text. */
+  readonly data: string;
+  readonly requested: number | undefined;
+  readonly acl?: AclEntries;
+}
+
+export interface UpdateItem {
+  readonly scope: Scope;
+  readonly id: string;
+  readonly data: string;
+  readonly requested: number | undefined;
+  readonly ifMatch: number | undefined;
+}
+
+/**
+ * Over a tombstone the insert becomes an update (as for one record). The ACL of a record written
+ * here replaces the named permissions: pairs not given are deleted, given ones inserted (the two
+ * never touch one row). No lost access is recorded: nobody could read a record before it existed.
+ */
+const CREATE: Statement = {
+  name: "tessera_batch_create",
+  text: `WITH input AS (
+      SELECT * FROM unnest($3::text[], $4::text[], $5::bigint[]) AS i(id, data, stamp)
+    ), existing AS (
+      SELECT r.id, r.last_modified, r.data FROM records r
+      WHERE r.collection = $1 AND r.parent_id = $2 AND r.id = ANY($3::text[]) AND NOT r.deleted
+    ), written AS (
+      INSERT INTO records AS r (collection, parent_id, id, last_modified, data, deleted)
+      SELECT $1, $2, i.id, i.stamp, i.data::jsonb, FALSE FROM input i WHERE NOT EXISTS (SELECT 1 FROM existing e WHERE e.id = i.id)
+      ON CONFLICT (collection, parent_id, id) DO UPDATE
+        SET last_modified = EXCLUDED.last_modified, data = EXCLUDED.data, deleted = FALSE WHERE r.deleted
+      RETURNING r.id, r.last_modified
+    ), acl AS (
+      SELECT a.* FROM unnest($6::text[], $7::text[], $8::text[], $9::text[]) AS a(id, object_id, permission, principal)
+      WHERE a.id IN (SELECT id FROM written)
+    ), acl_removed AS (
+      DELETE FROM access_control_entries e
+      WHERE e.object_id = ANY(ARRAY(SELECT object_id FROM acl))
+        AND EXISTS (SELECT 1 FROM acl n WHERE n.object_id = e.object_id AND n.permission = e.permission)
+        AND NOT EXISTS (SELECT 1 FROM acl g WHERE g.object_id = e.object_id AND g.permission = e.permission AND g.principal = e.principal)
+    ), acl_granted AS (
+      INSERT INTO access_control_entries (object_id, permission, principal)
+      SELECT DISTINCT object_id, permission, principal FROM acl WHERE principal IS NOT NULL
+      ON CONFLICT DO NOTHING
+    )
+    SELECT TRUE AS written, id, last_modified, NULL::jsonb AS data FROM written
+    UNION ALL SELECT FALSE, id, last_modified, data FROM existing`,
+};
+
+/** Only live records, only where the If-Match (when given) still holds. */
+const UPDATE: Statement = {
+  name: "tessera_batch_update",
+  text: `WITH input AS (
+      SELECT * FROM unnest($3::text[], $4::text[], $5::bigint[], $6::bigint[]) AS i(id, data, stamp, if_match)
+    )
+    UPDATE records r SET last_modified = i.stamp, data = i.data::jsonb
+    FROM input i
+    WHERE r.collection = $1 AND r.parent_id = $2 AND r.id = ANY($3::text[]) AND r.id = i.id AND NOT r.deleted
+      AND (i.if_match IS NULL OR r.last_modified = i.if_match)
+    RETURNING TRUE AS written, r.id, r.last_modified, NULL::jsonb AS data`,
+};
+
+/** One statement never names a record twice (an update would apply once; an insert would raise). */
+function distinctIds<I extends { readonly id: string }>(items: readonly I[], item: I): boolean {
+  return items.every((other) => other.id !== item.id);
+}
+
+/** The rows of each item, in the items' order; a written item's stamp counts for the counter. */
+function outcomesByItem(
+  clock: GroupClock,
+  items: readonly { readonly id: string }[],
+  stamps: readonly number[],
+  rows: readonly (WriteRow & { id: string })[],
+): Outcome<WriteRow[]>[] {
+  const byId = new Map<string, WriteRow[]>();
+  for (const row of rows) byId.set(row.id, [...(byId.get(row.id) ?? []), row]);
+  return items.map((item, i) => {
+    const own = byId.get(item.id) ?? [];
+    const stamp = stamps[i];
+    if (stamp !== undefined && own.some((row) => row.written)) clock.wrote(stamp);
+    return { ok: true, value: own };
+  });
+}
+
+export class BatchedCreates implements BatchStatement<CreateItem, WriteRow[]> {
+  constructor(private readonly database: PostgresDatabase) {}
+
+  admits(items: readonly CreateItem[], item: CreateItem): boolean {
+    return distinctIds(items, item);
+  }
+
+  async run(clock: GroupClock, items: readonly CreateItem[]): Promise<Outcome<WriteRow[]>[]> {
+    const scope = items[0]?.scope;
+    if (!scope) return [];
+    const stamps = items.map((item) => clock.next(item.requested));
+    const acl = { ids: [] as string[], objects: [] as string[], permissions: [] as string[], principals: [] as (string | null)[] };
+    for (const item of items) {
+      for (const [permission, principals] of Object.entries(item.acl?.permissions ?? {})) {
+        // A permission without principals is still named: its stored principals are deleted.
+        for (const principal of principals.length > 0 ? new Set(principals) : [null]) {
+          acl.ids.push(item.id);
+          acl.objects.push(item.acl?.objectId ?? "");
+          acl.permissions.push(permission);
+          acl.principals.push(principal);
+        }
+      }
+    }
+    const rows = await this.database.query<WriteRow & { id: string }>("storage", CREATE, [
+      scope.collection,
+      scope.parentId,
+      items.map((item) => item.id),
+      items.map((item) => item.data),
+      stamps,
+      acl.ids,
+      acl.objects,
+      acl.permissions,
+      acl.principals,
+    ]);
+    return outcomesByItem(clock, items, stamps, rows);
+  }
+}
+
+export class BatchedUpdates implements BatchStatement<UpdateItem, WriteRow[]> {
+  constructor(private readonly database: PostgresDatabase) {}
+
+  admits(items: readonly UpdateItem[], item: UpdateItem): boolean {
+    return distinctIds(items, item);
+  }
+
+  async run(clock: GroupClock, items: readonly UpdateItem[]): Promise<Outcome<WriteRow[]>[]> {
+    const scope = items[0]?.scope;
+    if (!scope) return [];
+    const stamps = items.map((item) => clock.next(item.requested));
+    const rows = await this.database.query<WriteRow & { id: string }>("storage", UPDATE, [
+      scope.collection,
+      scope.parentId,
+      items.map((item) => item.id),
+      items.map((item) => item.data),
+      stamps,
+      items.map((item) => item.ifMatch ?? null),
+    ]);
+    return outcomesByItem(clock, items, stamps, rows);
+  }
+}
