@@ -200,11 +200,7 @@ export class RecordService {
     const id = requestedId ?? this.deps.ids.generate();
     const acl = kind.aclToStore(resource, caller, replaceAcl({}, payload.permissions ?? {}));
     try {
-      const record = await this.writeWithAcl(
-        scope,
-        () => this.deps.records.create(scope, id, fields, { lastModified }),
-        acl && this.aclWrite(kind, resource, id, acl, {}),
-      );
+      const record = await this.createRecord(kind, resource, scope, id, fields, lastModified, acl);
       this.changed(requester, scope, "create", [{ new: record }]);
       return { record, permissions: kind.visibleAcl(caller, acl ?? {}), created: true };
     } catch (error) {
@@ -220,7 +216,7 @@ export class RecordService {
   async get(requester: Requester, resource: ResourceDefinition, id: string, preconditions: Preconditions = {}): Promise<RecordResult> {
     const kind = this.kindOf(resource);
     const scope = kind.scope(requester, resource);
-    const [caller, { record, acl }] = await kind.callerAndTarget(requester, resource, scope, id, () => this.deps.records.get(scope, id));
+    const [caller, { record, acl }] = await this.callerAndTarget(kind, requester, resource, scope, id);
     await kind.requireRecord(caller, resource, "read", id, acl);
     if (!record) throw new RecordNotFoundError(resource.name, id);
     checkPreconditions(preconditions, { timestamp: record.lastModified, record }, true);
@@ -236,8 +232,7 @@ export class RecordService {
   ): Promise<RecordResult> {
     const kind = this.kindOf(resource);
     const scope = kind.scope(requester, resource);
-    const caller = await kind.caller(requester);
-    const { record: existing, acl: currentAcl } = await this.target(kind, resource, scope, id);
+    const [caller, { record: existing, acl: currentAcl }] = await this.callerAndTarget(kind, requester, resource, scope, id);
     if (existing) await kind.requireRecord(caller, resource, "replace", id, currentAcl);
     else await kind.requireCollection(caller, resource, "create");
     const payload = payloadOf(submitted);
@@ -248,14 +243,13 @@ export class RecordService {
     await this.validate(resource, fields);
     const kept = existing ? (currentAcl ?? {}) : {};
     const acl = kind.aclToStore(resource, caller, payload.permissions ? replaceAcl(kept, payload.permissions) : kept);
-    const record = await this.writeWithAcl(
-      scope,
-      () =>
-        existing
-          ? this.deps.records.update(scope, id, fields, { lastModified, ifMatch: numeric(preconditions.ifMatch) })
-          : this.deps.records.create(scope, id, fields, { lastModified }),
-      acl && (!existing || !aclEqual(acl, kept)) ? this.aclWrite(kind, resource, id, acl, kept) : undefined,
-    );
+    const record = existing
+      ? await this.writeWithAcl(
+          scope,
+          () => this.deps.records.update(scope, id, fields, { lastModified, ifMatch: numeric(preconditions.ifMatch) }),
+          acl && !aclEqual(acl, kept) ? this.aclWrite(kind, resource, id, acl, kept) : undefined,
+        )
+      : await this.createRecord(kind, resource, scope, id, fields, lastModified, acl);
     this.changed(requester, scope, existing ? "update" : "create", [existing ? { old: existing, new: record } : { new: record }]);
     return { record, permissions: kind.visibleAcl(caller, acl), created: !existing };
   }
@@ -282,7 +276,7 @@ export class RecordService {
   ): Promise<RecordResult> {
     const kind = this.kindOf(resource);
     const scope = kind.scope(requester, resource);
-    const [caller, found] = await Promise.all([kind.caller(requester), this.target(kind, resource, scope, id)]);
+    const [caller, found] = await this.callerAndTarget(kind, requester, resource, scope, id);
     await kind.requireWrite(caller, resource, "update", id, found);
     let target = found;
     const patch = payloadOf(submitted);
@@ -335,7 +329,7 @@ export class RecordService {
   ): Promise<Tombstone> {
     const kind = this.kindOf(resource);
     const scope = kind.scope(requester, resource);
-    const [caller, found] = await Promise.all([kind.caller(requester), this.target(kind, resource, scope, id)]);
+    const [caller, found] = await this.callerAndTarget(kind, requester, resource, scope, id);
     await kind.requireWrite(caller, resource, "delete", id, found);
     const existing = found.record;
     if (!existing) throw new RecordNotFoundError(resource.name, id);
@@ -412,9 +406,41 @@ export class RecordService {
     return writeRecordWithAcl(this.deps.unitOfWork, this.deps.aclInRecordTransaction === true, writeRecord, acl, scope);
   }
 
+  /** A new record with its ACL: in one step where the kind's stores can, else both in one unit of work. */
+  private createRecord(
+    kind: ResourceKindPolicy,
+    resource: ResourceDefinition,
+    scope: Scope,
+    id: string,
+    fields: JsonObject,
+    lastModified: number | undefined,
+    acl: Acl | undefined,
+  ): Promise<StoredRecord> {
+    const together = acl && kind.createWithAcl(resource, scope, id, fields, { lastModified }, acl);
+    return (
+      together ??
+      this.writeWithAcl(
+        scope,
+        () => this.deps.records.create(scope, id, fields, { lastModified }),
+        acl && this.aclWrite(kind, resource, id, acl, {}),
+      )
+    );
+  }
+
   /** Storing `acl` for the record, undone by storing `previous` again. */
   private aclWrite(kind: ResourceKindPolicy, resource: ResourceDefinition, id: string, acl: Acl, previous: Acl): AclWrite {
     return { write: () => kind.saveAcl(resource, id, acl), undo: () => kind.saveAcl(resource, id, previous) };
+  }
+
+  /** The caller and the record with its ACL: one round trip where the kind's stores read them together. */
+  private callerAndTarget(
+    kind: ResourceKindPolicy,
+    requester: Requester,
+    resource: ResourceDefinition,
+    scope: Scope,
+    id: string,
+  ): Promise<[Caller, Target]> {
+    return kind.callerAndTarget(requester, resource, scope, id, () => this.deps.records.get(scope, id));
   }
 
   /**

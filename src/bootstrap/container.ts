@@ -25,6 +25,7 @@ import { LiveFeed } from "../application/live-feed.js";
 import { LostAccessPermissionStore } from "../application/lost-access-permission-store.js";
 import type { GrantedRecordStore } from "../application/ports/granted-record-store.js";
 import type { RecordWithAclReader } from "../application/ports/record-with-acl-reader.js";
+import type { RecordWithAclWriter } from "../application/ports/record-with-acl-writer.js";
 import type { PermissionStore } from "../application/ports/permission-store.js";
 import type { RecordStore } from "../application/ports/record-store.js";
 import type { UnitOfWork } from "../application/ports/unit-of-work.js";
@@ -75,6 +76,7 @@ export function buildContainer(settings: Settings, options: CompositionOptions =
   container.onActivation(TOKENS.RecordStore, (_context, port) => observedPort(port, "storage", metrics));
   container.onActivation(TOKENS.GrantedRecordStore, (_context, port) => observedPort(port, "storage", metrics));
   container.onActivation(TOKENS.RecordWithAclReader, (_context, port) => observedPort(port, "storage", metrics));
+  container.onActivation(TOKENS.RecordWithAclWriter, (_context, port) => observedPort(port, "storage", metrics));
   container.onActivation(TOKENS.PermissionStore, (_context, port) => observedPort(port, "permission", metrics));
   container.onActivation(TOKENS.Cache, (_context, port) => observedPort(port, "cache", metrics));
   const permissionStore = { serviceIdentifier: TOKENS.PermissionStore, optional: true } as const;
@@ -119,9 +121,15 @@ export function buildContainer(settings: Settings, options: CompositionOptions =
       ids: IdGenerator,
       events: ChangeEvents,
       together: RecordWithAclReader | undefined,
+      createTogether: RecordWithAclWriter | undefined,
     ) => {
       const permissions = trackingLostAccess(stored, records, resources, false) ?? NO_PERMISSION_STORE;
-      const kinds = resourceKinds({ authorizer: new Authorizer(permissions), permissions, ...(together ? { together } : {}) });
+      const kinds = resourceKinds({
+        authorizer: new Authorizer(permissions),
+        permissions,
+        ...(together ? { together } : {}),
+        ...(createTogether ? { createTogether } : {}),
+      });
       // Decided once, here: one query where the store can join the ACEs, else ids resolved first.
       const granted = joined ? new GrantsJoinedInStore(joined) : new GrantsResolvedToIds(records, permissions);
       const changes = new CommittedChanges(events, unitOfWork);
@@ -145,6 +153,7 @@ export function buildContainer(settings: Settings, options: CompositionOptions =
       TOKENS.IdGenerator,
       TOKENS.ChangeEvents,
       { serviceIdentifier: TOKENS.RecordWithAclReader, optional: true },
+      { serviceIdentifier: TOKENS.RecordWithAclWriter, optional: true },
     ],
   );
 
@@ -258,7 +267,7 @@ function trackingLostAccess(
 function checkPorts(container: Container): void {
   const missing = (["RecordStore", "Cache", "UnitOfWork"] as const).filter((port) => !container.isBound(TOKENS[port]));
   if (missing.length > 0) throw new Error(`no configured backend serves ${missing.join(", ")}`);
-  for (const capability of ["GrantedRecordStore", "RecordWithAclReader"] as const) {
+  for (const capability of ["GrantedRecordStore", "RecordWithAclReader", "RecordWithAclWriter"] as const) {
     if (container.isBound(TOKENS[capability]) && !container.isBound(TOKENS.PermissionStore)) {
       throw new Error(`a ${capability} is bound without a PermissionStore whose ACEs it could join`);
     }

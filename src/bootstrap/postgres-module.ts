@@ -77,6 +77,8 @@ export const postgresModule: TechnologyModule = (roles) =>
       }
       if (databases.recordsBesideAces) {
         bind(TOKENS.GrantedRecordStore).toResolvedValue((store: PostgresRecordStore) => store, [RECORD_STORE]);
+        // A create's record and ACL in one statement, shared with the creates of its group.
+        bind(TOKENS.RecordWithAclWriter).toResolvedValue((store: PostgresRecordStore) => store, [RECORD_STORE]);
         // A read's record, ACL and principals in one statement.
         bind(TOKENS.RecordWithAclReader).toResolvedValue(
           (_owner: PostgresDatabases) => new PostgresRecordWithAclReader(storage),

@@ -11,6 +11,7 @@ import type { LiveFeed } from "../application/live-feed.js";
 import type { Clock, IdGenerator } from "../application/ports/clock.js";
 import type { GrantedRecordStore } from "../application/ports/granted-record-store.js";
 import type { RecordWithAclReader } from "../application/ports/record-with-acl-reader.js";
+import type { RecordWithAclWriter } from "../application/ports/record-with-acl-writer.js";
 import type { PermissionStore } from "../application/ports/permission-store.js";
 import type { RecordStore } from "../application/ports/record-store.js";
 import type { UnitOfWork } from "../application/ports/unit-of-work.js";
@@ -45,6 +46,8 @@ export const TOKENS = {
   GrantedRecordStore: Symbol("GrantedRecordStore") as ServiceIdentifier<GrantedRecordStore>,
   /** A capability: bound only where records and ACEs share a database. */
   RecordWithAclReader: Symbol("RecordWithAclReader") as ServiceIdentifier<RecordWithAclReader>,
+  /** A capability: bound only where records and ACEs share a database. */
+  RecordWithAclWriter: Symbol("RecordWithAclWriter") as ServiceIdentifier<RecordWithAclWriter>,
   /** Multi-bound: one per connection pool a technology opens, for metrics. */
   ConnectionPool: Symbol("ConnectionPool") as ServiceIdentifier<PoolProbe>,
   /** Change signals for the live feed; a technology sharing them between processes binds it. */

@@ -8,6 +8,7 @@ import { expect } from "chai";
 import { PreconditionFailedError } from "../../src/domain/errors.js";
 import type { PermissionStore } from "../../src/application/ports/permission-store.js";
 import type { RecordStore } from "../../src/application/ports/record-store.js";
+import type { RecordWithAclReader } from "../../src/application/ports/record-with-acl-reader.js";
 import type { RecordService } from "../../src/application/record-service.js";
 import { authenticatedRequester, noGroups, type Requester } from "../../src/application/requester.js";
 import type { ResourceDefinition } from "../../src/application/resources.js";
@@ -43,8 +44,9 @@ for (const backend of BACKENDS) {
     let server: TestServer;
     let records: RecordStore;
     let permissions: PermissionStore | undefined;
+    let together: RecordWithAclReader | undefined;
     /** The reads of record r1 (and of its ACL) that the barrier holds. */
-    const r1 = () => ({ records, id: "r1", permissions, objectId: "/articles/r1" });
+    const r1 = () => ({ records, id: "r1", permissions, objectId: "/articles/r1", ...(together ? { together } : {}) });
     let service: RecordService;
     let alice: Requester;
 
@@ -54,6 +56,7 @@ for (const backend of BACKENDS) {
       await (await container.getAsync(TOKENS.Migrator)).migrate();
       records = await container.getAsync(TOKENS.RecordStore);
       permissions = container.isBound(TOKENS.PermissionStore) ? await container.getAsync(TOKENS.PermissionStore) : undefined;
+      together = container.isBound(TOKENS.RecordWithAclReader) ? await container.getAsync(TOKENS.RecordWithAclReader) : undefined;
       service = await server.running.container.getAsync(TOKENS.RecordService);
       alice = authenticatedRequester(userId(ALICE), noGroups);
     });

@@ -5,9 +5,10 @@
  */
 import type { Acl } from "../../domain/acl.js";
 import type { Caller } from "../../domain/principals.js";
+import type { JsonObject } from "../../domain/json.js";
 import type { StoredRecord } from "../../domain/records.js";
 import type { RecordPermission } from "../record-access.js";
-import type { Scope } from "../ports/record-store.js";
+import type { Scope, WriteOptions } from "../ports/record-store.js";
 import type { Requester } from "../requester.js";
 import type { ResourceDefinition, ResourceKind, ViewName } from "../resources.js";
 
@@ -68,6 +69,19 @@ export interface ResourceKindPolicy {
 
   /** What the caller sees of a record's ACL: undefined when the kind keeps none. */
   visibleAcl(caller: Caller, acl: Acl | undefined): Acl | undefined;
+
+  /**
+   * A new record and its ACL in one step, where the kind's stores can (RecordWithAclWriter);
+   * undefined where they cannot: the service then writes them one after the other (saveAcl).
+   */
+  createWithAcl(
+    resource: ResourceDefinition,
+    scope: Scope,
+    id: string,
+    data: JsonObject,
+    options: WriteOptions,
+    acl: Acl,
+  ): Promise<StoredRecord> | undefined;
 
   /** Replaces the record's stored ACL with `acl` (every known permission not in it emptied). */
   saveAcl(resource: ResourceDefinition, id: string, acl: Acl): Promise<void>;

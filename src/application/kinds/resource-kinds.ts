@@ -2,6 +2,7 @@
 import type { Authorizer } from "../authorizer.js";
 import type { PermissionStore } from "../ports/permission-store.js";
 import type { RecordWithAclReader } from "../ports/record-with-acl-reader.js";
+import type { RecordWithAclWriter } from "../ports/record-with-acl-writer.js";
 import type { ResourceKinds } from "./resource-kind-policy.js";
 import { ShareableKind } from "./shareable-kind.js";
 import { UserKind } from "./user-kind.js";
@@ -12,6 +13,8 @@ export interface ResourceKindsDeps {
   readonly permissions: PermissionStore;
   /** A capability: bound only where records and ACEs share a database. */
   readonly together?: RecordWithAclReader;
+  /** A capability: bound only where records and ACEs share a database. */
+  readonly createTogether?: RecordWithAclWriter;
 }
 
 export function resourceKinds(deps: ResourceKindsDeps): ResourceKinds {

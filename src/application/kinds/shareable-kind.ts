@@ -10,8 +10,10 @@ import { writerPrincipal, type Caller } from "../../domain/principals.js";
 import type { StoredRecord } from "../../domain/records.js";
 import { denial, type Authorizer } from "../authorizer.js";
 import type { ObjectPermissions, PermissionStore } from "../ports/permission-store.js";
+import type { JsonObject } from "../../domain/json.js";
 import type { RecordWithAclReader } from "../ports/record-with-acl-reader.js";
-import type { Scope } from "../ports/record-store.js";
+import type { RecordWithAclWriter } from "../ports/record-with-acl-writer.js";
+import type { Scope, WriteOptions } from "../ports/record-store.js";
 import type { RecordPermission } from "../record-access.js";
 import type { Requester } from "../requester.js";
 import { permissionFor, type ResourceDefinition, type ViewName } from "../resources.js";
@@ -25,6 +27,8 @@ export interface ShareableKindDeps {
   readonly permissions: PermissionStore;
   /** Bound only where records and ACEs share a database: a read is then one round trip. */
   readonly together?: RecordWithAclReader;
+  /** Bound only where records and ACEs share a database: a create is then one statement. */
+  readonly createTogether?: RecordWithAclWriter;
 }
 
 export class ShareableKind implements ResourceKindPolicy {
@@ -101,17 +105,34 @@ export class ShareableKind implements ResourceKindPolicy {
     return caller.principals.some((p) => writers.includes(p)) ? acl : {};
   }
 
+  createWithAcl(
+    resource: ResourceDefinition,
+    scope: Scope,
+    id: string,
+    data: JsonObject,
+    options: WriteOptions,
+    acl: Acl,
+  ): Promise<StoredRecord> | undefined {
+    const entries = { objectId: recordObjectId(resource.name, id), permissions: everyPermission(resource, acl) };
+    return this.deps.createTogether?.createWithAcl(scope, id, data, options, entries);
+  }
+
   /** Replaces every known permission of the record, emptying those the ACL does not name. */
   async saveAcl(resource: ResourceDefinition, id: string, acl: Acl): Promise<void> {
-    const full: Record<string, readonly string[]> = {};
-    for (const permission of new Set([...resource.permissions, ...Object.keys(acl)])) full[permission] = acl[permission] ?? [];
-    await this.deps.permissions.replaceObjectPermissions(recordObjectId(resource.name, id), full);
+    await this.deps.permissions.replaceObjectPermissions(recordObjectId(resource.name, id), everyPermission(resource, acl));
   }
 
   aclRemoval(resource: ResourceDefinition, ids: readonly string[]): (() => Promise<void>) | undefined {
     if (ids.length === 0) return undefined;
     return () => this.deps.permissions.deleteObjectPermissions(...ids.map((id) => recordObjectId(resource.name, id)));
   }
+}
+
+/** The ACL with every known permission of the resource named, those it does not name emptied. */
+function everyPermission(resource: ResourceDefinition, acl: Acl): Record<string, readonly string[]> {
+  const full: Record<string, readonly string[]> = {};
+  for (const permission of new Set([...resource.permissions, ...Object.keys(acl)])) full[permission] = acl[permission] ?? [];
+  return full;
 }
 
 function aclFromStored(stored: ObjectPermissions): Acl {

@@ -63,6 +63,10 @@ export class UserKind implements ResourceKindPolicy {
 
   saveAcl = allowed;
 
+  createWithAcl(): undefined {
+    return undefined;
+  }
+
   aclRemoval(): undefined {
     return undefined;
   }
