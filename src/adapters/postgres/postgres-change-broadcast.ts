@@ -2,8 +2,9 @@
  * ChangeBroadcast over PostgreSQL LISTEN/NOTIFY, so that several `serve` processes on one
  * database feed each other's subscribers. A notification carries the scope, the timestamp and,
  * for a single-record write, its id and action: never record data (subscribers read it back
- * under their own permissions). Notifications go out through the pool, after commit; one
- * dedicated connection listens. When it breaks it is reopened (with a growing delay) and every
+ * under their own permissions). Notifications go out through the pool, after commit, those
+ * published while one statement is under way together in the next (one round trip per burst of
+ * writes, not per write, in their order); one dedicated connection listens. When it breaks it is reopened (with a growing delay) and every
  * subscriber is woken, since signals may have been missed meanwhile: an error on that connection
  * never reaches the process as an unhandled 'error' event.
  */
@@ -12,7 +13,18 @@ import { EVERY_SCOPE, type ChangeBroadcast, type ChangeSignal } from "../../appl
 import type { PostgresDatabase } from "./postgres-database.js";
 
 export const CHANGES_CHANNEL = "tessera_changes";
-const NOTIFY = { name: "tessera_changes_notify", text: `SELECT pg_notify('${CHANGES_CHANNEL}', $1)` };
+const NOTIFY = {
+  name: "tessera_changes_notify",
+  text: `SELECT pg_notify('${CHANGES_CHANNEL}', payload) FROM unnest($1::text[]) WITH ORDINALITY AS n(payload, i) ORDER BY i`,
+};
+/** Notifications per statement at most (each payload is well under PostgreSQL's 8000 bytes). */
+const MAX_NOTIFY_BATCH = 500;
+
+interface QueuedNotification {
+  readonly payload: string;
+  readonly resolve: () => void;
+  readonly reject: (error: unknown) => void;
+}
 const MAX_RECONNECT_DELAY_MS = 5000;
 
 function parseSignal(payload: string | undefined): ChangeSignal | undefined {
@@ -39,6 +51,8 @@ export class PostgresChangeBroadcast implements ChangeBroadcast {
   private retry: ReturnType<typeof setTimeout> | undefined;
   private delayMs = 100;
   private closed = false;
+  private readonly queued: QueuedNotification[] = [];
+  private sending = false;
 
   constructor(
     private readonly database: PostgresDatabase,
@@ -46,14 +60,31 @@ export class PostgresChangeBroadcast implements ChangeBroadcast {
     private readonly connectionString: string,
   ) {}
 
-  async publish(signal: ChangeSignal): Promise<void> {
+  publish(signal: ChangeSignal): Promise<void> {
     const payload = JSON.stringify({
       c: signal.collection,
       p: signal.parentId,
       t: signal.timestamp,
       ...(signal.id !== undefined ? { i: signal.id, a: signal.action } : {}),
     });
-    await this.database.query("storage", NOTIFY, [payload]);
+    return new Promise<void>((resolve, reject) => {
+      this.queued.push({ payload, resolve, reject });
+      if (!this.sending) void this.sendQueued();
+    });
+  }
+
+  private async sendQueued(): Promise<void> {
+    this.sending = true;
+    while (this.queued.length > 0) {
+      const batch = this.queued.splice(0, MAX_NOTIFY_BATCH);
+      try {
+        await this.database.query("storage", NOTIFY, [batch.map((n) => n.payload)]);
+        for (const n of batch) n.resolve();
+      } catch (error) {
+        for (const n of batch) n.reject(error);
+      }
+    }
+    this.sending = false;
   }
 
   subscribe(listener: (signal: ChangeSignal) => void, onError?: (error: unknown) => void): () => void {
