@@ -48,6 +48,14 @@ export class Authorizer {
     return this.allowed(caller, resource, view, collectionObjectId(resource.name), permission);
   }
 
+  /** Whether the settings principals alone grant `permission` on the whole collection (no backend asked). */
+  settingsGrant(caller: Caller, resource: ResourceDefinition, permission: string): boolean {
+    const collection = collectionObjectId(resource.name);
+    return boundPermissionsOf(resource)(collection, permission).some(
+      (grant) => grant.objectId === collection && holdsAny(caller, resource.settingsPrincipals[grant.permission]),
+    );
+  }
+
   private async defaultDecision(
     caller: Caller,
     resource: ResourceDefinition,
@@ -57,14 +65,17 @@ export class Authorizer {
   ): Promise<boolean> {
     const bound = boundPermissionsOf(resource);
     const collection = collectionObjectId(resource.name);
-    const holds = (principals: readonly string[] | undefined) =>
-      principals !== undefined && principals.some((p) => caller.principals.includes(p));
+    const holds = (principals: readonly string[] | undefined) => holdsAny(caller, principals);
     for (const grant of bound(objectId, permission)) {
       if (grant.objectId === collection && holds(resource.settingsPrincipals[grant.permission])) return true;
       if (knownAcl && grant.objectId === objectId && holds(knownAcl[grant.permission])) return true;
     }
     return this.permissions.checkPermission(objectId, permission, caller.principals, bound);
   }
+}
+
+function holdsAny(caller: Caller, principals: readonly string[] | undefined): boolean {
+  return principals !== undefined && principals.some((p) => caller.principals.includes(p));
 }
 
 export function denial(caller: Caller): Error {

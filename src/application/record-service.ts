@@ -178,13 +178,14 @@ export class RecordService {
   ): Promise<RecordResult> {
     const kind = this.kindOf(resource);
     const scope = kind.scope(requester, resource);
-    const caller = await kind.caller(requester);
     // The body's id decides what is checked, so a valid body is read before authorization; a
     // bad one is reported only to callers who may create, the others get 401/403.
-    if (submitted instanceof ValidationError) await kind.requireCollection(caller, resource, "create");
+    if (submitted instanceof ValidationError) await kind.requireCollection(await kind.caller(requester), resource, "create");
     const payload = payloadOf(submitted);
     const { fields, lastModified } = splitManagedFields(payload.data ?? {});
     const requestedId = payload.data?.id;
+    // An existing id is checked against the record's ACL, which may name any of the caller's principals.
+    const caller = requestedId === undefined ? await kind.creator(requester, resource) : await kind.caller(requester);
     if (requestedId !== undefined && !isValidRecordId(requestedId)) throw ValidationError.single("path", null, "Invalid object id");
     if (requestedId !== undefined) {
       const existing = await this.existingForPost(kind, caller, resource, scope, requestedId, preconditions);

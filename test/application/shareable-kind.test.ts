@@ -39,6 +39,31 @@ describe("shareable kind", () => {
     expect((await kind.caller(requester)).principals).to.include("group:readers");
   });
 
+  it("spares the group lookup of a creator only when the settings let every authenticated caller create", async () => {
+    let lookups = 0;
+    const requester = authenticatedRequester("carol", () => {
+      lookups += 1;
+      return Promise.resolve(["group:editors"]);
+    });
+    expect(await kind.creator(requester, articles)).to.deep.equal({
+      userId: "carol",
+      principals: ["carol", "system.Everyone", "system.Authenticated"],
+    });
+    expect(lookups).to.equal(0);
+
+    const editorsOnly: ResourceDefinition = { ...articles, settingsPrincipals: { create: ["group:editors"] } };
+    expect((await kind.creator(requester, editorsOnly)).principals).to.include("group:editors");
+    expect(lookups).to.equal(1);
+
+    const ownPolicy: ResourceDefinition = { ...articles, authorization: { permits: (_context, decide) => decide() } };
+    const other = authenticatedRequester("dave", () => {
+      lookups += 1;
+      return Promise.resolve(["group:editors"]);
+    });
+    expect((await kind.creator(other, ownPolicy)).principals).to.include("group:editors");
+    expect(lookups).to.equal(2);
+  });
+
   it("requires create on the collection: 403 for a user without it, 401 for anonymous", async () => {
     await kind.requireCollection(alice, articles, "create");
     const outsider = { userId: "eve", principals: ["eve"] };

@@ -29,6 +29,12 @@ export interface ResourceKindPolicy {
   caller(requester: Requester): Promise<Caller>;
 
   /**
+   * The caller as far as creating a record under a new id needs: without their extra principals
+   * (no backend lookup) when the settings principals let every such caller create anyway.
+   */
+  creator(requester: Requester, resource: ResourceDefinition): Promise<Caller>;
+
+  /**
    * The caller and the record with its ACL, for a read: `getRecord` and the lookups concurrently,
    * or one round trip where the kind's store reads them together (RecordWithAclReader).
    */

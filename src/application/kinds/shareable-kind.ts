@@ -6,7 +6,7 @@
 import { normalizeAcl, withWriter, type Acl } from "../../domain/acl.js";
 import { RecordNotFoundError } from "../../domain/errors.js";
 import { READ, recordObjectId, WRITE } from "../../domain/permissions.js";
-import { writerPrincipal, type Caller } from "../../domain/principals.js";
+import { ANONYMOUS, callerPrincipals, writerPrincipal, type Caller } from "../../domain/principals.js";
 import type { StoredRecord } from "../../domain/records.js";
 import { denial, type Authorizer } from "../authorizer.js";
 import type { ObjectPermissions, PermissionStore } from "../ports/permission-store.js";
@@ -39,6 +39,14 @@ export class ShareableKind implements ResourceKindPolicy {
   }
 
   caller(requester: Requester): Promise<Caller> {
+    return requester.caller();
+  }
+
+  creator(requester: Requester, resource: ResourceDefinition): Promise<Caller> {
+    const known = requester.userId === undefined ? ANONYMOUS : callerPrincipals(requester.userId, []);
+    // A resource's own policy may look at every principal: it always gets them all.
+    if (!resource.authorization && this.deps.authorizer.settingsGrant(known, resource, permissionFor(resource, "create")))
+      return Promise.resolve(known);
     return requester.caller();
   }
 

@@ -25,6 +25,10 @@ export class UserKind implements ResourceKindPolicy {
     return Promise.resolve({ userId: requester.userId, principals: [] });
   }
 
+  creator(requester: Requester): Promise<Caller> {
+    return this.caller(requester);
+  }
+
   async callerAndTarget(
     requester: Requester,
     _resource: ResourceDefinition,
