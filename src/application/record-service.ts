@@ -125,9 +125,10 @@ export class RecordService {
   ): Promise<ListResult> {
     const kind = this.kindOf(resource);
     const scope = kind.scope(requester, resource);
-    const caller = await kind.caller(requester);
-    const reach = await this.reach(kind, caller, resource, "list");
-    const timestamp = await this.deps.records.collectionTimestamp(scope);
+    const [{ caller, reach }, timestamp] = await Promise.all([
+      this.callerReach(kind, requester, resource, "list"),
+      this.deps.records.collectionTimestamp(scope),
+    ]);
     checkPreconditions(preconditions, { timestamp }, true);
     const sort = withTieBreaker(params.sort);
     const position = params.token ? this.deps.tokens.decode(params.token, sort, params.filters) : undefined;
@@ -161,9 +162,10 @@ export class RecordService {
   ): Promise<{ count: number; timestamp: number }> {
     const kind = this.kindOf(resource);
     const scope = kind.scope(requester, resource);
-    const caller = await kind.caller(requester);
-    const reach = await this.reach(kind, caller, resource, "list");
-    const timestamp = await this.deps.records.collectionTimestamp(scope);
+    const [{ caller, reach }, timestamp] = await Promise.all([
+      this.callerReach(kind, requester, resource, "list"),
+      this.deps.records.collectionTimestamp(scope),
+    ]);
     checkPreconditions(preconditions, { timestamp }, true);
     const count = await reach.records.count(scope, { filters });
     if (count === 0) await this.refuseIfNothingReachable(kind, caller, resource, scope, reach);
@@ -353,9 +355,10 @@ export class RecordService {
   ): Promise<DeleteAllResult> {
     const kind = this.kindOf(resource);
     const scope = kind.scope(requester, resource);
-    const caller = await kind.caller(requester);
-    const reach = await this.reach(kind, caller, resource, "deleteAll");
-    const before = await this.deps.records.collectionTimestamp(scope);
+    const [{ caller, reach }, before] = await Promise.all([
+      this.callerReach(kind, requester, resource, "deleteAll"),
+      this.deps.records.collectionTimestamp(scope),
+    ]);
     checkPreconditions(preconditions, { timestamp: before }, false);
     const tombstones = await this.deps.unitOfWork.run(async () => {
       const deleted = await reach.records.deleteMany(scope, { filters });
@@ -393,6 +396,17 @@ export class RecordService {
 
   private kindOf(resource: ResourceDefinition): ResourceKindPolicy {
     return this.deps.kinds[resource.kind];
+  }
+
+  /** The caller and what a collection view reaches (independent of the collection's timestamp: read alongside it). */
+  private async callerReach(
+    kind: ResourceKindPolicy,
+    requester: Requester,
+    resource: ResourceDefinition,
+    view: CollectionView,
+  ): Promise<{ caller: Caller; reach: Reach }> {
+    const caller = await kind.caller(requester);
+    return { caller, reach: await this.reach(kind, caller, resource, view) };
   }
 
   /** The records a collection view works on: the whole scope, or those the caller's grants reach. */
