@@ -99,7 +99,10 @@ export class Audience<V extends Viewer> {
     for (const [viewer, tombstones] of lost) {
       const list = out.get(viewer) ?? [];
       list.push(...tombstones);
-      out.set(viewer, list.sort((a, b) => a.lastModified - b.lastModified));
+      out.set(
+        viewer,
+        list.sort((a, b) => a.lastModified - b.lastModified),
+      );
     }
     return out;
   }

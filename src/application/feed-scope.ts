@@ -44,6 +44,8 @@ export class ScopeFeed {
   /** Single-record writes signalled during a burst: re-checked if the burst read past them. */
   private inFlight: { id: string; timestamp: number }[] = [];
   private readonly recheck = new Map<string, number>();
+  /** `id@last_modified` → the readers the last burst found for it: a re-check is needed only if they changed. */
+  private seenReaders = new Map<string, ReadonlySet<string>>();
 
   constructor(
     readonly scope: Scope,
@@ -147,6 +149,8 @@ export class ScopeFeed {
       const losses = restricted ? (await store.lostAccessAfter(this.scope, low)).filter((l) => l.lastModified <= bound) : [];
       const ids = restricted ? [...new Set([...entries.map((e) => e.id), ...losses.map((l) => l.id)])] : [];
       const read: SharedRead = { entries, bound, losses, readers: await this.readersOf(ids), matching: await this.matching(low, bound) };
+      if (this.deps.recheckSignals && restricted)
+        for (const entry of entries) this.seenReaders.set(entryKey(entry), read.readers.get(entry.id) ?? new Set());
       const eventOf = this.eventCache();
       for (const [subscription, delivered] of this.audience.deliveries(read)) subscription.deliver(delivered, eventOf);
       for (const subscription of this.members) subscription.cursor = Math.max(subscription.cursor, bound);
@@ -157,11 +161,18 @@ export class ScopeFeed {
 
   /** Records signalled at or below what was read: sent to readers that have not had them. */
   private async readRechecks(): Promise<void> {
+    const seen = this.seenReaders;
+    this.seenReaders = new Map();
+    // Only restricted subscribers depend on an ACL: the others saw every record already.
+    if (!this.audience.hasRestricted) this.recheck.clear();
     for (const [id, timestamp] of [...this.recheck]) {
       this.recheck.delete(id);
+      const before = seen.get(`${id}@${timestamp}`);
+      const readers = (await this.readersOf([id])).get(id);
+      // Read with the ACL it has now: nobody's view of it changed since.
+      if (before && readers && sameSet(before, readers)) continue;
       const record = await this.deps.store.get(this.scope, id);
       if (!record || record.lastModified !== timestamp) continue; // gone or rewritten: a later read has it
-      const readers = (await this.readersOf(this.audience.hasRestricted ? [id] : [])).get(id);
       const passes = new Map<string, boolean>();
       for (const subscription of this.audience.recipients(record, readers)) {
         if (timestamp > subscription.cursor || timestamp <= subscription.start || subscription.hasSent(id, timestamp)) continue;
@@ -203,7 +214,8 @@ export class ScopeFeed {
   /** Per distinct filter set of the members, the records in (low, bound] it keeps. */
   private async matching(low: number, bound: number): Promise<Map<string, Set<string>>> {
     const sets = new Map<string, readonly Filter[]>();
-    for (const subscription of this.members) if (subscription.filterKey !== "") sets.set(subscription.filterKey, subscription.request.filters);
+    for (const subscription of this.members)
+      if (subscription.filterKey !== "") sets.set(subscription.filterKey, subscription.request.filters);
     const matching = new Map<string, Set<string>>();
     for (const [key, filters] of sets) {
       const kept = await this.deps.store.list(this.scope, {
@@ -230,4 +242,8 @@ export class ScopeFeed {
       return event;
     };
   }
+}
+
+function sameSet(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {
+  return a.size === b.size && [...a].every((x) => b.has(x));
 }

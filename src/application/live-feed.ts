@@ -57,7 +57,7 @@ export interface LiveFeedOptions {
   readonly kinds: ResourceKinds;
   /** True where an ACL may be written after its record outside its transaction (memory, Redis permissions). */
   readonly aclAfterRecord: boolean;
-  /** Pause before a scope's shared read (default 5 ms). */
+  /** Pause before a scope's shared read (default 15 ms). */
   readonly windowMs?: number;
   readonly events: ChangeEvents;
   readonly broadcast: ChangeBroadcast;
@@ -72,7 +72,7 @@ function scopeKey(collection: string, parentId: string): string {
 /** Actions of recent single-record writes per scope, to tell `create` from `update`. */
 const RECENT_ACTIONS = 1000;
 /** Default pause before a scope's shared read, so that writes close together share it. */
-const DEFAULT_WINDOW_MS = 5;
+const DEFAULT_WINDOW_MS = 15;
 
 export class LiveFeed {
   /** Per scope: subscribers still replaying on their own. */
