@@ -12,7 +12,7 @@ import { Audience, entryKey, type SharedRead } from "./feed-audience.js";
 import { feedEvent, isSingleWrite, PAGE, type Subscription } from "./feed-subscription.js";
 import type { ChangeAction } from "./events.js";
 import { ID_FIELD, MODIFIED_FIELD, type Filter } from "./listing.js";
-import type { FeedEvent } from "./live-feed.js";
+import type { FeedEvent } from "./feed-types.js";
 import type { ChangeSignal } from "./ports/change-broadcast.js";
 import type { PermissionStore } from "./ports/permission-store.js";
 import type { RecordStore, Scope } from "./ports/record-store.js";

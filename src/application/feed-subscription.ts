@@ -10,7 +10,7 @@ import type { ChangeAction } from "./events.js";
 import { ID_FIELD, MODIFIED_FIELD, type Filter } from "./listing.js";
 import type { ChangeSignal } from "./ports/change-broadcast.js";
 import type { RecordService } from "./record-service.js";
-import type { FeedEvent, FeedRequest, FeedSink } from "./live-feed.js";
+import type { FeedEvent, FeedRequest, FeedSink } from "./feed-types.js";
 
 /** Entries read per query; a replay keeps reading while pages come back full. */
 export const PAGE = 200;

@@ -7,47 +7,18 @@
  * Cursors (the last `last_modified` read) make replay then live gapless and without duplicates.
  * Writers never wait: a signal only schedules a read.
  */
-import type { JsonObject } from "../domain/json.js";
 import type { ChangeAction, ChangeEvents } from "./events.js";
 import { ScopeFeed } from "./feed-scope.js";
 import { Subscription } from "./feed-subscription.js";
 import type { ResourceKinds } from "./kinds/resource-kind-policy.js";
-import { MODIFIED_FIELD, type Filter } from "./listing.js";
+import type { FeedRequest, FeedSink } from "./feed-types.js";
+import { MODIFIED_FIELD } from "./listing.js";
 import { EVERY_SCOPE, type ChangeBroadcast, type ChangeSignal } from "./ports/change-broadcast.js";
 import type { PermissionStore } from "./ports/permission-store.js";
 import type { RecordStore } from "./ports/record-store.js";
 import type { RecordService } from "./record-service.js";
-import type { Requester } from "./requester.js";
-import type { ResourceDefinition } from "./resources.js";
 
-export interface FeedEvent {
-  /** The entry's `last_modified`: what a client sends back as `Last-Event-ID`. */
-  readonly id: number;
-  readonly event: ChangeAction;
-  /** The record as a listing shows it, or the tombstone `{id, last_modified, deleted: true}`. */
-  readonly data: JsonObject;
-}
-
-/** Where a subscription's events go (an SSE stream). */
-export interface FeedSink {
-  /**
-   * Queues events (in one write); false when the subscriber left too much unread (it is then
-   * dropped). The same event objects go to every recipient: a sink may cache their encoding.
-   */
-  send(events: readonly FeedEvent[]): boolean;
-  /** A keep-alive line; false as for send. */
-  keepAlive(): boolean;
-  end(): void;
-}
-
-export interface FeedRequest {
-  readonly requester: Requester;
-  readonly resource: ResourceDefinition;
-  /** The listing's filters, applied to records; deletions always pass. */
-  readonly filters: readonly Filter[];
-  /** Replay what changed after this timestamp first; undefined: only what changes from now on. */
-  readonly since: number | undefined;
-}
+export type { FeedEvent, FeedRequest, FeedSink } from "./feed-types.js";
 
 export interface LiveFeedOptions {
   readonly records: RecordService;
