@@ -160,13 +160,43 @@ export function buildContainer(settings: Settings, options: CompositionOptions =
   container
     .bind(TOKENS.LiveFeed)
     .toResolvedValue(
-      async (records: RecordService, events: ChangeEvents, broadcast: ChangeBroadcast, logger: Logger) => {
+      async (
+        records: RecordService,
+        events: ChangeEvents,
+        broadcast: ChangeBroadcast,
+        logger: Logger,
+        store: RecordStore,
+        stored: PermissionStore | undefined,
+        joined: GrantedRecordStore | undefined,
+      ) => {
         const log = (error: unknown, message: string) => logger.error({ err: error }, message);
-        const feed = new LiveFeed({ records, events, broadcast, keepAliveMs: settings.feedKeepaliveSeconds * 1000, log });
+        // The subscribers' views are decided as the record service decides them (same kinds, same backend).
+        const permissions = stored ?? NO_PERMISSION_STORE;
+        const kinds = resourceKinds({ authorizer: new Authorizer(permissions), permissions });
+        const feed = new LiveFeed({
+          records,
+          store,
+          permissions,
+          kinds,
+          // ACL writes join the record's transaction exactly where the granted store is bound (as for the record service).
+          aclAfterRecord: joined === undefined,
+          events,
+          broadcast,
+          keepAliveMs: settings.feedKeepaliveSeconds * 1000,
+          log,
+        });
         await feed.start();
         return feed;
       },
-      [TOKENS.RecordService, TOKENS.ChangeEvents, TOKENS.ChangeBroadcast, TOKENS.Logger],
+      [
+        TOKENS.RecordService,
+        TOKENS.ChangeEvents,
+        TOKENS.ChangeBroadcast,
+        TOKENS.Logger,
+        TOKENS.RecordStore,
+        permissionStore,
+        { serviceIdentifier: TOKENS.GrantedRecordStore, optional: true },
+      ],
     )
     .onDeactivation((feed) => feed.close());
 

@@ -4,6 +4,7 @@
  */
 import type { RecordStore } from "../../src/application/ports/record-store.js";
 import type { Harness } from "../support/harness.js";
+import { changesSinceCases } from "./record-store/changes-since.js";
 import { filterCases } from "./record-store/filters.js";
 import { listingCases } from "./record-store/listing.js";
 import { lostAccessCases } from "./record-store/lost-access.js";
@@ -35,5 +36,6 @@ export function recordStoreContract(name: string, open: () => Promise<Harness<Re
     filterCases(store);
     listingCases(store);
     lostAccessCases(store);
+    changesSinceCases(store);
   });
 }

@@ -16,6 +16,18 @@ import { allowedMethods, requesterOf } from "./record-routes.js";
 
 const DEFAULT_BUFFER_BYTES = 1024 * 1024;
 
+/** The feed hands the same event object to every recipient: each is encoded once. */
+const encoded = new WeakMap<FeedEvent, string>();
+
+function encode(event: FeedEvent): string {
+  let text = encoded.get(event);
+  if (text === undefined) {
+    text = `id: ${event.id}\nevent: ${event.event}\ndata: ${JSON.stringify(event.data)}\n\n`;
+    encoded.set(event, text);
+  }
+  return text;
+}
+
 /** An SSE stream on the raw response; refuses to queue more than `maxBufferedBytes` unread. */
 class SseSink implements FeedSink {
   constructor(
@@ -23,8 +35,9 @@ class SseSink implements FeedSink {
     private readonly maxBufferedBytes: number,
   ) {}
 
-  send(event: FeedEvent): boolean {
-    return this.write(`id: ${event.id}\nevent: ${event.event}\ndata: ${JSON.stringify(event.data)}\n\n`);
+  /** Several events, one socket write. */
+  send(events: readonly FeedEvent[]): boolean {
+    return this.write(events.length === 1 ? encode(events[0] as FeedEvent) : events.map(encode).join(""));
   }
 
   keepAlive(): boolean {

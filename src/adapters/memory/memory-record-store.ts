@@ -1,7 +1,8 @@
 /**
  * RecordStore kept in process memory: for tests, development and single-process use. It passes
  * the same contract suite as PostgreSQL, so the layers above can trust it. Access by ids looks
- * those ids up; other listings scan the scope (no indexes on fields).
+ * those ids up; a listing bounded below on `last_modified` (`_since`, the live feed) reads the
+ * scope's change log from that bound; other listings scan the scope (no indexes on fields).
  */
 /* eslint-disable @typescript-eslint/require-await -- the port is async; memory has nothing to await, and async keeps errors as rejections */
 import type { JsonObject } from "../../domain/json.js";
@@ -14,9 +15,17 @@ import {
   type StoredRecord,
   type Tombstone,
 } from "../../domain/records.js";
-import type { CountQuery, ListQuery, RecordAccess } from "../../application/listing.js";
+import { MODIFIED_FIELD, type CountQuery, type ListQuery, type RecordAccess } from "../../application/listing.js";
 import type { Clock } from "../../application/ports/clock.js";
-import type { AccessLoss, ConditionalWriteOptions, RecordStore, Scope, WriteOptions } from "../../application/ports/record-store.js";
+import type {
+  AccessLoss,
+  ConditionalWriteOptions,
+  RecordedLoss,
+  RecordStore,
+  Scope,
+  WriteOptions,
+} from "../../application/ports/record-store.js";
+import { ChangeLog } from "./change-log.js";
 import { LostAccessIndex } from "./lost-access-index.js";
 import { compileAccess, compileAfter, compileFilters, compileSort } from "./record-matching.js";
 
@@ -25,6 +34,8 @@ interface ScopeState {
   timestamp: number | undefined;
   readonly records: Map<string, StoredRecord>;
   readonly tombstones: Map<string, Tombstone>;
+  /** Ids of records and tombstones in `last_modified` order (an id is current while its entry has that timestamp). */
+  readonly changes: ChangeLog<string>;
   readonly lostAccess: LostAccessIndex;
 }
 
@@ -65,6 +76,21 @@ function reachable<T>(map: ReadonlyMap<string, T>, access: RecordAccess | undefi
   return found;
 }
 
+/**
+ * The lowest `last_modified` a query's filters allow (`gt`/`min` on a number), or undefined: the
+ * change log can then serve the listing from there. The filters still decide, so it only narrows.
+ */
+function sinceBound(filters: ListQuery["filters"]): { after: number; inclusive: boolean } | undefined {
+  let bound: { after: number; inclusive: boolean } | undefined;
+  for (const f of filters) {
+    if (f.field !== MODIFIED_FIELD || typeof f.value !== "number" || !Number.isFinite(f.value)) continue;
+    if (f.operator !== "gt" && f.operator !== "min") continue;
+    const candidate = { after: f.value, inclusive: f.operator === "min" };
+    if (!bound || candidate.after > bound.after || (candidate.after === bound.after && !candidate.inclusive)) bound = candidate;
+  }
+  return bound;
+}
+
 function requestedTimestamp(options: WriteOptions | undefined): number | undefined {
   const requested = options?.lastModified;
   return requested !== undefined && Number.isSafeInteger(requested) && requested >= 0 ? requested : undefined;
@@ -87,8 +113,9 @@ export class MemoryRecordStore implements RecordStore {
     const existing = state.records.get(id);
     if (existing) throw new ConflictError(recordBody(copyRecord(existing)));
     const record: StoredRecord = { id, lastModified: this.stamp(state, options), data: ownData(data) };
-    state.tombstones.delete(id);
+    if (state.tombstones.delete(id)) state.changes.superseded();
     state.records.set(id, record);
+    state.changes.append(id, record.lastModified);
     return copyRecord(record);
   }
 
@@ -97,6 +124,8 @@ export class MemoryRecordStore implements RecordStore {
     this.existing(scope, state, id, options);
     const record: StoredRecord = { id, lastModified: this.stamp(state, options), data: ownData(data) };
     state.records.set(id, record);
+    state.changes.append(id, record.lastModified);
+    state.changes.superseded();
     return copyRecord(record);
   }
 
@@ -123,8 +152,18 @@ export class MemoryRecordStore implements RecordStore {
     const upTo = query.upTo ?? Number.POSITIVE_INFINITY;
     const keep = (entry: RecordOrTombstone) => entry.lastModified <= upTo && allowed(entry) && matches(entry) && isAfter(entry);
     const kept: RecordOrTombstone[] = [];
-    for (const record of reachable(state.records, query.access)) if (keep(record)) kept.push(record);
-    if (query.includeDeleted) for (const tombstone of reachable(state.tombstones, query.access)) if (keep(tombstone)) kept.push(tombstone);
+    const since = sinceBound(query.filters);
+    if (since && (query.access === undefined || state.changes.sizeAfter(since.after, since.inclusive) < query.access.ids.length)) {
+      // Fewer changes since the bound than ids to look up (or no ids at all): the log has them all.
+      for (const { key } of state.changes.after(since.after, since.inclusive)) {
+        const entry = state.records.get(key) ?? (query.includeDeleted ? state.tombstones.get(key) : undefined);
+        if (entry && keep(entry)) kept.push(entry);
+      }
+    } else {
+      for (const record of reachable(state.records, query.access)) if (keep(record)) kept.push(record);
+      if (query.includeDeleted)
+        for (const tombstone of reachable(state.tombstones, query.access)) if (keep(tombstone)) kept.push(tombstone);
+    }
     if (query.includeDeleted && query.access?.principals) {
       const lost = state.lostAccess.tombstonesFor(query.access.principals, new Set(query.access.ids));
       const ungranted = (entry: RecordOrTombstone) => entry.lastModified <= upTo && matches(entry) && isAfter(entry);
@@ -144,6 +183,10 @@ export class MemoryRecordStore implements RecordStore {
       stamps.push(lastModified);
     }
     return stamps;
+  }
+
+  async lostAccessAfter(scope: Scope, after: number): Promise<RecordedLoss[]> {
+    return this.peek(scope)?.lostAccess.after(after) ?? [];
   }
 
   async count(scope: Scope, query: CountQuery): Promise<number> {
@@ -170,6 +213,7 @@ export class MemoryRecordStore implements RecordStore {
       for (const [id, tombstone] of state.tombstones) {
         if (before !== undefined && tombstone.lastModified >= before) continue;
         state.tombstones.delete(id);
+        state.changes.superseded();
         purged += 1;
       }
       purged += state.lostAccess.purge(before);
@@ -196,7 +240,12 @@ export class MemoryRecordStore implements RecordStore {
     const key = scopeKey(scope);
     let state = this.scopes.get(key);
     if (!state) {
-      state = { timestamp: undefined, records: new Map(), tombstones: new Map(), lostAccess: new LostAccessIndex() };
+      const records = new Map<string, StoredRecord>();
+      const tombstones = new Map<string, Tombstone>();
+      const changes = new ChangeLog<string>(
+        ({ key: id, lastModified }) => (records.get(id) ?? tombstones.get(id))?.lastModified === lastModified,
+      );
+      state = { timestamp: undefined, records, tombstones, changes, lostAccess: new LostAccessIndex() };
       this.scopes.set(key, state);
     }
     return state;
@@ -218,6 +267,8 @@ export class MemoryRecordStore implements RecordStore {
     const tombstone: Tombstone = { id, lastModified: this.stamp(state, options), deleted: true };
     state.records.delete(id);
     state.tombstones.set(id, tombstone);
+    state.changes.append(id, tombstone.lastModified);
+    state.changes.superseded();
     return tombstone;
   }
 

@@ -39,6 +39,18 @@ export const RECORD_LOST_ACCESS_STAMPED: Statement = {
     ON CONFLICT (collection, parent_id, principal, id) DO UPDATE SET last_modified = EXCLUDED.last_modified`,
 };
 
+/**
+ * Losses of scope ($1, $2) with `last_modified` above $3, one row per (record, timestamp) with
+ * its principals, ascending: what the live feed reads once per burst for every restricted
+ * subscriber. A row is the newest loss of its (principal, record) by construction (primary key).
+ */
+export const LOST_ACCESS_AFTER: Statement = {
+  name: "tessera_lost_access_after",
+  text: `SELECT id, last_modified, array_agg(principal ORDER BY principal) AS principals FROM lost_access
+    WHERE collection = $1 AND parent_id = $2 AND last_modified > $3
+    GROUP BY id, last_modified ORDER BY last_modified, id`,
+};
+
 /** The statement's parameters after the scope: one row per distinct (loss, principal), losses merged by id. */
 export function lostAccessValues(losses: readonly AccessLoss[]): {
   ids: string[];

@@ -8,7 +8,14 @@
 import { createHash } from "node:crypto";
 import type { CountQuery, ListQuery } from "../../application/listing.js";
 import type { GrantedRecordStore, Grants } from "../../application/ports/granted-record-store.js";
-import type { AccessLoss, ConditionalWriteOptions, RecordStore, Scope, WriteOptions } from "../../application/ports/record-store.js";
+import type {
+  AccessLoss,
+  ConditionalWriteOptions,
+  RecordedLoss,
+  RecordStore,
+  Scope,
+  WriteOptions,
+} from "../../application/ports/record-store.js";
 import type { RecordAclEntries, RecordWithAclWriter } from "../../application/ports/record-with-acl-writer.js";
 import { ConflictError, PreconditionFailedError, RecordNotFoundError } from "../../domain/errors.js";
 import type { JsonObject } from "../../domain/json.js";
@@ -16,6 +23,7 @@ import { recordBody, type RecordOrTombstone, type StoredRecord, type Tombstone }
 import { BatchedCreates, BatchedUpdates, type CreateItem, type UpdateItem, type WriteRow } from "./batched-writes.js";
 import { groupCommitOf, runOne, type BatchStatement, type GroupClock, type GroupCommit } from "./group-commit.js";
 import {
+  LOST_ACCESS_AFTER,
   lostAccessSourceSql,
   lostAccessValues,
   purgeLostAccessSql,
@@ -273,6 +281,15 @@ export class PostgresRecordStore implements RecordStore, GrantedRecordStore, Rec
    * once); inside another transaction the statement bumps the counter itself; alone, it joins
    * the scope's next group. Either way it commits with the ACL change that caused it.
    */
+  async lostAccessAfter(scope: Scope, after: number): Promise<RecordedLoss[]> {
+    const rows = await this.run<{ id: string; last_modified: string; principals: string[] }>(LOST_ACCESS_AFTER, [
+      scope.collection,
+      scope.parentId,
+      after,
+    ]);
+    return rows.map((row) => ({ id: row.id, lastModified: Number(row.last_modified), principals: row.principals }));
+  }
+
   async recordLostAccess(scope: Scope, losses: readonly AccessLoss[]): Promise<number[]> {
     const values = lostAccessValues(losses);
     if (values.count === 0) return [];

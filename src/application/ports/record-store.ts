@@ -23,6 +23,13 @@ export interface AccessLoss {
   readonly principals: readonly string[];
 }
 
+/** Principals whose newest loss of record `id` (recordLostAccess) happened at `lastModified`. */
+export interface RecordedLoss {
+  readonly id: string;
+  readonly lastModified: number;
+  readonly principals: readonly string[];
+}
+
 export interface ConditionalWriteOptions extends WriteOptions {
   /** Write only if the stored record has exactly this `last_modified` (checked atomically). */
   readonly ifMatch?: number;
@@ -73,6 +80,13 @@ export interface RecordStore {
    * caller (RecordAccess, docs/adr/0011).
    */
   recordLostAccess(scope: Scope, losses: readonly AccessLoss[]): Promise<number[]>;
+
+  /**
+   * The losses still recorded (not superseded by a newer loss of the same record by the same
+   * principal, nor purged) with `last_modified` above `after`, ascending: what the live feed needs
+   * to tell each restricted subscriber of lost access without one listing per subscriber.
+   */
+  lostAccessAfter(scope: Scope, after: number): Promise<RecordedLoss[]>;
 
   /** Entries in query order, at most `limit`. Work is proportional to the page, not the scope. */
   list(scope: Scope, query: ListQuery): Promise<RecordOrTombstone[]>;

@@ -1,0 +1,140 @@
+/**
+ * Who among a scope's live subscribers sees each change of one shared read (docs/adr/0011), with
+ * the listing's rules decided in memory: a subscriber with collection-level read sees every record
+ * its filters keep and every tombstone; a restricted one sees records and tombstones whose ACL
+ * grants read (`read`, `write`, bound permissions) to one of its principals, and, for a record it
+ * cannot read now, a tombstone at the newest loss recorded for one of its principals. The cost is
+ * the changes times their recipients, found through an index by principal, never subscribers ×
+ * changes.
+ */
+import type { RecordOrTombstone } from "../domain/records.js";
+import type { RecordedLoss } from "./ports/record-store.js";
+
+/** What the audience needs to know of a subscriber, fixed when it joins. */
+export interface Viewer {
+  readonly cursor: number;
+  /** Undefined: collection-level read. Else the principals its record ACLs are matched against. */
+  readonly principals: ReadonlySet<string> | undefined;
+  /** Key of its data filters ("" for none): records pass when `matching` has them for that key. */
+  readonly filterKey: string;
+}
+
+export interface SharedRead {
+  /** Records and tombstones of the scope in (low, bound], ascending (unrestricted, no filters). */
+  readonly entries: readonly RecordOrTombstone[];
+  readonly bound: number;
+  /** Losses above low (any bound), ascending; only read when a restricted viewer is present. */
+  readonly losses: readonly RecordedLoss[];
+  /** Per record id, the principals its ACL grants read to now (ids of entries and losses). */
+  readonly readers: ReadonlyMap<string, ReadonlySet<string>>;
+  /** Per non-empty filter key, `id@last_modified` of the records in range those filters keep. */
+  readonly matching: ReadonlyMap<string, ReadonlySet<string>>;
+}
+
+/** One delivery: the entry (a record, a tombstone, or a lost-access tombstone) for one viewer. */
+export interface Delivery<V> {
+  readonly viewer: V;
+  readonly entries: RecordOrTombstone[];
+}
+
+export function entryKey(entry: { id: string; lastModified: number }): string {
+  return `${entry.id}@${entry.lastModified}`;
+}
+
+export class Audience<V extends Viewer> {
+  private readonly unrestricted = new Set<V>();
+  private readonly byPrincipal = new Map<string, Set<V>>();
+
+  get hasRestricted(): boolean {
+    return this.byPrincipal.size > 0;
+  }
+
+  add(viewer: V): void {
+    if (viewer.principals === undefined) {
+      this.unrestricted.add(viewer);
+      return;
+    }
+    for (const principal of viewer.principals) {
+      let set = this.byPrincipal.get(principal);
+      if (!set) {
+        set = new Set();
+        this.byPrincipal.set(principal, set);
+      }
+      set.add(viewer);
+    }
+  }
+
+  delete(viewer: V): void {
+    this.unrestricted.delete(viewer);
+    for (const principal of viewer.principals ?? []) {
+      const set = this.byPrincipal.get(principal);
+      set?.delete(viewer);
+      if (set?.size === 0) this.byPrincipal.delete(principal);
+    }
+  }
+
+  /** Who may see `entry` (a record or tombstone) now: before cursors and filters. */
+  recipients(entry: RecordOrTombstone, readers: ReadonlySet<string> | undefined): Set<V> {
+    const found = new Set(this.unrestricted);
+    for (const principal of readers ?? []) for (const viewer of this.byPrincipal.get(principal) ?? []) found.add(viewer);
+    return found;
+  }
+
+  /** Each viewer's entries of the read, ascending, after its cursor and up to the bound. */
+  deliveries(read: SharedRead): Map<V, RecordOrTombstone[]> {
+    const out = new Map<V, RecordOrTombstone[]>();
+    const push = (viewer: V, entry: RecordOrTombstone) => {
+      const list = out.get(viewer);
+      if (list) list.push(entry);
+      else out.set(viewer, [entry]);
+    };
+    for (const entry of read.entries) {
+      for (const viewer of this.recipients(entry, read.readers.get(entry.id))) {
+        if (entry.lastModified <= viewer.cursor) continue;
+        if (!entry.deleted && viewer.filterKey !== "" && read.matching.get(viewer.filterKey)?.has(entryKey(entry)) !== true) continue;
+        push(viewer, entry);
+      }
+    }
+    const lost = this.lostTombstones(read);
+    for (const [viewer, tombstones] of lost) {
+      const list = out.get(viewer) ?? [];
+      list.push(...tombstones);
+      out.set(
+        viewer,
+        list.sort((a, b) => a.lastModified - b.lastModified),
+      );
+    }
+    return out;
+  }
+
+  /**
+   * For each restricted viewer, one tombstone per record one of its principals lost and it cannot
+   * read now, at the newest such loss, when that is after its cursor and within the bound.
+   */
+  private lostTombstones(read: SharedRead): Map<V, RecordOrTombstone[]> {
+    const newest = new Map<V, Map<string, number>>();
+    for (const loss of read.losses) {
+      const readers = read.readers.get(loss.id);
+      for (const principal of loss.principals) {
+        for (const viewer of this.byPrincipal.get(principal) ?? []) {
+          const principals = viewer.principals;
+          if (principals === undefined || (readers !== undefined && [...readers].some((p) => principals.has(p)))) continue;
+          let byId = newest.get(viewer);
+          if (!byId) {
+            byId = new Map();
+            newest.set(viewer, byId);
+          }
+          byId.set(loss.id, Math.max(loss.lastModified, byId.get(loss.id) ?? 0));
+        }
+      }
+    }
+    const out = new Map<V, RecordOrTombstone[]>();
+    for (const [viewer, byId] of newest) {
+      const tombstones: RecordOrTombstone[] = [];
+      for (const [id, lastModified] of byId)
+        if (lastModified > viewer.cursor && lastModified <= read.bound) tombstones.push({ id, lastModified, deleted: true });
+      if (tombstones.length > 0) out.set(viewer, tombstones);
+    }
+    return out;
+  }
+}

@@ -1,0 +1,249 @@
+/**
+ * The shared reads of one scope's live subscribers (docs/adr/0011): per burst of changes, one read
+ * of what changed after the lowest cursor (records and tombstones, the losses, the ACLs of the
+ * records concerned, and one filtered read per distinct filter set), then each subscriber's
+ * events decided in memory (Audience) and written in one batch. A burst costs a handful of store
+ * calls whatever the number of subscribers; signals arriving meanwhile only mark the scope dirty,
+ * and the next burst waits `windowMs`, so writers never wait for subscribers.
+ */
+import type { RecordOrTombstone } from "../domain/records.js";
+import { READ, recordObjectId } from "../domain/permissions.js";
+import { Audience, entryKey, type SharedRead } from "./feed-audience.js";
+import { feedEvent, isSingleWrite, PAGE, type Subscription } from "./feed-subscription.js";
+import type { ChangeAction } from "./events.js";
+import { ID_FIELD, MODIFIED_FIELD, type Filter } from "./listing.js";
+import type { FeedEvent } from "./feed-types.js";
+import type { ChangeSignal } from "./ports/change-broadcast.js";
+import type { PermissionStore } from "./ports/permission-store.js";
+import type { RecordStore, Scope } from "./ports/record-store.js";
+import { boundPermissionsOf, type ResourceDefinition } from "./resources.js";
+
+const MAX_PAGES_PER_BURST = 1000;
+const ASCENDING = [{ field: MODIFIED_FIELD, descending: false }] as const;
+
+export interface ScopeFeedDeps {
+  readonly store: RecordStore;
+  readonly permissions: PermissionStore;
+  /** Whether an ACL may be written after its record outside its transaction (then signals are re-checked). */
+  readonly recheckSignals: boolean;
+  /** Pause before a burst, so that close writes share it. */
+  readonly windowMs: number;
+  readonly actionOf: (id: string, timestamp: number) => ChangeAction | undefined;
+  readonly log: (error: unknown, message: string) => void;
+}
+
+export class ScopeFeed {
+  private readonly audience = new Audience<Subscription>();
+  private readonly members = new Set<Subscription>();
+  private joining: Subscription[] = [];
+  private running = false;
+  private dirty = false;
+  private scheduled = false;
+  /** The highest timestamp a subscriber of this scope has read up to. */
+  private highWater = 0;
+  /** Single-record writes signalled during a burst: re-checked if the burst read past them. */
+  private inFlight: { id: string; timestamp: number }[] = [];
+  private readonly recheck = new Map<string, number>();
+  /** `id@last_modified` → the readers the last burst found for it: a re-check is needed only if they changed. */
+  private seenReaders = new Map<string, ReadonlySet<string>>();
+
+  constructor(
+    readonly scope: Scope,
+    private readonly resource: ResourceDefinition,
+    private readonly deps: ScopeFeedDeps,
+  ) {}
+
+  get size(): number {
+    return this.members.size + this.joining.length;
+  }
+
+  /** A subscriber caught up with its replay: read for it from its cursor on. */
+  join(subscription: Subscription): void {
+    this.joining.push(subscription);
+    this.highWater = Math.max(this.highWater, subscription.cursor);
+    this.wake();
+  }
+
+  leave(subscription: Subscription): void {
+    this.members.delete(subscription);
+    this.audience.delete(subscription);
+    this.joining = this.joining.filter((s) => s !== subscription);
+  }
+
+  /**
+   * Something changed. Where an ACL is written after its record, a burst between the two moves
+   * cursors past a record its readers could not see yet; the write's signal, sent after both,
+   * then names a timestamp at or below what was read (or arrives during the burst): that record
+   * is checked again for its readers.
+   */
+  wake(signal?: ChangeSignal): void {
+    if (this.deps.recheckSignals && isSingleWrite(signal)) {
+      if (this.running) this.inFlight.push({ id: signal.id, timestamp: signal.timestamp });
+      else if (signal.timestamp <= this.highWater) this.recheck.set(signal.id, signal.timestamp);
+    }
+    if (this.running) {
+      this.dirty = true;
+      return;
+    }
+    this.schedule();
+  }
+
+  subscriptions(): Subscription[] {
+    return [...this.members, ...this.joining];
+  }
+
+  closeAll(): void {
+    for (const subscription of this.subscriptions()) subscription.close();
+  }
+
+  private schedule(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setTimeout(() => {
+      this.scheduled = false;
+      this.running = true;
+      void this.burst();
+    }, this.deps.windowMs);
+  }
+
+  private async burst(): Promise<void> {
+    try {
+      for (const subscription of this.joining.splice(0)) {
+        if (subscription.closed) continue;
+        this.members.add(subscription);
+        this.audience.add(subscription);
+      }
+      if (this.members.size === 0) return;
+      await this.readChanges();
+      for (const { id, timestamp } of this.inFlight.splice(0)) if (timestamp <= this.highWater) this.recheck.set(id, timestamp);
+      await this.readRechecks();
+    } catch (error) {
+      this.deps.log(error, "a live feed read failed; the scope's subscribers were closed");
+      for (const subscription of [...this.members]) subscription.close();
+    } finally {
+      this.running = false;
+      if (this.dirty || this.joining.length > 0 || this.recheck.size > 0) {
+        this.dirty = false;
+        this.schedule();
+      }
+    }
+  }
+
+  /** Reads what changed after the lowest cursor, page by page, and delivers it. */
+  private async readChanges(): Promise<void> {
+    const { store } = this.deps;
+    for (let page = 0; page < MAX_PAGES_PER_BURST && this.members.size > 0; page += 1) {
+      const low = Math.min(...[...this.members].map((s) => s.cursor));
+      const upTo = await store.collectionTimestamp(this.scope);
+      if (upTo <= low) return;
+      const entries = await store.list(this.scope, {
+        filters: [{ field: MODIFIED_FIELD, operator: "gt", value: low }],
+        sort: ASCENDING,
+        limit: PAGE,
+        upTo,
+        includeDeleted: true,
+      });
+      const last = entries.length === PAGE ? entries[PAGE - 1] : undefined;
+      const bound = last ? last.lastModified : upTo;
+      const restricted = this.audience.hasRestricted;
+      const losses = restricted ? (await store.lostAccessAfter(this.scope, low)).filter((l) => l.lastModified <= bound) : [];
+      const ids = restricted ? [...new Set([...entries.map((e) => e.id), ...losses.map((l) => l.id)])] : [];
+      const read: SharedRead = { entries, bound, losses, readers: await this.readersOf(ids), matching: await this.matching(low, bound) };
+      if (this.deps.recheckSignals && restricted)
+        for (const entry of entries) this.seenReaders.set(entryKey(entry), read.readers.get(entry.id) ?? new Set());
+      const eventOf = this.eventCache();
+      for (const [subscription, delivered] of this.audience.deliveries(read)) subscription.deliver(delivered, eventOf);
+      for (const subscription of this.members) subscription.cursor = Math.max(subscription.cursor, bound);
+      this.highWater = Math.max(this.highWater, bound);
+      if (!last) return;
+    }
+  }
+
+  /** Records signalled at or below what was read: sent to readers that have not had them. */
+  private async readRechecks(): Promise<void> {
+    const seen = this.seenReaders;
+    this.seenReaders = new Map();
+    // Only restricted subscribers depend on an ACL: the others saw every record already.
+    if (!this.audience.hasRestricted) this.recheck.clear();
+    for (const [id, timestamp] of [...this.recheck]) {
+      this.recheck.delete(id);
+      const before = seen.get(`${id}@${timestamp}`);
+      const readers = (await this.readersOf([id])).get(id);
+      // Read with the ACL it has now: nobody's view of it changed since.
+      if (before && readers && sameSet(before, readers)) continue;
+      const record = await this.deps.store.get(this.scope, id);
+      if (!record || record.lastModified !== timestamp) continue; // gone or rewritten: a later read has it
+      const passes = new Map<string, boolean>();
+      for (const subscription of this.audience.recipients(record, readers)) {
+        if (timestamp > subscription.cursor || timestamp <= subscription.start || subscription.hasSent(id, timestamp)) continue;
+        const key = subscription.filterKey;
+        if (key !== "" && !passes.has(key)) passes.set(key, await this.keeps(subscription.request.filters, id, timestamp));
+        if (key !== "" && passes.get(key) !== true) continue;
+        subscription.deliver([record], this.eventCache());
+      }
+    }
+  }
+
+  private async keeps(filters: readonly Filter[], id: string, timestamp: number): Promise<boolean> {
+    const found = await this.deps.store.list(this.scope, {
+      filters: [...filters, { field: ID_FIELD, operator: "eq", value: id }, { field: MODIFIED_FIELD, operator: "eq", value: timestamp }],
+      sort: ASCENDING,
+      limit: 1,
+      includeDeleted: false,
+    });
+    return found.length > 0;
+  }
+
+  /** Per record id, the principals its ACL grants read to (through `write` and bound permissions too). */
+  private async readersOf(ids: readonly string[]): Promise<Map<string, ReadonlySet<string>>> {
+    const bound = boundPermissionsOf(this.resource);
+    const acls = await Promise.all(
+      ids.map((id) => {
+        const objectId = recordObjectId(this.resource.name, id);
+        const permissions = bound(objectId, READ)
+          .filter((b) => b.objectId === objectId)
+          .map((b) => b.permission);
+        return this.deps.permissions.objectPermissions(objectId, permissions);
+      }),
+    );
+    const readers = new Map<string, ReadonlySet<string>>();
+    ids.forEach((id, i) => readers.set(id, new Set(Object.values(acls[i] ?? {}).flatMap((principals) => [...principals]))));
+    return readers;
+  }
+
+  /** Per distinct filter set of the members, the records in (low, bound] it keeps. */
+  private async matching(low: number, bound: number): Promise<Map<string, Set<string>>> {
+    const sets = new Map<string, readonly Filter[]>();
+    for (const subscription of this.members)
+      if (subscription.filterKey !== "") sets.set(subscription.filterKey, subscription.request.filters);
+    const matching = new Map<string, Set<string>>();
+    for (const [key, filters] of sets) {
+      const kept = await this.deps.store.list(this.scope, {
+        filters: [...filters, { field: MODIFIED_FIELD, operator: "gt", value: low }],
+        sort: ASCENDING,
+        limit: PAGE,
+        upTo: bound,
+        includeDeleted: false,
+      });
+      matching.set(key, new Set(kept.map(entryKey)));
+    }
+    return matching;
+  }
+
+  /** One event object per entry, shared by every recipient (the stream serializes it once). */
+  private eventCache(): (entry: RecordOrTombstone) => FeedEvent {
+    const events = new Map<RecordOrTombstone, FeedEvent>();
+    return (entry) => {
+      let event = events.get(entry);
+      if (!event) {
+        event = feedEvent(entry, entry.deleted ? "delete" : this.deps.actionOf(entry.id, entry.lastModified));
+        events.set(entry, event);
+      }
+      return event;
+    };
+  }
+}
+
+function sameSet(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {
+  return a.size === b.size && [...a].every((x) => b.has(x));
+}
