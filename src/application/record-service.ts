@@ -405,15 +405,10 @@ export class RecordService {
     resource: ResourceDefinition,
     view: CollectionView,
   ): Promise<{ caller: Caller; reach: Reach }> {
-    const caller = await kind.caller(requester);
-    return { caller, reach: await this.reach(kind, caller, resource, view) };
-  }
-
-  /** The records a collection view works on: the whole scope, or those the caller's grants reach. */
-  private async reach(kind: ResourceKindPolicy, caller: Caller, resource: ResourceDefinition, view: CollectionView): Promise<Reach> {
-    const permission = await kind.restriction(caller, resource, view);
-    if (permission === undefined) return { records: this.deps.records, restricted: false };
-    return { records: await this.deps.granted.select(caller, resource, permission), restricted: true };
+    const [caller, permission] = await kind.callerAndRestriction(requester, resource, view);
+    // The records a collection view works on: the whole scope, or those the caller's grants reach.
+    if (permission === undefined) return { caller, reach: { records: this.deps.records, restricted: false } };
+    return { caller, reach: { records: await this.deps.granted.select(caller, resource, permission), restricted: true } };
   }
 
   /** Writes a record and its ACL together (record-acl-write.ts explains the order and the undo). */

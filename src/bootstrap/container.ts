@@ -26,6 +26,7 @@ import { LostAccessPermissionStore } from "../application/lost-access-permission
 import type { GrantedRecordStore } from "../application/ports/granted-record-store.js";
 import type { RecordWithAclReader } from "../application/ports/record-with-acl-reader.js";
 import type { RecordWithAclWriter } from "../application/ports/record-with-acl-writer.js";
+import type { PrincipalsWithCheck } from "../application/ports/principals-with-check.js";
 import type { PermissionStore } from "../application/ports/permission-store.js";
 import type { RecordStore } from "../application/ports/record-store.js";
 import type { UnitOfWork } from "../application/ports/unit-of-work.js";
@@ -78,6 +79,7 @@ export function buildContainer(settings: Settings, options: CompositionOptions =
   container.onActivation(TOKENS.RecordWithAclReader, (_context, port) => observedPort(port, "storage", metrics));
   container.onActivation(TOKENS.RecordWithAclWriter, (_context, port) => observedPort(port, "storage", metrics));
   container.onActivation(TOKENS.PermissionStore, (_context, port) => observedPort(port, "permission", metrics));
+  container.onActivation(TOKENS.PrincipalsWithCheck, (_context, port) => observedPort(port, "permission", metrics));
   container.onActivation(TOKENS.Cache, (_context, port) => observedPort(port, "cache", metrics));
   const permissionStore = { serviceIdentifier: TOKENS.PermissionStore, optional: true } as const;
 
@@ -122,6 +124,7 @@ export function buildContainer(settings: Settings, options: CompositionOptions =
       events: ChangeEvents,
       together: RecordWithAclReader | undefined,
       createTogether: RecordWithAclWriter | undefined,
+      principalsWithCheck: PrincipalsWithCheck | undefined,
     ) => {
       const permissions = trackingLostAccess(stored, records, resources, false) ?? NO_PERMISSION_STORE;
       const kinds = resourceKinds({
@@ -129,6 +132,7 @@ export function buildContainer(settings: Settings, options: CompositionOptions =
         permissions,
         ...(together ? { together } : {}),
         ...(createTogether ? { createTogether } : {}),
+        ...(principalsWithCheck ? { principalsWithCheck } : {}),
       });
       // Decided once, here: one query where the store can join the ACEs, else ids resolved first.
       const granted = joined ? new GrantsJoinedInStore(joined) : new GrantsResolvedToIds(records, permissions);
@@ -154,6 +158,7 @@ export function buildContainer(settings: Settings, options: CompositionOptions =
       TOKENS.ChangeEvents,
       { serviceIdentifier: TOKENS.RecordWithAclReader, optional: true },
       { serviceIdentifier: TOKENS.RecordWithAclWriter, optional: true },
+      { serviceIdentifier: TOKENS.PrincipalsWithCheck, optional: true },
     ],
   );
 

@@ -86,8 +86,11 @@ export const postgresModule: TechnologyModule = (roles) =>
         );
       }
     }
-    if (permission)
+    if (permission) {
       bind(TOKENS.PermissionStore).toResolvedValue((_owner: PostgresDatabases) => new PostgresPermissionStore(permission), [DATABASES]);
+      // A user's principals and a permission check in one statement (the backend keeps both).
+      bind(TOKENS.PrincipalsWithCheck).toResolvedValue((_owner: PostgresDatabases) => new PostgresPermissionStore(permission), [DATABASES]);
+    }
     const cacheSettings = roles.cache;
     if (cache && cacheSettings) {
       bind(TOKENS.Cache).toResolvedValue(

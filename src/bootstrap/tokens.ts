@@ -12,6 +12,7 @@ import type { Clock, IdGenerator } from "../application/ports/clock.js";
 import type { GrantedRecordStore } from "../application/ports/granted-record-store.js";
 import type { RecordWithAclReader } from "../application/ports/record-with-acl-reader.js";
 import type { RecordWithAclWriter } from "../application/ports/record-with-acl-writer.js";
+import type { PrincipalsWithCheck } from "../application/ports/principals-with-check.js";
 import type { PermissionStore } from "../application/ports/permission-store.js";
 import type { RecordStore } from "../application/ports/record-store.js";
 import type { UnitOfWork } from "../application/ports/unit-of-work.js";
@@ -48,6 +49,8 @@ export const TOKENS = {
   RecordWithAclReader: Symbol("RecordWithAclReader") as ServiceIdentifier<RecordWithAclReader>,
   /** A capability: bound only where records and ACEs share a database. */
   RecordWithAclWriter: Symbol("RecordWithAclWriter") as ServiceIdentifier<RecordWithAclWriter>,
+  /** A capability of the permission backend: bound where principals and ACEs share its database. */
+  PrincipalsWithCheck: Symbol("PrincipalsWithCheck") as ServiceIdentifier<PrincipalsWithCheck>,
   /** Multi-bound: one per connection pool a technology opens, for metrics. */
   ConnectionPool: Symbol("ConnectionPool") as ServiceIdentifier<PoolProbe>,
   /** Change signals for the live feed; a technology sharing them between processes binds it. */

@@ -2,7 +2,9 @@
  * Differential test: random sequences of every PermissionStore operation run against each backend,
  * every answer compared with the first backend's (memory, the reference). Small alphabets make
  * collisions, wildcards and look-alike ids (`_`, `%`, `|`) frequent. To add a backend, add a line to
- * BACKENDS.
+ * BACKENDS. A backend's PrincipalsWithCheck capability (PostgreSQL) answers `principalsAndCheck`;
+ * the others compose it from userPrincipals and checkPermission, so the capability is compared
+ * with that composition.
  */
 import { expect } from "chai";
 import fc from "fast-check";
@@ -11,6 +13,7 @@ import { PostgresDatabase } from "../../src/adapters/postgres/postgres-database.
 import { PostgresPermissionStore } from "../../src/adapters/postgres/postgres-permission-store.js";
 import { RedisPermissionStore } from "../../src/adapters/redis/redis-permission-store.js";
 import type { PermissionStore } from "../../src/application/ports/permission-store.js";
+import type { PrincipalsWithCheck } from "../../src/application/ports/principals-with-check.js";
 import { defaultBoundPermissions, type BoundPermissionsFn } from "../../src/domain/permissions.js";
 import type { Harness } from "../support/harness.js";
 import { databaseUrl, ensureDatabase } from "../support/postgres.js";
@@ -104,6 +107,7 @@ const operation = fc.oneof(
   },
   { arbitrary: fc.tuple(fc.constant("objectPermissionAuthorizedPrincipals" as const), object, permission, bound), weight: 3 },
   { arbitrary: fc.tuple(fc.constant("checkPermission" as const), object, permission, principals, bound), weight: 5 },
+  { arbitrary: fc.tuple(fc.constant("principalsAndCheck" as const), user, principals, object, permission, bound), weight: 4 },
   {
     arbitrary: fc.tuple(
       fc.constant("objectPermissions" as const),
@@ -127,7 +131,11 @@ const operation = fc.oneof(
 type Operation = typeof operation extends fc.Arbitrary<infer T> ? T : never;
 
 /** Sets as sorted arrays, ACLs as sorted entries: answers comparable with deep equality. */
-type Answer = null | boolean | string[] | [string, string[]][];
+type Answer = null | boolean | string[] | [string, string[]][] | { principals: string[]; allowed: boolean };
+
+function hasPrincipalsWithCheck(store: PermissionStore): store is PermissionStore & PrincipalsWithCheck {
+  return typeof (store as Partial<PrincipalsWithCheck>).principalsAndCheck === "function";
+}
 
 const sortedOf = (values: Iterable<string>): string[] => [...values].sort();
 
@@ -153,6 +161,16 @@ async function apply(store: PermissionStore, op: Operation): Promise<Answer> {
       return sortedOf(await store.objectPermissionAuthorizedPrincipals(op[1], op[2], BOUND[op[3]]));
     case "checkPermission":
       return store.checkPermission(op[1], op[2], op[3], BOUND[op[4]]);
+    case "principalsAndCheck": {
+      const [, userId, known, objectId, perm, boundName] = op;
+      if (hasPrincipalsWithCheck(store)) {
+        const read = await store.principalsAndCheck(userId, known, objectId, perm, BOUND[boundName]);
+        return { principals: sortedOf(read.principals), allowed: read.allowed };
+      }
+      const extra = await store.userPrincipals(userId);
+      const allowed = await store.checkPermission(objectId, perm, [...new Set([...known, ...extra])], BOUND[boundName]);
+      return { principals: sortedOf(extra), allowed };
+    }
     case "objectPermissions": {
       const acl = await store.objectPermissions(op[1], op[2]);
       return Object.entries(acl)

@@ -1,12 +1,13 @@
 /**
  * Fail-closed authorization, end to end on every permission backend: a caller whose only grant
- * is a collection ACE (so the decision needs `checkPermission`) gets 503 when only that call
- * fails, never 200; a caller with no grant at all gets 503 too. The real adapter keeps answering
+ * is a collection ACE (so the decision needs `checkPermission`, or on PostgreSQL for a listing
+ * the statement that reads principals and checks together) gets 503 when only that call fails, never 200; a caller with no grant at all gets 503 too. The real adapter keeps answering
  * every other call, so the 503 can only come from the Authorizer's handling of that failure.
  */
 import { expect } from "chai";
 import { BackendError } from "../../src/domain/errors.js";
 import type { PermissionStore } from "../../src/application/ports/permission-store.js";
+import type { PrincipalsWithCheck } from "../../src/application/ports/principals-with-check.js";
 import { TOKENS } from "../../src/bootstrap/tokens.js";
 import { startTestServer, userId, type TestServer } from "../support/http.js";
 import { permissionBackendSetups } from "../support/backend-setups.js";
@@ -34,35 +35,47 @@ for (const backend of BACKENDS) {
     let server: TestServer;
     let permissions: PermissionStore;
     let realCheck: PermissionStore["checkPermission"];
+    let combined: PrincipalsWithCheck | undefined;
+    let realCombined: PrincipalsWithCheck["principalsAndCheck"] | undefined;
     let checks = 0;
+
+    function restoreChecks(): void {
+      if (permissions) permissions.checkPermission = realCheck;
+      if (combined && realCombined) combined.principalsAndCheck = realCombined;
+    }
 
     before(async () => {
       server = await startTestServer(await backend.settings());
       await (await server.running.container.getAsync(TOKENS.Migrator)).migrate();
       permissions = await server.running.container.getAsync(TOKENS.PermissionStore);
       realCheck = permissions.checkPermission.bind(permissions);
+      const { container } = server.running;
+      combined = container.isBound(TOKENS.PrincipalsWithCheck) ? await container.getAsync(TOKENS.PrincipalsWithCheck) : undefined;
+      realCombined = combined?.principalsAndCheck.bind(combined);
     });
     beforeEach(async () => {
       await (await server.running.container.getAsync(TOKENS.RecordStore)).flush();
       await permissions.flush();
-      permissions.checkPermission = realCheck;
+      restoreChecks();
       checks = 0;
       await server.request("PUT", "/v1/articles/r1", { user: ALICE, body: { data: { original: true } } });
       // Bob may read and write every article through the collection's ACEs only.
       await permissions.replaceObjectPermissions("/articles", { read: [userId(BOB)], write: [userId(BOB)] });
     });
     after(async () => {
-      if (permissions) permissions.checkPermission = realCheck;
+      restoreChecks();
       await permissions?.flush();
       await server?.stop();
     });
 
-    /** From now on only checkPermission fails, as the real adapter would on a lost connection. */
+    /** From now on only the permission checks fail, as the real adapter would on a lost connection. */
     function failCheckPermission(): void {
-      permissions.checkPermission = () => {
+      const fail = () => {
         checks += 1;
         return Promise.reject(new BackendError("permission"));
       };
+      permissions.checkPermission = fail;
+      if (combined) combined.principalsAndCheck = fail;
     }
 
     for (const request of REQUESTS) {
@@ -75,7 +88,7 @@ for (const backend of BACKENDS) {
         expect(answer.body.details).to.deep.equal({ backend: "permission" });
         expect(answer.headers.get("retry-after")).to.match(/^\d+$/);
         expect(checks).to.be.greaterThan(0);
-        permissions.checkPermission = realCheck;
+        restoreChecks();
         const after = await server.request("GET", "/v1/articles/r1", { user: ALICE });
         expect(after.status, "the refused write left the record alone").to.equal(200);
         expect(after.body.data).to.deep.include({ original: true });

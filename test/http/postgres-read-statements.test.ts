@@ -3,6 +3,8 @@
  * permissions in one database, sends exactly one statement (record, ACL and the caller's extra
  * principals together); a refusal adds only the check of grants bound on the collection. With the
  * permissions in another database the read takes the separate lookups, which the count also shows.
+ * A restricted listing sends three: principals with the collection-level check, the collection's
+ * timestamp, and the page.
  * Statements are counted at the driver (every pg client's `query`), in this process.
  */
 import { expect } from "chai";
@@ -86,6 +88,22 @@ describe("statements per GET on PostgreSQL", function () {
     const server = await serverOn(DATABASE);
     try {
       expect(await readsOn(server)).to.deep.equal(["200:1", "200:1", "403:2", "401:2", "403:2"]);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it("lists what a caller may read in three statements: principals and the collection check together, timestamp, page", async () => {
+    const server = await serverOn(DATABASE);
+    try {
+      await readsOn(server);
+      let answer: { status: number; body: { data?: unknown[] } } | undefined;
+      const statements = await statementsDuring(async () => {
+        answer = await server.request("GET", "/v1/articles", { user: "bob:pw" });
+      });
+      expect(answer?.status).to.equal(200);
+      expect(answer?.body.data).to.have.length(1);
+      expect(statements).to.equal(3);
     } finally {
       await server.stop();
     }

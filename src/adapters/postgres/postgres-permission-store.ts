@@ -4,6 +4,7 @@
  * a scan of every ACE (what makes Kinto slow).
  */
 import type { ObjectPermissions, PermissionStore } from "../../application/ports/permission-store.js";
+import type { PrincipalsAndCheck, PrincipalsWithCheck } from "../../application/ports/principals-with-check.js";
 import { boundPairs, type BoundPermissionsFn } from "../../domain/permissions.js";
 import { AUTHENTICATED } from "../../domain/principals.js";
 import { prefixRange, wildcardToLike } from "./like-pattern.js";
@@ -54,6 +55,15 @@ const CHECK = {
          JOIN access_control_entries a ON a.object_id = b.object_id AND a.permission = b.permission
          WHERE a.principal = ANY($3::text[])) AS allowed`,
 };
+// CHECK with the user's extra principals ($4, $5 as USER_PRINCIPALS) added to the known ones ($3), which it also returns.
+const PRINCIPALS_AND_CHECK = {
+  name: "tessera_perm_principals_and_check",
+  text: `WITH extra AS (SELECT DISTINCT principal FROM user_principals WHERE user_id = $4 OR user_id = $5)
+    SELECT ARRAY(SELECT principal FROM extra) AS principals,
+      EXISTS (SELECT 1 FROM unnest($1::text[], $2::text[]) AS b(object_id, permission)
+        JOIN access_control_entries a ON a.object_id = b.object_id AND a.permission = b.permission
+        WHERE a.principal = ANY($3::text[] || ARRAY(SELECT principal FROM extra))) AS allowed`,
+};
 // Deletes only the pairs that go away and inserts only new ones, so the two parts never touch one row.
 const REPLACE = {
   name: "tessera_perm_replace",
@@ -65,7 +75,8 @@ const REPLACE = {
          SELECT $1, permission, principal FROM given ON CONFLICT DO NOTHING`,
 };
 
-export class PostgresPermissionStore implements PermissionStore {
+/** Also PrincipalsWithCheck: users' principals live beside the ACEs, in the same database. */
+export class PostgresPermissionStore implements PermissionStore, PrincipalsWithCheck {
   /** The database belongs to whoever opened it (PostgresDatabases), which closes it. */
   constructor(private readonly database: PostgresDatabase) {}
 
@@ -171,6 +182,24 @@ export class PostgresPermissionStore implements PermissionStore {
       [...principals],
     ]);
     return rows[0]?.allowed === true;
+  }
+
+  async principalsAndCheck(
+    userId: string,
+    known: readonly string[],
+    objectId: string,
+    permission: string,
+    getBoundPermissions?: BoundPermissionsFn,
+  ): Promise<PrincipalsAndCheck> {
+    const pairs = boundPairs(objectId, permission, getBoundPermissions);
+    const rows = await this.run<{ principals: string[]; allowed: boolean }>(PRINCIPALS_AND_CHECK, [
+      pairs.map((p) => p.objectId),
+      pairs.map((p) => p.permission),
+      [...known],
+      userId,
+      AUTHENTICATED,
+    ]);
+    return { principals: new Set(rows[0]?.principals ?? []), allowed: rows[0]?.allowed === true };
   }
 
   async objectPermissions(objectId: string, permissions?: readonly string[]): Promise<ObjectPermissions> {

@@ -70,6 +70,13 @@ export interface ResourceKindPolicy {
    */
   restriction(caller: Caller, resource: ResourceDefinition, view: CollectionView): Promise<RecordPermission | undefined>;
 
+  /** The caller and its `restriction`, in one round trip where the permission backend reads principals and checks together. */
+  callerAndRestriction(
+    requester: Requester,
+    resource: ResourceDefinition,
+    view: CollectionView,
+  ): Promise<[Caller, RecordPermission | undefined]>;
+
   /** The ACL to store for a record the caller writes (the caller ends up in `write`); undefined: none kept. */
   aclToStore(resource: ResourceDefinition, caller: Caller, requested: Acl): Acl | undefined;
 

@@ -1,6 +1,7 @@
 /** The policy of every resource kind, built over one authorizer and one permission backend. */
 import type { Authorizer } from "../authorizer.js";
 import type { PermissionStore } from "../ports/permission-store.js";
+import type { PrincipalsWithCheck } from "../ports/principals-with-check.js";
 import type { RecordWithAclReader } from "../ports/record-with-acl-reader.js";
 import type { RecordWithAclWriter } from "../ports/record-with-acl-writer.js";
 import type { ResourceKinds } from "./resource-kind-policy.js";
@@ -15,6 +16,8 @@ export interface ResourceKindsDeps {
   readonly together?: RecordWithAclReader;
   /** A capability: bound only where records and ACEs share a database. */
   readonly createTogether?: RecordWithAclWriter;
+  /** A capability of the permission backend: principals and a check in one round trip. */
+  readonly principalsWithCheck?: PrincipalsWithCheck;
 }
 
 export function resourceKinds(deps: ResourceKindsDeps): ResourceKinds {

@@ -5,18 +5,19 @@
  */
 import { normalizeAcl, withWriter, type Acl } from "../../domain/acl.js";
 import { RecordNotFoundError } from "../../domain/errors.js";
-import { READ, recordObjectId, WRITE } from "../../domain/permissions.js";
+import { collectionObjectId, READ, recordObjectId, WRITE } from "../../domain/permissions.js";
 import { ANONYMOUS, callerPrincipals, writerPrincipal, type Caller } from "../../domain/principals.js";
 import type { StoredRecord } from "../../domain/records.js";
 import { denial, type Authorizer } from "../authorizer.js";
 import type { ObjectPermissions, PermissionStore } from "../ports/permission-store.js";
+import type { PrincipalsWithCheck } from "../ports/principals-with-check.js";
 import type { JsonObject } from "../../domain/json.js";
 import type { RecordWithAclReader } from "../ports/record-with-acl-reader.js";
 import type { RecordWithAclWriter } from "../ports/record-with-acl-writer.js";
 import type { Scope, WriteOptions } from "../ports/record-store.js";
 import type { RecordPermission } from "../record-access.js";
 import type { Requester } from "../requester.js";
-import { permissionFor, type ResourceDefinition, type ViewName } from "../resources.js";
+import { boundPermissionsOf, permissionFor, type ResourceDefinition, type ViewName } from "../resources.js";
 import type { CollectionView, ResourceKindPolicy, Target } from "./resource-kind-policy.js";
 
 /** The record permission a collection view needs on a record to touch it. */
@@ -29,6 +30,8 @@ export interface ShareableKindDeps {
   readonly together?: RecordWithAclReader;
   /** Bound only where records and ACEs share a database: a create is then one statement. */
   readonly createTogether?: RecordWithAclWriter;
+  /** Bound where the permission backend reads a user's principals and checks a permission in one round trip. */
+  readonly principalsWithCheck?: PrincipalsWithCheck;
 }
 
 export class ShareableKind implements ResourceKindPolicy {
@@ -101,6 +104,31 @@ export class ShareableKind implements ResourceKindPolicy {
 
   async restriction(caller: Caller, resource: ResourceDefinition, view: CollectionView): Promise<RecordPermission | undefined> {
     return (await this.allowsCollection(caller, resource, view)) ? undefined : RECORD_PERMISSION[view];
+  }
+
+  /**
+   * As caller then restriction, the principals and the collection-level check in one statement
+   * where the backend can (the authorizer's order is kept: settings principals, then the
+   * backend's grants on the collection). A resource's own policy gets the usual path.
+   */
+  async callerAndRestriction(
+    requester: Requester,
+    resource: ResourceDefinition,
+    view: CollectionView,
+  ): Promise<[Caller, RecordPermission | undefined]> {
+    const check = this.deps.principalsWithCheck;
+    const { userId } = requester;
+    const adopt = userId === undefined ? undefined : requester.groupsToRead?.();
+    if (!check || !adopt || userId === undefined || resource.authorization) {
+      const caller = await requester.caller();
+      return [caller, await this.restriction(caller, resource, view)];
+    }
+    const permission = permissionFor(resource, view);
+    const known = callerPrincipals(userId, []).principals;
+    const read = await check.principalsAndCheck(userId, known, collectionObjectId(resource.name), permission, boundPermissionsOf(resource));
+    const caller = await adopt(read.principals);
+    const allowed = this.deps.authorizer.settingsGrant(caller, resource, permission) || read.allowed;
+    return [caller, allowed ? undefined : RECORD_PERMISSION[view]];
   }
 
   aclToStore(_resource: ResourceDefinition, caller: Caller, requested: Acl): Acl {

@@ -57,6 +57,10 @@ export class UserKind implements ResourceKindPolicy {
     return Promise.resolve(undefined);
   }
 
+  async callerAndRestriction(requester: Requester): Promise<[Caller, RecordPermission | undefined]> {
+    return [await this.caller(requester), undefined];
+  }
+
   aclToStore(): Acl | undefined {
     return undefined;
   }
