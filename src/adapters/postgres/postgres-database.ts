@@ -64,6 +64,7 @@ export class PostgresDatabase {
   private readonly maxBacklog: number;
   private readonly connection: pg.ClientConfig;
   private readonly migrations: readonly MigrationClass[] | undefined;
+  private migrated: Promise<string[]> | undefined;
   private readonly transactions = new AsyncLocalStorage<Transaction>();
   private readonly pool: pg.Pool;
   private closing: Promise<void> | undefined;
@@ -171,9 +172,22 @@ export class PostgresDatabase {
 
   /**
    * Applies pending migrations (idempotent), one process at a time, through a TypeORM DataSource
-   * opened for the occasion (loaded only then: serving never needs TypeORM). Returns the names applied.
+   * opened for the occasion (loaded only then: serving never needs TypeORM). Returns the names
+   * applied. Once it succeeded, later calls on this database (every store sharing it asks, at
+   * `migrate`) answer at once: there is nothing left to apply.
    */
-  async migrate(backend: PostgresBackendName = "storage"): Promise<string[]> {
+  migrate(backend: PostgresBackendName = "storage"): Promise<string[]> {
+    const done = this.migrated;
+    if (done) return done.then(() => []);
+    const running = this.runMigrations(backend);
+    this.migrated = running;
+    running.catch(() => {
+      if (this.migrated === running) this.migrated = undefined; // a failed run may be tried again
+    });
+    return running;
+  }
+
+  private async runMigrations(backend: PostgresBackendName): Promise<string[]> {
     const lock = await this.checkout(backend);
     try {
       await lock.query("SELECT pg_advisory_lock($1)", [MIGRATION_LOCK_KEY]);
