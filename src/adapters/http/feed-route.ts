@@ -44,6 +44,10 @@ class SseSink implements FeedSink {
     return this.write(": keep-alive\n\n");
   }
 
+  live(): boolean {
+    return this.write(": live\n\n");
+  }
+
   end(): void {
     if (!this.res.writableEnded) this.res.end();
   }
