@@ -4,7 +4,8 @@ import type { BoundPermissionsFn } from "../../domain/permissions.js";
 export type ObjectPermissions = Record<string, Set<string>>;
 
 /**
- * The permission backend: exactly the operations of spec §4.7, in camelCase.
+ * The permission backend: the operations of spec §4.7, in camelCase, and one batched read of
+ * several ACLs (manyObjectPermissions, for the live feed's bursts).
  * Object ids are paths (`/articles`, `/articles/r1`). In `objectIdMatch` patterns `*` matches any
  * run of characters (including `/`); every other character, `%` and `_` included, matches itself.
  * Every operation accepts empty inputs without failing. Adapters wrap driver failures in
