@@ -18,13 +18,17 @@
  *
  *   npm run build && node dist/bench/feed.js [--backend memory|postgresql] [--subscribers 1000]
  *     [--collection-readers 10] [--grants 2] [--duration 10] [--connections 10] [--repeat 1]
- *     [--postgres postgresql://postgres@127.0.0.1:5432/postgres]
+ *     [--postgres postgresql://postgres@127.0.0.1:5432/postgres] [--profile]
+ *
+ * `--profile` writes a CPU profile of the server of each run with subscribers and prints its summary.
  */
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { Worker } from "node:worker_threads";
 import autocannon from "autocannon";
 import { authorization, BENCH_SECRET, clearCollectionSql, databaseUrl, ensureDatabase, OWNER, principalOf } from "./seed.js";
+import { latestProfile, summarizeProfile } from "./profile.js";
 import { cliOf, freePort, runNode, settingsEnv, startProcess, type ServerProcess } from "./server-process.js";
 
 const BUILD = path.resolve(import.meta.dirname, "..", "..");
@@ -50,6 +54,7 @@ const grants = option("grants", 2);
 const duration = option("duration", 10);
 const connections = option("connections", 10);
 const repeat = Math.max(1, option("repeat", 1));
+const profile = process.argv.includes("--profile");
 const postgres = argument("postgres") ?? "postgresql://postgres@127.0.0.1:5432/postgres";
 const sql = databaseUrl(postgres, DATABASE);
 
@@ -77,11 +82,12 @@ function settings(port: number): Record<string, string> {
   };
 }
 
-async function startServer(): Promise<ServerProcess> {
+async function startServer(profileDir: string | undefined): Promise<ServerProcess> {
   if (backend === "postgresql") await clearCollectionSql(sql, "writes", true);
   const port = await freePort();
+  const nodeFlags = profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [];
   return startProcess(
-    { args: [cliOf(BUILD), "serve"], cwd: BUILD, env: settingsEnv(settings(port)), readyPath: "/v1/__lbheartbeat__" },
+    { args: [cliOf(BUILD), "serve"], cwd: BUILD, env: settingsEnv(settings(port)), nodeFlags, readyPath: "/v1/__lbheartbeat__" },
     port,
   );
 }
@@ -130,7 +136,8 @@ function body(n: number): string {
 }
 
 async function run(count: number): Promise<number> {
-  const server = await startServer();
+  const profileDir = profile && count > 0 ? mkdtempSync(path.join(tmpdir(), "tessera-feed-profile-")) : undefined;
+  const server = await startServer(profileDir);
   const subscribed = count > 0 ? await openSubscribers(server.url, readers.slice(0, count)) : undefined;
   try {
     const stopSampling = server.sampleRss();
@@ -185,6 +192,7 @@ async function run(count: number): Promise<number> {
     return result.requests.average;
   } finally {
     await server.stop();
+    if (profileDir) console.log(summarizeProfile(latestProfile(profileDir)));
   }
 }
 

@@ -194,20 +194,32 @@ export class ScopeFeed {
     return found.length > 0;
   }
 
-  /** Per record id, the principals its ACL grants read to (through `write` and bound permissions too). */
+  /**
+   * Per record id, the principals its ACL grants read to (through `write` and bound permissions
+   * too): one read of every ACL per burst (per set of permissions, which records of one resource share).
+   */
   private async readersOf(ids: readonly string[]): Promise<Map<string, ReadonlySet<string>>> {
     const bound = boundPermissionsOf(this.resource);
-    const acls = await Promise.all(
-      ids.map((id) => {
-        const objectId = recordObjectId(this.resource.name, id);
-        const permissions = bound(objectId, READ)
-          .filter((b) => b.objectId === objectId)
-          .map((b) => b.permission);
-        return this.deps.permissions.objectPermissions(objectId, permissions);
-      }),
-    );
+    const groups = new Map<string, { permissions: string[]; objects: Map<string, string> }>();
+    for (const id of ids) {
+      const objectId = recordObjectId(this.resource.name, id);
+      const permissions = bound(objectId, READ)
+        .filter((b) => b.objectId === objectId)
+        .map((b) => b.permission);
+      const key = JSON.stringify(permissions);
+      let group = groups.get(key);
+      if (!group) {
+        group = { permissions, objects: new Map() };
+        groups.set(key, group);
+      }
+      group.objects.set(id, objectId);
+    }
     const readers = new Map<string, ReadonlySet<string>>();
-    ids.forEach((id, i) => readers.set(id, new Set(Object.values(acls[i] ?? {}).flatMap((principals) => [...principals]))));
+    for (const { permissions, objects } of groups.values()) {
+      const acls = await this.deps.permissions.manyObjectPermissions([...objects.values()], permissions);
+      for (const [id, objectId] of objects)
+        readers.set(id, new Set(Object.values(acls.get(objectId) ?? {}).flatMap((principals) => [...principals])));
+    }
     return readers;
   }
 

@@ -22,6 +22,8 @@ export interface FeedSink {
   send(events: readonly FeedEvent[]): boolean;
   /** A keep-alive line; false as for send. */
   keepAlive(): boolean;
+  /** The replay is over: what follows comes from the scope's shared reads (a comment clients ignore). */
+  live(): boolean;
   end(): void;
 }
 

@@ -153,6 +153,10 @@ export class LiveFeed {
 
   private caughtUp(subscription: Subscription): void {
     this.replaying.get(subscription.key)?.delete(subscription);
+    if (!subscription.sink.live()) {
+      subscription.close();
+      return;
+    }
     this.scopes.get(subscription.key)?.join(subscription);
   }
 

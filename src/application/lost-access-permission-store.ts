@@ -90,6 +90,9 @@ export class LostAccessPermissionStore implements PermissionStore {
   objectPermissions(objectId: string, permissions?: readonly string[]): Promise<ObjectPermissions> {
     return this.inner.objectPermissions(objectId, permissions);
   }
+  manyObjectPermissions(objectIds: readonly string[], permissions: readonly string[]): Promise<Map<string, ObjectPermissions>> {
+    return this.inner.manyObjectPermissions(objectIds, permissions);
+  }
   heartbeat(): Promise<boolean> {
     return this.inner.heartbeat();
   }

@@ -21,6 +21,8 @@ export const NO_PERMISSION_STORE: PermissionStore = Object.freeze({
   objectPermissionAuthorizedPrincipals: noPrincipals,
   checkPermission: (): Promise<boolean> => Promise.resolve(false),
   objectPermissions: (): Promise<ObjectPermissions> => Promise.resolve({}),
+  manyObjectPermissions: (objectIds: readonly string[]): Promise<Map<string, ObjectPermissions>> =>
+    Promise.resolve(new Map(objectIds.map((id) => [id, {}]))),
   replaceObjectPermissions: nothing,
   deleteObjectPermissions: nothing,
   heartbeat: (): Promise<boolean> => Promise.resolve(true),

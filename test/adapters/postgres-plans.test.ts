@@ -9,6 +9,7 @@ import { expect } from "chai";
 import pg from "pg";
 import type { ListQuery } from "../../src/application/listing.js";
 import type { Grants } from "../../src/application/ports/granted-record-store.js";
+import { PostgresPermissionStore } from "../../src/adapters/postgres/postgres-permission-store.js";
 import { PostgresRecordStore } from "../../src/adapters/postgres/postgres-record-store.js";
 import { databaseUrl, ensureDatabase, withAdmin } from "../support/postgres.js";
 import { RecordingDatabase, type Sent } from "../support/recording-database.js";
@@ -55,6 +56,7 @@ describe("PostgreSQL plans without statistics", function () {
   this.timeout(60_000);
   const database = new RecordingDatabase({ url: databaseUrl(DATABASE) });
   const store = new PostgresRecordStore(database);
+  const permissions = new PostgresPermissionStore(database);
   let client: pg.Client;
 
   /** Scans of the custom plan (with these values) and of the generic plan of one statement. */
@@ -91,7 +93,7 @@ describe("PostgreSQL plans without statistics", function () {
     await database.migrate();
     client = new pg.Client({ connectionString: databaseUrl(DATABASE) });
     await client.connect();
-    for (const table of ["records", "access_control_entries", "timestamps"])
+    for (const table of ["records", "access_control_entries", "timestamps", "lost_access"])
       await client.query(`ALTER TABLE ${table} SET (autovacuum_enabled = false)`);
     // Through the store (group commit) in parallel rounds, like writes arriving through the API.
     const ROUND = 250;
@@ -112,6 +114,12 @@ describe("PostgreSQL plans without statistics", function () {
       `INSERT INTO access_control_entries (object_id, permission, principal)
        SELECT '/big/r' || lpad((g * $1::int)::text, 6, '0'), 'read', 'account:alice' FROM generate_series(0, $2::int - 1) g`,
       [RECORDS / SHARED, SHARED],
+    );
+    // Losses accumulate in a scope until purged: one per record, in timestamp order.
+    await client.query(
+      `INSERT INTO lost_access (collection, parent_id, principal, id, last_modified)
+       SELECT 'big', '', 'account:p' || (g % 100)::text, 'r' || lpad(g::text, 6, '0'), 1000 + g FROM generate_series(0, $1::int - 1) g`,
+      [RECORDS],
     );
   });
   after(async () => {
@@ -200,5 +208,26 @@ describe("PostgreSQL plans without statistics", function () {
         ]);
       }
     }
+  });
+
+  it("reads a scope's losses after a timestamp (once per live-feed burst) as an index range, not the scope's every loss", async () => {
+    const sent = await statementOf(/FROM lost_access/, async () =>
+      expect(await store.lostAccessAfter(big, 1000 + RECORDS - 3)).to.have.length(2),
+    );
+    for (const plan of Object.values(await plansOf(sent)))
+      expect(plan.filter((s) => s.table === "lost_access").map((s) => [s.type, s.index])).to.deep.equal([
+        ["Index Scan", "idx_lost_access_scope_modified"],
+      ]);
+  });
+
+  it("reads the ACLs of a burst's records in one statement through the primary key", async () => {
+    const ids = ["/big/r000000", "/big/r000100", "/big/r000101"];
+    const sent = await statementOf(/access_control_entries/, async () => {
+      const acls = await permissions.manyObjectPermissions(ids, ["read", "write"]);
+      expect([...acls.keys()]).to.deep.equal(ids);
+    });
+    expect(database.sent.filter((s) => /access_control_entries/.test(s.text))).to.have.length(1);
+    for (const plan of Object.values(await plansOf(sent)))
+      expect(plan.filter((s) => s.table === "access_control_entries").map((s) => s.index)).to.deep.equal(["pk_access_control_entries"]);
   });
 });

@@ -492,6 +492,31 @@ export function permissionStoreContract(name: string, open: () => Promise<Harnes
       });
     });
 
+    describe("manyObjectPermissions", () => {
+      it("returns each object's ACL for the permissions asked, in the order asked, empty for objects without ACE", async () => {
+        await store.addPrincipalToAce("/m/1", "read", "a");
+        await store.addPrincipalToAce("/m/1", "write", "b");
+        await store.addPrincipalToAce("/m/1", "create", "c");
+        await store.addPrincipalToAce("/m/2", "write", "a");
+        await store.addPrincipalToAce("/m/2", "write", "d");
+        await store.addPrincipalToAce("/m/1/sub", "read", "e");
+        await store.addPrincipalToAce("/m/_", "read", "f");
+        const acls = await store.manyObjectPermissions(["/m/3", "/m/2", "/m/1", "/m/*", "/m/2"], ["read", "write", "missing"]);
+        expect([...acls.entries()].map(([id, acl]) => [id, plain(acl)])).to.deep.equal([
+          ["/m/3", {}],
+          ["/m/2", { write: ["a", "d"] }],
+          ["/m/1", { read: ["a"], write: ["b"] }],
+          ["/m/*", {}],
+        ]);
+      });
+
+      it("answers empty inputs without failing", async () => {
+        await store.addPrincipalToAce("/m/1", "read", "a");
+        expect([...(await store.manyObjectPermissions([], ["read"]))]).to.deep.equal([]);
+        expect([...(await store.manyObjectPermissions(["/m/1"], []))].map(([id, acl]) => [id, plain(acl)])).to.deep.equal([["/m/1", {}]]);
+      });
+    });
+
     describe("objectPermissions", () => {
       it("returns every ACE of the object, and none of its children", async () => {
         await store.addPrincipalToAce("/url/a/id/1", "write", "user1");

@@ -130,6 +130,27 @@ for (const backend of SYNC_BACKENDS) {
       expect(summary(await bob.waitFor(3)).slice(2)).to.deep.equal([["delete", "k1"]]);
     });
 
+    it("once live, sends lost access as delete and regained access as update through the scope's shared reads", async () => {
+      const created = await write("PUT", "/v1/articles/m1", { data: { n: 1 }, permissions: { read: [userId(BOB)] } });
+      const bob = await subscribe(BOB);
+      // The replay is over: from here on only the shared per-burst reads deliver to Bob.
+      await bob.waitUntil(() => bob.comments.includes("live"));
+      await write("PUT", "/v1/articles/m2", { data: { n: 2 }, permissions: { read: [userId(BOB)] } });
+      expect(summary(await bob.waitFor(1))).to.deep.equal([["create", "m2"]]);
+      await write("PATCH", "/v1/articles/m1", { permissions: { read: [] } });
+      const [lost] = (await bob.waitFor(2)).slice(1);
+      // The tombstone's timestamp is the loss's (recorded with the ACL change), not the record's.
+      expect([lost!.event, lost!.data.id, lost!.data.deleted]).to.deep.equal(["delete", "m1", true]);
+      expect(Object.keys(lost!.data).sort()).to.deep.equal(["deleted", "id", "last_modified"]);
+      const granted = await write("PATCH", "/v1/articles/m1", { permissions: { read: [userId(BOB)] } });
+      const [regained] = (await bob.waitFor(3)).slice(2);
+      expect([regained!.event, regained!.data.id, regained!.data.n]).to.deep.equal(["update", "m1", 1]);
+      expect(regained!.data.last_modified).to.equal(granted.data.last_modified);
+      expect(created.data.last_modified).to.be.lessThan(granted.data.last_modified);
+      expectOrdered(bob.events);
+      expect(bob.events).to.have.length(3);
+    });
+
     // Last: it stops the suite's server.
     it("ends every stream cleanly when the server stops", async () => {
       const bob = await subscribe(BOB);

@@ -51,6 +51,56 @@ describe("live feed limits", function () {
     socket.destroy();
   });
 
+  /** What a raw HTTP client reads from the feed: the head, then the body bytes, until `done` says enough. */
+  async function rawFeed(version: string, done: (body: string) => boolean): Promise<{ head: string; body: string }> {
+    const { port } = new URL(server.url);
+    const socket = net.connect(Number(port), "127.0.0.1");
+    await new Promise((resolve) => socket.once("connect", resolve));
+    let received = "";
+    socket.on("data", (chunk: Buffer) => (received += chunk.toString("utf8")));
+    socket.write(
+      `GET /v1/articles ${version}\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\nAuthorization: Basic ${Buffer.from(BOB).toString("base64")}\r\n\r\n`,
+    );
+    const body = () => received.slice(received.indexOf("\r\n\r\n") + 4);
+    for (let i = 0; i < 500 && !body().includes(": live"); i += 1) await new Promise((resolve) => setTimeout(resolve, 10));
+    const res = await server.request("PUT", "/v1/articles/framed", { user: "alice:pw", body: { data: { text: "é ✓" } } });
+    expect(res.status).to.be.oneOf([200, 201]);
+    for (let i = 0; i < 500 && !done(body()); i += 1) await new Promise((resolve) => setTimeout(resolve, 10));
+    socket.destroy();
+    return { head: received.slice(0, received.indexOf("\r\n\r\n")), body: body() };
+  }
+
+  /** Decodes a chunked body (RFC 9112 §7.1), byte lengths and all; throws on a malformed chunk. */
+  function dechunk(raw: string): string {
+    let rest = Buffer.from(raw, "utf8");
+    let out = "";
+    while (rest.length > 0) {
+      const lineEnd = rest.indexOf("\r\n");
+      const size = parseInt(rest.subarray(0, lineEnd).toString("latin1"), 16);
+      if (lineEnd < 0 || Number.isNaN(size)) throw new Error(`bad chunk header in ${JSON.stringify(rest.toString())}`);
+      const data = rest.subarray(lineEnd + 2, lineEnd + 2 + size);
+      if (rest.subarray(lineEnd + 2 + size, lineEnd + 4 + size).toString("latin1") !== "\r\n")
+        throw new Error("chunk longer than its size");
+      out += data.toString("utf8");
+      rest = rest.subarray(lineEnd + 4 + size);
+    }
+    return out;
+  }
+
+  it("frames the stream as HTTP/1.1 chunks, and as plain bytes to an HTTP/1.0 client", async () => {
+    const event = /id: \d+\nevent: (create|update)\ndata: \{"text":"é ✓","id":"framed","last_modified":\d+\}\n\n$/;
+    const chunked = await rawFeed("HTTP/1.1", (body) => /framed.*\n\n\r\n$/s.test(body));
+    expect(chunked.head.toLowerCase()).to.include("transfer-encoding: chunked");
+    expect(dechunk(chunked.body))
+      .to.match(/^: connected\n\n: live\n\n/)
+      .and.to.match(event);
+    const plain = await rawFeed("HTTP/1.0", (body) => /framed.*\n\n$/s.test(body));
+    expect(plain.head.toLowerCase()).to.not.include("transfer-encoding");
+    expect(plain.body)
+      .to.match(/^: connected\n\n: live\n\n/)
+      .and.to.match(event);
+  });
+
   it("sends a keep-alive comment line on an idle stream", async () => {
     const idle = await SseClient.open(`${server.url}/v1/articles`, { user: BOB });
     await idle.waitUntil(() => idle.comments.includes("keep-alive"));

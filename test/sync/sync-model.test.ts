@@ -46,6 +46,13 @@ const op: fc.Arbitrary<Op> = fc.oneof(
   fc.record({ kind: fc.constant("sync" as const), user }),
 );
 
+const LOSS_OF_A_LIVING_RECORD: Op[] = [
+  { kind: "put", user: "alice:pw", id: "r1", n: 1, readers: ["bob", "carol"] },
+  { kind: "share", user: "alice:pw", id: "r1", readers: ["carol"] },
+  { kind: "put", user: "alice:pw", id: "r2", n: 2, readers: ["bob"] },
+  { kind: "share", user: "alice:pw", id: "r2", readers: ["bob", "carol"] },
+];
+
 function principalOf(reader: (typeof READERS)[number]): string {
   if (reader === "group") return GROUP;
   if (reader === "everyone") return "system.Authenticated";
@@ -83,8 +90,11 @@ class FeedCopy {
     this.applied = 0;
     const { entries, etag } = await listAll(this.server(), user, "?_limit=100");
     for (const entry of entries) this.records.set(entry.id, entry.n as number);
-    this.client = await SseClient.open(`${url}/v1/articles?_since=${etag}`, { user });
-    expect(this.client.status).to.equal(200);
+    const client = await SseClient.open(`${url}/v1/articles?_since=${etag}`, { user });
+    this.client = client;
+    expect(client.status).to.equal(200);
+    // Caught up: the operations that follow reach the copy through the scope's shared reads, not the replay.
+    await client.waitUntil(() => client.comments.includes("live"));
   }
 
   constructor(private readonly server: () => Parameters<typeof listAll>[0]) {}
@@ -147,7 +157,8 @@ for (const backend of SYNC_BACKENDS) {
             for (const feed of feeds.values()) await feed.close();
           }
         }),
-        { numRuns: 6, endOnFailure: true },
+        // First, the case six random runs rarely draw: a reader loses a record that lives on (then gets it back).
+        { numRuns: 6, endOnFailure: true, examples: [[LOSS_OF_A_LIVING_RECORD]] },
       );
     });
 

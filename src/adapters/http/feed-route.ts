@@ -16,42 +16,77 @@ import { allowedMethods, requesterOf } from "./record-routes.js";
 
 const DEFAULT_BUFFER_BYTES = 1024 * 1024;
 
-/** The feed hands the same event object to every recipient: each is encoded once. */
-const encoded = new WeakMap<FeedEvent, string>();
+/** An event's SSE text and its UTF-8 length: the feed hands the same event object to every recipient, encoded once. */
+interface Encoded {
+  readonly text: string;
+  readonly bytes: number;
+}
+const encoded = new WeakMap<FeedEvent, Encoded>();
 
-function encode(event: FeedEvent): string {
-  let text = encoded.get(event);
-  if (text === undefined) {
-    text = `id: ${event.id}\nevent: ${event.event}\ndata: ${JSON.stringify(event.data)}\n\n`;
-    encoded.set(event, text);
+function encode(event: FeedEvent): Encoded {
+  let found = encoded.get(event);
+  if (found === undefined) {
+    const text = `id: ${event.id}\nevent: ${event.event}\ndata: ${JSON.stringify(event.data)}\n\n`;
+    found = { text, bytes: Buffer.byteLength(text) };
+    encoded.set(event, found);
   }
-  return text;
+  return found;
 }
 
-/** An SSE stream on the raw response; refuses to queue more than `maxBufferedBytes` unread. */
+const KEEP_ALIVE = ": keep-alive\n\n";
+const LIVE = ": live\n\n";
+
+/**
+ * An SSE stream on the raw response; refuses to queue more than `maxBufferedBytes` unread. On
+ * HTTP/1.1 the response is chunked and each write goes to the socket as one chunk framed here,
+ * one `socket.write` per burst and subscriber (the response object would make it four, with its
+ * bookkeeping, for every write). `end()` still goes through the response: its last chunk ends
+ * the stream as HTTP says, so a client tells a clean end from a cut connection.
+ */
 class SseSink implements FeedSink {
   constructor(
     private readonly res: ServerResponse,
     private readonly maxBufferedBytes: number,
+    private readonly rawChunks: boolean,
   ) {}
 
   /** Several events, one socket write. */
   send(events: readonly FeedEvent[]): boolean {
-    return this.write(events.length === 1 ? encode(events[0] as FeedEvent) : events.map(encode).join(""));
+    if (events.length === 1) {
+      const { text, bytes } = encode(events[0] as FeedEvent);
+      return this.write(text, bytes);
+    }
+    let text = "";
+    let bytes = 0;
+    for (const event of events) {
+      const one = encode(event);
+      text += one.text;
+      bytes += one.bytes;
+    }
+    return this.write(text, bytes);
   }
 
   keepAlive(): boolean {
-    return this.write(": keep-alive\n\n");
+    return this.write(KEEP_ALIVE, KEEP_ALIVE.length);
+  }
+
+  live(): boolean {
+    return this.write(LIVE, LIVE.length);
   }
 
   end(): void {
     if (!this.res.writableEnded) this.res.end();
   }
 
-  private write(text: string): boolean {
-    if (this.res.writableEnded || this.res.destroyed) return false;
-    if (this.res.writableLength > this.maxBufferedBytes) return false;
-    this.res.write(text);
+  private write(text: string, bytes: number): boolean {
+    const { res } = this;
+    if (res.writableEnded || res.destroyed) return false;
+    if (res.writableLength > this.maxBufferedBytes) return false;
+    const socket = res.socket;
+    // Raw only once the response holds nothing of its own (the headers went out, nothing queued before the socket).
+    if (this.rawChunks && socket && !socket.destroyed && res.headersSent && res.writableLength === socket.writableLength)
+      socket.write(`${bytes.toString(16)}\r\n${text}\r\n`);
+    else res.write(text);
     return true;
   }
 }
@@ -94,9 +129,12 @@ export function registerFeedRoute(router: Router, services: HttpServices): void 
       res.setHeader("Content-Type", `${EVENT_STREAM}; charset=utf-8`);
       res.setHeader("Cache-Control", "no-cache, no-store");
       res.setHeader("X-Accel-Buffering", "no");
+      // Chunked, said explicitly, so that the chunks SseSink frames itself are what the client expects.
+      const rawChunks = ctx.req.httpVersionMajor === 1 && ctx.req.httpVersionMinor >= 1;
+      if (rawChunks) res.setHeader("Transfer-Encoding", "chunked");
       res.flushHeaders();
       res.write(": connected\n\n");
-      return new SseSink(res, services.options.feedBufferBytes ?? DEFAULT_BUFFER_BYTES);
+      return new SseSink(res, services.options.feedBufferBytes ?? DEFAULT_BUFFER_BYTES, rawChunks);
     });
     ctx.req.once("close", () => subscription.close());
     res.once("close", () => subscription.close());

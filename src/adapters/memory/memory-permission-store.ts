@@ -131,6 +131,12 @@ export class MemoryPermissionStore implements PermissionStore {
     return result;
   }
 
+  async manyObjectPermissions(objectIds: readonly string[], permissions: readonly string[]): Promise<Map<string, ObjectPermissions>> {
+    const result = new Map<string, ObjectPermissions>();
+    for (const objectId of objectIds) if (!result.has(objectId)) result.set(objectId, await this.objectPermissions(objectId, permissions));
+    return result;
+  }
+
   async replaceObjectPermissions(objectId: string, permissions: Readonly<Record<string, Iterable<string>>>): Promise<void> {
     for (const [perm, principals] of Object.entries(permissions)) {
       const next = new Set(principals);

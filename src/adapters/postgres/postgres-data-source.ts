@@ -12,6 +12,7 @@ import { InitialSchema1763769600000 } from "./migrations/initial-schema-17637696
 import { PlansWithoutStatistics1763856000000 } from "./migrations/plans-without-statistics-1763856000000.js";
 import { PurgeIndexes1763769600001 } from "./migrations/purge-indexes-1763769600001.js";
 import { LostAccess1763942400000 } from "./migrations/lost-access-1763942400000.js";
+import { LostAccessScopeIndex1764028800000 } from "./migrations/lost-access-scope-index-1764028800000.js";
 
 export const MIGRATIONS_TABLE = "tessera_migrations";
 
@@ -23,6 +24,7 @@ export const POSTGRES_MIGRATIONS: readonly MigrationClass[] = [
   PurgeIndexes1763769600001,
   PlansWithoutStatistics1763856000000,
   LostAccess1763942400000,
+  LostAccessScopeIndex1764028800000,
 ];
 
 export const POSTGRES_ENTITIES = [

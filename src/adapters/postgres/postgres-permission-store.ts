@@ -43,6 +43,10 @@ const OBJECT_ACL_OF = {
   name: "tessera_perm_object_acl_of",
   text: "SELECT permission, principal FROM access_control_entries WHERE object_id = $1 AND permission = ANY($2::text[])",
 };
+const MANY_OBJECT_ACLS = {
+  name: "tessera_perm_many_object_acls",
+  text: "SELECT object_id, permission, principal FROM access_control_entries WHERE object_id = ANY($1::text[]) AND permission = ANY($2::text[])",
+};
 // Exact (object, permission) pairs as two parallel arrays: bound parameters, no VALUES list.
 const AUTHORIZED_PRINCIPALS = {
   name: "tessera_perm_authorized_principals",
@@ -210,6 +214,20 @@ export class PostgresPermissionStore implements PermissionStore, PrincipalsWithC
     const acl: ObjectPermissions = {};
     for (const { permission, principal } of rows) (acl[permission] ??= new Set()).add(principal);
     return acl;
+  }
+
+  async manyObjectPermissions(objectIds: readonly string[], permissions: readonly string[]): Promise<Map<string, ObjectPermissions>> {
+    const result = new Map<string, ObjectPermissions>(objectIds.map((id) => [id, {}]));
+    if (result.size === 0 || permissions.length === 0) return result;
+    const rows = await this.run<{ object_id: string; permission: string; principal: string }>(MANY_OBJECT_ACLS, [
+      [...result.keys()],
+      [...new Set(permissions)],
+    ]);
+    for (const { object_id, permission, principal } of rows) {
+      const acl = result.get(object_id);
+      if (acl) (acl[permission] ??= new Set()).add(principal);
+    }
+    return result;
   }
 
   async replaceObjectPermissions(objectId: string, permissions: Readonly<Record<string, Iterable<string>>>): Promise<void> {

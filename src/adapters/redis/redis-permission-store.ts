@@ -173,6 +173,25 @@ export class RedisPermissionStore implements PermissionStore {
     return result;
   }
 
+  async manyObjectPermissions(objectIds: readonly string[], permissions: readonly string[]): Promise<Map<string, ObjectPermissions>> {
+    const result = new Map<string, ObjectPermissions>(objectIds.map((id) => [id, {}]));
+    const wanted = [...new Set(permissions)];
+    if (result.size === 0 || wanted.length === 0) return result;
+    const pairs = [...result.keys()].flatMap((objectId) => wanted.map((permission) => ({ objectId, permission })));
+    // One MULTI for all: every ACL from one snapshot, one round trip.
+    const replies = await this.pool.run(async (client) => {
+      const transaction = client.multi();
+      for (const { objectId, permission } of pairs) transaction.smembers(this.key("a", objectId, permission));
+      return repliesOf(await transaction.exec());
+    });
+    pairs.forEach(({ objectId, permission }, index) => {
+      const principals = replies[index] as string[];
+      const acl = result.get(objectId);
+      if (acl && principals.length > 0) acl[permission] = new Set(principals);
+    });
+    return result;
+  }
+
   async replaceObjectPermissions(objectId: string, permissions: Readonly<Record<string, Iterable<string>>>): Promise<void> {
     const entries = Object.entries(permissions);
     if (entries.length === 0) return;

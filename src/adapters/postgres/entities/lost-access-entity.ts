@@ -4,6 +4,8 @@ import { Column, Entity, Index, PrimaryColumn } from "typeorm";
 @Entity({ name: "lost_access" })
 // Purges by age read this index.
 @Index("idx_lost_access_last_modified", ["lastModified"])
+// The live feed reads a scope's losses after a timestamp, once per burst.
+@Index("idx_lost_access_scope_modified", ["collection", "parentId", "lastModified"])
 export class LostAccessEntity {
   @PrimaryColumn({ type: "text", collation: "C" })
   collection!: string;
