@@ -14,7 +14,7 @@ import { PaginationTokens } from "../../src/application/pagination-token.js";
 import type { PermissionStore } from "../../src/application/ports/permission-store.js";
 import type { RecordStore } from "../../src/application/ports/record-store.js";
 import { GrantsResolvedToIds } from "../../src/application/record-access.js";
-import { RecordService } from "../../src/application/record-service.js";
+import { RecordService, withTieBreaker } from "../../src/application/record-service.js";
 import { anonymousRequester, authenticatedRequester, type Requester } from "../../src/application/requester.js";
 import type { ResourceDefinition } from "../../src/application/resources.js";
 import { MemoryPermissionStore } from "../../src/adapters/memory/memory-permission-store.js";
@@ -196,6 +196,62 @@ describe("RecordService", () => {
     await expectRejection(service.replace(alice, articles, "a1", { data: { id: "other" } }), ValidationError);
   });
 
+  it("refuses a POST whose body id is not a valid record id, as a bad path", async () => {
+    const error = await expectRejection(service.create(alice, articles, { data: { id: "not valid!" } }), ValidationError);
+    expect(error.details).to.deep.equal([{ location: "path", name: null, description: "Invalid object id" }]);
+  });
+
+  it("refuses a PATCH whose body id differs from the URL id, and accepts the same id", async () => {
+    await service.create(alice, articles, { data: { id: "a1", n: 1 } });
+    const error = await expectRejection(service.update(alice, articles, "a1", { data: { id: "other" }, merge: false }), ValidationError);
+    expect(error.details).to.deep.equal([{ location: "body", name: "id", description: "Object id does not match existing object" }]);
+    expect((await service.update(alice, articles, "a1", { data: { id: "a1", n: 2 }, merge: false })).record.data).to.deep.equal({ n: 2 });
+  });
+
+  it("writes a PATCH that changes only the permissions, or only moves last_modified forward", async () => {
+    const created = await service.create(alice, articles, { data: { id: "a1", n: 1 } });
+    now += 1000;
+    const shared = await service.update(alice, articles, "a1", { permissions: { read: ["bob"] }, merge: false });
+    expect(shared.permissions).to.deep.equal({ read: ["bob"], write: ["alice"] });
+    expect(shared.record.lastModified).to.be.greaterThan(created.record.lastModified);
+    expect((await service.get(bob, articles, "a1")).record.data).to.deep.equal({ n: 1 });
+    const later = shared.record.lastModified + 5000;
+    const moved = await service.update(alice, articles, "a1", { data: { n: 1, last_modified: later }, merge: false });
+    expect(moved.record.lastModified).to.equal(later);
+  });
+
+  it("forgets the ACL of a deleted record", async () => {
+    await service.create(alice, articles, { data: { id: "a1" }, permissions: { read: ["bob"] } });
+    await service.delete(alice, articles, "a1");
+    expect(await permissions.objectPermissions("/articles/a1")).to.deep.equal({});
+  });
+
+  it("answers a plural DELETE with the newest tombstone's timestamp, or the collection's when nothing was deleted", async () => {
+    const owned: ResourceDefinition = { ...articles, settingsPrincipals: { write: ["alice"], read: ["alice"] } };
+    await service.create(alice, owned, { data: { id: "a1" } });
+    now += 10;
+    await service.create(alice, owned, { data: { id: "a2" } });
+    const empty = await service.deleteAll(alice, owned, [{ field: "id", operator: "eq", value: "none" }]);
+    const { timestamp: collection } = await service.list(alice, owned, { filters: [], sort: [], limit: 10, includeDeleted: false });
+    expect(empty).to.deep.equal({ tombstones: [], timestamp: collection });
+    now += 10;
+    const deleted = await service.deleteAll(alice, owned, []);
+    expect(deleted.tombstones).to.have.length(2);
+    expect(deleted.timestamp).to.equal(Math.max(...deleted.tombstones.map((t) => t.lastModified)));
+    expect(deleted.timestamp).to.be.greaterThan(collection);
+  });
+
+  it("gives a restricted reader an empty page for a filter matching none of their records, and refuses one who may read none", async () => {
+    const closed: ResourceDefinition = { ...articles, settingsPrincipals: {} };
+    await service.replace(alice, articles, "a1", { data: { n: 1 }, permissions: { read: ["bob"] } });
+    const params = { filters: [{ field: "n", operator: "eq" as const, value: 2 }], sort: [], limit: 10, includeDeleted: false };
+    expect((await service.list(bob, closed, params)).entries).to.deep.equal([]);
+    expect((await service.count(bob, closed, params.filters)).count).to.equal(0);
+    const carol = authenticatedRequester("carol", () => Promise.resolve([]));
+    await expectRejection(service.list(carol, closed, params), ForbiddenError);
+    await expectRejection(service.count(carol, closed, params.filters), ForbiddenError);
+  });
+
   it("turns a creation race into the POST-of-an-existing-id answer", async () => {
     const [first, second] = await Promise.all([
       service.create(alice, articles, { data: { id: "r" } }),
@@ -222,3 +278,18 @@ async function expectRejection<E extends Error>(promise: Promise<unknown>, type:
   }
   throw new Error(`expected a ${type.name}`);
 }
+
+describe("sort tie-breaker", () => {
+  it("closes a sort with last_modified descending unless the client sorted on last_modified", () => {
+    expect(withTieBreaker([])).to.deep.equal([{ field: "last_modified", descending: true }]);
+    expect(withTieBreaker([{ field: "title", descending: false }])).to.deep.equal([
+      { field: "title", descending: false },
+      { field: "last_modified", descending: true },
+    ]);
+    const own = [
+      { field: "last_modified", descending: false },
+      { field: "title", descending: true },
+    ];
+    expect(withTieBreaker(own)).to.deep.equal(own);
+  });
+});
