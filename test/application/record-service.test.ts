@@ -15,6 +15,7 @@ import type { PermissionStore } from "../../src/application/ports/permission-sto
 import type { RecordStore } from "../../src/application/ports/record-store.js";
 import { GrantsResolvedToIds } from "../../src/application/record-access.js";
 import { RecordService, withTieBreaker } from "../../src/application/record-service.js";
+import type { CommittedChanges, ResourceChanged } from "../../src/application/events.js";
 import { anonymousRequester, authenticatedRequester, type Requester } from "../../src/application/requester.js";
 import type { ResourceDefinition } from "../../src/application/resources.js";
 import { MemoryPermissionStore } from "../../src/adapters/memory/memory-permission-store.js";
@@ -30,7 +31,7 @@ const articles: ResourceDefinition = {
 const notes: ResourceDefinition = { name: "notes", kind: "user", permissions: ["read", "write"], settingsPrincipals: {} };
 
 /** The service as the composition root builds it over memory adapters, with ids from `nextId`. */
-function serviceOver(records: RecordStore, permissions: PermissionStore, nextId: () => string): RecordService {
+function serviceOver(records: RecordStore, permissions: PermissionStore, nextId: () => string, changes?: CommittedChanges): RecordService {
   const kinds = resourceKinds({ authorizer: new Authorizer(permissions), permissions });
   return new RecordService({
     records,
@@ -39,6 +40,7 @@ function serviceOver(records: RecordStore, permissions: PermissionStore, nextId:
     unitOfWork: new DirectUnitOfWork(),
     ids: { generate: nextId },
     tokens: new PaginationTokens("secret"),
+    ...(changes ? { changes } : {}),
   });
 }
 
@@ -250,6 +252,46 @@ describe("RecordService", () => {
     const carol = authenticatedRequester("carol", () => Promise.resolve([]));
     await expectRejection(service.list(carol, closed, params), ForbiddenError);
     await expectRejection(service.count(carol, closed, params.filters), ForbiddenError);
+  });
+
+  it("announces each write with its action, the records before and after, and answers created only for creations", async () => {
+    const events: ResourceChanged[] = [];
+    const announced = serviceOver(records, permissions, () => "gen", {
+      resourceChanged: (e: ResourceChanged) => events.push(e),
+    } as unknown as CommittedChanges);
+    const owned: ResourceDefinition = { ...articles, settingsPrincipals: { write: ["alice"], read: ["alice"], create: ["alice"] } };
+    const created = await announced.create(alice, owned, { data: { id: "a1", n: 1 } });
+    expect(created.created).to.equal(true);
+    const again = await announced.create(alice, owned, { data: { id: "a1", n: 9 } });
+    expect(again.created).to.equal(false);
+    now += 10;
+    const patched = await announced.update(alice, owned, "a1", { data: { n: 2 }, merge: false });
+    expect(patched.created).to.equal(false);
+    const unchanged = await announced.update(alice, owned, "a1", { data: { n: 2 }, merge: false });
+    expect(unchanged.created).to.equal(false);
+    now += 10;
+    const tombstone = await announced.delete(alice, owned, "a1");
+    now += 10;
+    await announced.create(alice, owned, { data: { id: "a2" } });
+    now += 10;
+    const all = await announced.deleteAll(alice, owned, []);
+    const scope = { collection: "articles", parentId: "", userId: "alice" };
+    expect(events).to.deep.equal([
+      { ...scope, action: "create", timestamp: created.record.lastModified, impacted: [{ new: created.record }] },
+      { ...scope, action: "update", timestamp: patched.record.lastModified, impacted: [{ old: created.record, new: patched.record }] },
+      { ...scope, action: "delete", timestamp: tombstone.lastModified, impacted: [{ old: patched.record, new: tombstone }] },
+      { ...scope, action: "create", timestamp: events[3]?.timestamp, impacted: events[3]?.impacted },
+      { ...scope, action: "delete", timestamp: all.timestamp, impacted: all.tombstones.map((t) => ({ new: t })) },
+    ]);
+    expect(all.tombstones.map((t) => t.id)).to.deep.equal(["a2"]);
+  });
+
+  it("checks If-Match of a POST without an id against the collection's timestamp", async () => {
+    const owned: ResourceDefinition = { ...articles, settingsPrincipals: { read: ["alice"], create: ["alice"] } };
+    await service.create(alice, owned, { data: { id: "a1" } });
+    const { timestamp } = await service.list(alice, owned, { filters: [], sort: [], limit: 10, includeDeleted: false });
+    await expectRejection(service.create(alice, owned, { data: {} }, { ifMatch: timestamp - 1 }), PreconditionFailedError);
+    expect((await service.create(alice, owned, { data: {} }, { ifMatch: timestamp })).created).to.equal(true);
   });
 
   it("turns a creation race into the POST-of-an-existing-id answer", async () => {
