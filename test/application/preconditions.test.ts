@@ -29,6 +29,7 @@ describe("preconditions", () => {
     ["If-Match matching", { ifMatch: 10 }, existing, false, "ok"],
     ["If-Match stale", { ifMatch: 9 }, existing, false, { 412: { title: "t", id: "r1", last_modified: 10 } }],
     ["If-Match on a missing target", { ifMatch: 10 }, missing, false, { 412: null }],
+    ["If-Match on a missing target, read", { ifMatch: 10 }, missing, true, { 412: null }],
     ["If-Match: * on an existing target", { ifMatch: "*" }, existing, false, "ok"],
     ["If-Match: * on a missing target", { ifMatch: "*" }, missing, false, { 412: null }],
     ["If-None-Match: * on an existing target", { ifNoneMatch: "*" }, existing, false, { 412: { title: "t", id: "r1", last_modified: 10 } }],

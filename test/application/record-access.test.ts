@@ -4,7 +4,8 @@ import { callerPrincipals } from "../../src/domain/principals.js";
 import type { CountQuery, ListQuery } from "../../src/application/listing.js";
 import type { PermissionStore } from "../../src/application/ports/permission-store.js";
 import type { RecordStore, Scope } from "../../src/application/ports/record-store.js";
-import { GrantsResolvedToIds } from "../../src/application/record-access.js";
+import { GrantsJoinedInStore, GrantsResolvedToIds } from "../../src/application/record-access.js";
+import type { GrantedRecordStore } from "../../src/application/ports/granted-record-store.js";
 import type { ResourceDefinition } from "../../src/application/resources.js";
 
 const articles: ResourceDefinition = { name: "articles", kind: "shareable", permissions: ["read", "write"], settingsPrincipals: {} };
@@ -44,6 +45,33 @@ describe("grants resolved to ids", () => {
       { scope, query: { ...listQuery, access } },
       { scope, query: { filters: [], access } },
       { scope, query: { filters: [{ field: "a", operator: "eq", value: 1 }], access } },
+    ]);
+  });
+});
+
+describe("grants joined in the store", () => {
+  it("hands every query the caller's principals and the record permissions granting the view's", async () => {
+    const calls: unknown[] = [];
+    const answer = <T>(name: string, args: unknown[], value: T): Promise<T> => {
+      calls.push([name, ...args]);
+      return Promise.resolve(value);
+    };
+    const store = {
+      list: (...args: unknown[]) => answer("list", args, []),
+      count: (...args: unknown[]) => answer("count", args, 0),
+      deleteMany: (...args: unknown[]) => answer("deleteMany", args, []),
+    } as unknown as GrantedRecordStore;
+    const selection = await new GrantsJoinedInStore(store).select(bob, articles, "write");
+    const scope = { collection: "articles", parentId: "" };
+    const grants = { principals: bob.principals, permissions: ["write"], objectIdPrefix: "/articles/" };
+    const listQuery: ListQuery = { filters: [], sort: [{ field: "last_modified", descending: true }], limit: 5, includeDeleted: true };
+    await selection.list(scope, listQuery);
+    await selection.count(scope, { filters: [] });
+    await selection.deleteMany(scope, { filters: [] });
+    expect(calls).to.deep.equal([
+      ["list", scope, listQuery, grants],
+      ["count", scope, { filters: [] }, grants],
+      ["deleteMany", scope, { filters: [] }, grants],
     ]);
   });
 });
