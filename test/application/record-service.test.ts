@@ -294,6 +294,61 @@ describe("RecordService", () => {
     expect((await service.create(alice, owned, { data: {} }, { ifMatch: timestamp })).created).to.equal(true);
   });
 
+  it("answers a page of no entries, and no token, to a limit of 0", async () => {
+    const owned: ResourceDefinition = { ...articles, settingsPrincipals: { read: ["alice"], create: ["alice"] } };
+    await service.create(alice, owned, { data: { id: "a1" } });
+    const page = await service.list(alice, owned, { filters: [], sort: [], limit: 0, includeDeleted: false });
+    expect(page.entries).to.deep.equal([]);
+    expect(page).not.to.have.property("nextToken");
+    expect((await service.get(alice, owned, "a1")).created).to.equal(false);
+  });
+
+  it("checks If-Match of a POST with an id against that record, not the collection", async () => {
+    const owned: ResourceDefinition = { ...articles, settingsPrincipals: { read: ["alice"], create: ["alice"] } };
+    await service.create(alice, owned, { data: { id: "a1" } });
+    const { timestamp } = await service.list(alice, owned, { filters: [], sort: [], limit: 10, includeDeleted: false });
+    await expectRejection(service.create(alice, owned, { data: { id: "a2" } }, { ifMatch: timestamp }), PreconditionFailedError);
+  });
+
+  it("honours a client last_modified on POST, and on a JSON Patch; an unchanged one is no change", async () => {
+    const far = now + 50_000;
+    const created = await service.create(alice, articles, { data: { id: "a1", n: 1, last_modified: far } });
+    expect(created.record.lastModified).to.equal(far);
+    const same = await service.update(alice, articles, "a1", { data: { n: 1, last_modified: far }, merge: false });
+    expect(same.record).to.deep.equal(created.record);
+    const older = await service.update(alice, articles, "a1", { data: { n: 1, last_modified: far - 1 }, merge: false });
+    expect(older.record).to.deep.equal(created.record);
+    const patched = await service.update(alice, articles, "a1", {
+      merge: false,
+      operations: [{ op: "replace", path: "/data/last_modified", value: far + 7 }],
+    });
+    expect(patched.record.lastModified).to.equal(far + 7);
+  });
+
+  it("has no /permissions to patch on a user resource", async () => {
+    await service.replace(alice, notes, "n1", { data: { a: 1 } });
+    await expectRejection(
+      service.update(alice, notes, "n1", { merge: false, operations: [{ op: "add", path: "/permissions/read/bob" }] }),
+      ValidationError,
+    );
+  });
+
+  it("forgets the ACLs of the records a plural DELETE removed", async () => {
+    await service.create(alice, articles, { data: { id: "a1" }, permissions: { read: ["bob"] } });
+    await service.create(alice, articles, { data: { id: "a2" }, permissions: { read: ["bob"] } });
+    await service.deleteAll(alice, articles, []);
+    expect(await permissions.objectPermissions("/articles/a1")).to.deep.equal({});
+    expect(await permissions.objectPermissions("/articles/a2")).to.deep.equal({});
+  });
+
+  it("surfaces a conflict on POST when the conflicting record is gone by the time it is read back", async () => {
+    const vanishing = Object.create(records) as MemoryRecordStore;
+    vanishing.get = () => Promise.resolve(undefined);
+    vanishing.create = () => Promise.reject(new ConflictError(null));
+    const raced = serviceOver(vanishing, permissions, () => "x");
+    await expectRejection(raced.create(alice, articles, { data: { id: "a1" } }), ConflictError);
+  });
+
   it("turns a creation race into the POST-of-an-existing-id answer", async () => {
     const [first, second] = await Promise.all([
       service.create(alice, articles, { data: { id: "r" } }),
