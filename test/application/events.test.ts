@@ -45,15 +45,18 @@ describe("change events", () => {
     ]);
   });
 
-  it("publishes a scope touched only after its unit of work commits", () => {
+  it("publishes a resource change and a scope touched only after their unit of work commits", () => {
     const events = new ChangeEvents(() => undefined);
     const seen: unknown[] = [];
+    events.onResourceChanged((e) => void seen.push(e));
     events.onScopeTouched((e) => void seen.push(e));
     const afterCommit: (() => void)[] = [];
     const unitOfWork = { afterCommit: (f: () => void) => void afterCommit.push(f) } as unknown as UnitOfWork;
-    new CommittedChanges(events, unitOfWork).scopeTouched(touched);
+    const committed = new CommittedChanges(events, unitOfWork);
+    committed.resourceChanged(changed);
+    committed.scopeTouched(touched);
     expect(seen).to.deep.equal([]);
     for (const f of afterCommit) f();
-    expect(seen).to.deep.equal([touched]);
+    expect(seen).to.deep.equal([changed, touched]);
   });
 });
