@@ -16,7 +16,6 @@ export interface JsonPatchOperation {
 export class JsonPatchError extends Error {}
 
 const OPERATION_KEYS = new Set(["op", "path", "from", "value"]);
-const POINTER = /^(\/[^/]*)*$/;
 
 /** The body of a JSON Patch request: a list of operations, each checked for its shape (400 otherwise). */
 export function parseJsonPatch(body: unknown): JsonPatchOperation[] {
@@ -31,8 +30,7 @@ export function parseJsonPatch(body: unknown): JsonPatchOperation[] {
     for (const key of ["path", "from"]) {
       const pointer = entry[key];
       if (pointer === undefined && key === "from") continue;
-      if (typeof pointer !== "string" || !pointer.startsWith("/") || !POINTER.test(pointer))
-        bad(`${i}.${key}`, `${key} must be a JSON pointer starting with /`);
+      if (typeof pointer !== "string" || !pointer.startsWith("/")) bad(`${i}.${key}`, `${key} must be a JSON pointer starting with /`);
     }
   });
   if (problems.length > 0) throw new ValidationError(problems);
@@ -66,7 +64,8 @@ function applyOne(root: JsonValue, operation: JsonPatchOperation): JsonValue {
     case "replace": {
       const value = required(operation, "value");
       get(root, path, "replace");
-      return add(remove(root, path), path, value);
+      // The root pointer "" always exists: replacing it replaces the whole document (RFC 6902 §4.3).
+      return path === "" ? value : add(remove(root, path), path, value);
     }
     case "move": {
       const from = required(operation, "from");

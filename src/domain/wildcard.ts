@@ -16,10 +16,12 @@ function singleCodePoint(text: string): number | undefined {
   return first !== undefined && text.length === String.fromCodePoint(first).length ? first : undefined;
 }
 
-const folded = new Map<number, number>();
-
-/** The representative of a code point's case class. */
-function foldCase(codePoint: number): number {
+/**
+ * The representative of a code point's case class. `folded` caches the others for one compiled
+ * pattern: a process-wide cache would keep every code point clients ever sent, and tests could
+ * then only ever see the first folding of each.
+ */
+function foldCase(codePoint: number, folded: Map<number, number>): number {
   if (codePoint < 0x80) return codePoint >= 0x41 && codePoint <= 0x5a ? codePoint + 0x20 : codePoint;
   const known = folded.get(codePoint);
   if (known !== undefined) return known;
@@ -35,9 +37,9 @@ function foldCase(codePoint: number): number {
 }
 
 /** Code points (a lone surrogate counts as one) through foldCase. */
-function foldedCodePoints(text: string): number[] {
+function foldedCodePoints(text: string, folded: Map<number, number>): number[] {
   const points: number[] = [];
-  for (const character of text) points.push(foldCase(character.codePointAt(0)!));
+  for (const character of text) points.push(foldCase(character.codePointAt(0)!, folded));
   return points;
 }
 
@@ -77,11 +79,13 @@ export function wildcardMatcher(pattern: string, { ignoreCase = true }: { ignore
 }
 
 function foldedMatcher(pattern: string): (value: string) => boolean {
-  const parts = pattern.split("*").map(foldedCodePoints);
+  const folded = new Map<number, number>();
+  const foldedCodePointsOf = (text: string) => foldedCodePoints(text, folded);
+  const parts = pattern.split("*").map(foldedCodePointsOf);
   const first = parts[0] ?? [];
   if (parts.length === 1)
     return (value) => {
-      const text = foldedCodePoints(value);
+      const text = foldedCodePointsOf(value);
       return text.length === first.length && startsAt(text, 0, first);
     };
   const last = parts[parts.length - 1] ?? [];
@@ -90,7 +94,7 @@ function foldedMatcher(pattern: string): (value: string) => boolean {
     .filter((points) => points.length > 0)
     .map((points) => ({ points, table: failureTable(points) }));
   return (value) => {
-    const text = foldedCodePoints(value);
+    const text = foldedCodePointsOf(value);
     const end = text.length - last.length;
     if (end < first.length || !startsAt(text, 0, first) || !startsAt(text, end, last)) return false;
     // Leftmost occurrences, in order, between the anchored ends: the first fit is always a fit.

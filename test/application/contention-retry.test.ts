@@ -16,5 +16,6 @@ describe("ContentionRetry", () => {
     );
     expect(error).to.be.instanceOf(BackendError);
     expect((error as BackendError).cause).to.equal(cause);
+    expect(error).to.deep.include({ backend: "storage", message: "Too many concurrent writes to this record: try again later" });
   });
 });

@@ -87,4 +87,25 @@ describe("pagination tokens", () => {
     expect(Object.keys(reordered)).to.deep.equal(Object.keys(lastObject).reverse());
     expect(tokens.decode(tokenOf({ ...payload, last_object: reordered }), sort, [])).to.deep.equal(position);
   });
+  it("signs a position of four sort keys whatever the order of its keys (every one of the 24 orders)", () => {
+    const fourKeys: SortKey[] = [
+      { field: "c", descending: false },
+      { field: "a", descending: true },
+      { field: "d", descending: false },
+      { field: "last_modified", descending: true },
+    ];
+    const at = { cursor: { values: [3, 1, 4, 12] }, upTo: 20 };
+    const payload = payloadOf(tokens.encode(fourKeys, [], at));
+    const entries = Object.entries(payload.last_object as Record<string, unknown>);
+    const orders = (items: [string, unknown][]): [string, unknown][][] =>
+      items.length <= 1
+        ? [items]
+        : items.flatMap((item, i) => orders([...items.slice(0, i), ...items.slice(i + 1)]).map((rest) => [item, ...rest]));
+    const all = orders(entries);
+    expect(all).to.have.length(24);
+    for (const order of all) {
+      const token = tokenOf({ ...payload, last_object: Object.fromEntries(order) });
+      expect(tokens.decode(token, fourKeys, []), order.map(([k]) => k).join()).to.deep.equal(at);
+    }
+  });
 });

@@ -14,7 +14,8 @@ import { PaginationTokens } from "../../src/application/pagination-token.js";
 import type { PermissionStore } from "../../src/application/ports/permission-store.js";
 import type { RecordStore } from "../../src/application/ports/record-store.js";
 import { GrantsResolvedToIds } from "../../src/application/record-access.js";
-import { RecordService } from "../../src/application/record-service.js";
+import { RecordService, withTieBreaker } from "../../src/application/record-service.js";
+import type { CommittedChanges, ResourceChanged } from "../../src/application/events.js";
 import { anonymousRequester, authenticatedRequester, type Requester } from "../../src/application/requester.js";
 import type { ResourceDefinition } from "../../src/application/resources.js";
 import { MemoryPermissionStore } from "../../src/adapters/memory/memory-permission-store.js";
@@ -30,7 +31,7 @@ const articles: ResourceDefinition = {
 const notes: ResourceDefinition = { name: "notes", kind: "user", permissions: ["read", "write"], settingsPrincipals: {} };
 
 /** The service as the composition root builds it over memory adapters, with ids from `nextId`. */
-function serviceOver(records: RecordStore, permissions: PermissionStore, nextId: () => string): RecordService {
+function serviceOver(records: RecordStore, permissions: PermissionStore, nextId: () => string, changes?: CommittedChanges): RecordService {
   const kinds = resourceKinds({ authorizer: new Authorizer(permissions), permissions });
   return new RecordService({
     records,
@@ -39,6 +40,7 @@ function serviceOver(records: RecordStore, permissions: PermissionStore, nextId:
     unitOfWork: new DirectUnitOfWork(),
     ids: { generate: nextId },
     tokens: new PaginationTokens("secret"),
+    ...(changes ? { changes } : {}),
   });
 }
 
@@ -196,6 +198,157 @@ describe("RecordService", () => {
     await expectRejection(service.replace(alice, articles, "a1", { data: { id: "other" } }), ValidationError);
   });
 
+  it("refuses a POST whose body id is not a valid record id, as a bad path", async () => {
+    const error = await expectRejection(service.create(alice, articles, { data: { id: "not valid!" } }), ValidationError);
+    expect(error.details).to.deep.equal([{ location: "path", name: null, description: "Invalid object id" }]);
+  });
+
+  it("refuses a PATCH whose body id differs from the URL id, and accepts the same id", async () => {
+    await service.create(alice, articles, { data: { id: "a1", n: 1 } });
+    const error = await expectRejection(service.update(alice, articles, "a1", { data: { id: "other" }, merge: false }), ValidationError);
+    expect(error.details).to.deep.equal([{ location: "body", name: "id", description: "Object id does not match existing object" }]);
+    expect((await service.update(alice, articles, "a1", { data: { id: "a1", n: 2 }, merge: false })).record.data).to.deep.equal({ n: 2 });
+  });
+
+  it("writes a PATCH that changes only the permissions, or only moves last_modified forward", async () => {
+    const created = await service.create(alice, articles, { data: { id: "a1", n: 1 } });
+    now += 1000;
+    const shared = await service.update(alice, articles, "a1", { permissions: { read: ["bob"] }, merge: false });
+    expect(shared.permissions).to.deep.equal({ read: ["bob"], write: ["alice"] });
+    expect(shared.record.lastModified).to.be.greaterThan(created.record.lastModified);
+    expect((await service.get(bob, articles, "a1")).record.data).to.deep.equal({ n: 1 });
+    const later = shared.record.lastModified + 5000;
+    const moved = await service.update(alice, articles, "a1", { data: { n: 1, last_modified: later }, merge: false });
+    expect(moved.record.lastModified).to.equal(later);
+  });
+
+  it("forgets the ACL of a deleted record", async () => {
+    await service.create(alice, articles, { data: { id: "a1" }, permissions: { read: ["bob"] } });
+    await service.delete(alice, articles, "a1");
+    expect(await permissions.objectPermissions("/articles/a1")).to.deep.equal({});
+  });
+
+  it("answers a plural DELETE with the newest tombstone's timestamp, or the collection's when nothing was deleted", async () => {
+    const owned: ResourceDefinition = { ...articles, settingsPrincipals: { write: ["alice"], read: ["alice"] } };
+    await service.create(alice, owned, { data: { id: "a1" } });
+    now += 10;
+    await service.create(alice, owned, { data: { id: "a2" } });
+    const empty = await service.deleteAll(alice, owned, [{ field: "id", operator: "eq", value: "none" }]);
+    const { timestamp: collection } = await service.list(alice, owned, { filters: [], sort: [], limit: 10, includeDeleted: false });
+    expect(empty).to.deep.equal({ tombstones: [], timestamp: collection });
+    now += 10;
+    const deleted = await service.deleteAll(alice, owned, []);
+    expect(deleted.tombstones).to.have.length(2);
+    expect(deleted.timestamp).to.equal(Math.max(...deleted.tombstones.map((t) => t.lastModified)));
+    expect(deleted.timestamp).to.be.greaterThan(collection);
+  });
+
+  it("gives a restricted reader an empty page for a filter matching none of their records, and refuses one who may read none", async () => {
+    const closed: ResourceDefinition = { ...articles, settingsPrincipals: {} };
+    await service.replace(alice, articles, "a1", { data: { n: 1 }, permissions: { read: ["bob"] } });
+    const params = { filters: [{ field: "n", operator: "eq" as const, value: 2 }], sort: [], limit: 10, includeDeleted: false };
+    expect((await service.list(bob, closed, params)).entries).to.deep.equal([]);
+    expect((await service.count(bob, closed, params.filters)).count).to.equal(0);
+    const carol = authenticatedRequester("carol", () => Promise.resolve([]));
+    await expectRejection(service.list(carol, closed, params), ForbiddenError);
+    await expectRejection(service.count(carol, closed, params.filters), ForbiddenError);
+  });
+
+  it("announces each write with its action, the records before and after, and answers created only for creations", async () => {
+    const events: ResourceChanged[] = [];
+    const announced = serviceOver(records, permissions, () => "gen", {
+      resourceChanged: (e: ResourceChanged) => events.push(e),
+    } as unknown as CommittedChanges);
+    const owned: ResourceDefinition = { ...articles, settingsPrincipals: { write: ["alice"], read: ["alice"], create: ["alice"] } };
+    const created = await announced.create(alice, owned, { data: { id: "a1", n: 1 } });
+    expect(created.created).to.equal(true);
+    const again = await announced.create(alice, owned, { data: { id: "a1", n: 9 } });
+    expect(again.created).to.equal(false);
+    now += 10;
+    const patched = await announced.update(alice, owned, "a1", { data: { n: 2 }, merge: false });
+    expect(patched.created).to.equal(false);
+    const unchanged = await announced.update(alice, owned, "a1", { data: { n: 2 }, merge: false });
+    expect(unchanged.created).to.equal(false);
+    now += 10;
+    const tombstone = await announced.delete(alice, owned, "a1");
+    now += 10;
+    await announced.create(alice, owned, { data: { id: "a2" } });
+    now += 10;
+    const all = await announced.deleteAll(alice, owned, []);
+    const scope = { collection: "articles", parentId: "", userId: "alice" };
+    expect(events).to.deep.equal([
+      { ...scope, action: "create", timestamp: created.record.lastModified, impacted: [{ new: created.record }] },
+      { ...scope, action: "update", timestamp: patched.record.lastModified, impacted: [{ old: created.record, new: patched.record }] },
+      { ...scope, action: "delete", timestamp: tombstone.lastModified, impacted: [{ old: patched.record, new: tombstone }] },
+      { ...scope, action: "create", timestamp: events[3]?.timestamp, impacted: events[3]?.impacted },
+      { ...scope, action: "delete", timestamp: all.timestamp, impacted: all.tombstones.map((t) => ({ new: t })) },
+    ]);
+    expect(all.tombstones.map((t) => t.id)).to.deep.equal(["a2"]);
+  });
+
+  it("checks If-Match of a POST without an id against the collection's timestamp", async () => {
+    const owned: ResourceDefinition = { ...articles, settingsPrincipals: { read: ["alice"], create: ["alice"] } };
+    await service.create(alice, owned, { data: { id: "a1" } });
+    const { timestamp } = await service.list(alice, owned, { filters: [], sort: [], limit: 10, includeDeleted: false });
+    await expectRejection(service.create(alice, owned, { data: {} }, { ifMatch: timestamp - 1 }), PreconditionFailedError);
+    expect((await service.create(alice, owned, { data: {} }, { ifMatch: timestamp })).created).to.equal(true);
+  });
+
+  it("answers a page of no entries, and no token, to a limit of 0", async () => {
+    const owned: ResourceDefinition = { ...articles, settingsPrincipals: { read: ["alice"], create: ["alice"] } };
+    await service.create(alice, owned, { data: { id: "a1" } });
+    const page = await service.list(alice, owned, { filters: [], sort: [], limit: 0, includeDeleted: false });
+    expect(page.entries).to.deep.equal([]);
+    expect(page).not.to.have.property("nextToken");
+    expect((await service.get(alice, owned, "a1")).created).to.equal(false);
+  });
+
+  it("checks If-Match of a POST with an id against that record, not the collection", async () => {
+    const owned: ResourceDefinition = { ...articles, settingsPrincipals: { read: ["alice"], create: ["alice"] } };
+    await service.create(alice, owned, { data: { id: "a1" } });
+    const { timestamp } = await service.list(alice, owned, { filters: [], sort: [], limit: 10, includeDeleted: false });
+    await expectRejection(service.create(alice, owned, { data: { id: "a2" } }, { ifMatch: timestamp }), PreconditionFailedError);
+  });
+
+  it("honours a client last_modified on POST, and on a JSON Patch; an unchanged one is no change", async () => {
+    const far = now + 50_000;
+    const created = await service.create(alice, articles, { data: { id: "a1", n: 1, last_modified: far } });
+    expect(created.record.lastModified).to.equal(far);
+    const same = await service.update(alice, articles, "a1", { data: { n: 1, last_modified: far }, merge: false });
+    expect(same.record).to.deep.equal(created.record);
+    const older = await service.update(alice, articles, "a1", { data: { n: 1, last_modified: far - 1 }, merge: false });
+    expect(older.record).to.deep.equal(created.record);
+    const patched = await service.update(alice, articles, "a1", {
+      merge: false,
+      operations: [{ op: "replace", path: "/data/last_modified", value: far + 7 }],
+    });
+    expect(patched.record.lastModified).to.equal(far + 7);
+  });
+
+  it("has no /permissions to patch on a user resource", async () => {
+    await service.replace(alice, notes, "n1", { data: { a: 1 } });
+    await expectRejection(
+      service.update(alice, notes, "n1", { merge: false, operations: [{ op: "add", path: "/permissions/read/bob" }] }),
+      ValidationError,
+    );
+  });
+
+  it("forgets the ACLs of the records a plural DELETE removed", async () => {
+    await service.create(alice, articles, { data: { id: "a1" }, permissions: { read: ["bob"] } });
+    await service.create(alice, articles, { data: { id: "a2" }, permissions: { read: ["bob"] } });
+    await service.deleteAll(alice, articles, []);
+    expect(await permissions.objectPermissions("/articles/a1")).to.deep.equal({});
+    expect(await permissions.objectPermissions("/articles/a2")).to.deep.equal({});
+  });
+
+  it("surfaces a conflict on POST when the conflicting record is gone by the time it is read back", async () => {
+    const vanishing = Object.create(records) as MemoryRecordStore;
+    vanishing.get = () => Promise.resolve(undefined);
+    vanishing.create = () => Promise.reject(new ConflictError(null));
+    const raced = serviceOver(vanishing, permissions, () => "x");
+    await expectRejection(raced.create(alice, articles, { data: { id: "a1" } }), ConflictError);
+  });
+
   it("turns a creation race into the POST-of-an-existing-id answer", async () => {
     const [first, second] = await Promise.all([
       service.create(alice, articles, { data: { id: "r" } }),
@@ -222,3 +375,18 @@ async function expectRejection<E extends Error>(promise: Promise<unknown>, type:
   }
   throw new Error(`expected a ${type.name}`);
 }
+
+describe("sort tie-breaker", () => {
+  it("closes a sort with last_modified descending unless the client sorted on last_modified", () => {
+    expect(withTieBreaker([])).to.deep.equal([{ field: "last_modified", descending: true }]);
+    expect(withTieBreaker([{ field: "title", descending: false }])).to.deep.equal([
+      { field: "title", descending: false },
+      { field: "last_modified", descending: true },
+    ]);
+    const own = [
+      { field: "last_modified", descending: false },
+      { field: "title", descending: true },
+    ];
+    expect(withTieBreaker(own)).to.deep.equal(own);
+  });
+});

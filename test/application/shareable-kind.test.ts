@@ -85,6 +85,21 @@ describe("shareable kind", () => {
     await expectRejection(kind.requireWrite(bob, readers, "delete", "gone", missing), RecordNotFoundError);
   });
 
+  it("asks whether the caller may list the collection, by that view's name, before answering 404 to a write on a missing record", async () => {
+    const views: string[] = [];
+    const listable: ResourceDefinition = {
+      ...articles,
+      authorization: {
+        permits: ({ view }, defaultDecision) => {
+          views.push(view);
+          return view === "list" ? Promise.resolve(true) : defaultDecision();
+        },
+      },
+    };
+    await expectRejection(kind.requireWrite(bob, listable, "delete", "gone", { record: undefined, acl: {} }), RecordNotFoundError);
+    expect(views).to.deep.equal(["delete", "list"]);
+  });
+
   it("restricts collection views to the records the caller may read, or write, unless the collection is theirs", async () => {
     expect(await kind.restriction(bob, articles, "list")).to.equal("read");
     expect(await kind.restriction(bob, articles, "deleteAll")).to.equal("write");

@@ -36,6 +36,17 @@ describe("domain errors", () => {
       { location: "body", name: "Abc", description: "x" },
     ] as const;
     expect(new ValidationError(upperCase).message, "None sorts after upper-case names").to.equal("Abc in body: x");
+    const noNameLast = [
+      { location: "body", name: "Abc", description: "x" },
+      { location: "querystring", name: null, description: "bad query" },
+    ] as const;
+    expect(new ValidationError(noNameLast).message, "None sorts after upper-case names, wherever it stands").to.equal("Abc in body: x");
+    const sameName = [
+      { location: "querystring", name: null, description: "first" },
+      { location: "body", name: null, description: "second" },
+      { location: "header", name: null, description: "third" },
+    ] as const;
+    expect(new ValidationError(sameName).message, "details of the same name keep their order").to.equal("querystring: first");
     expect(new ValidationError([]).message).to.equal("Invalid parameters");
     expect(new ValidationError([], "given").message).to.equal("given");
   });

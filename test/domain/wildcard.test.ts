@@ -10,12 +10,16 @@ function referenceRegex(pattern: string, ignoreCase: boolean): RegExp {
   return new RegExp(`^${source}$`, ignoreCase ? "isu" : "");
 }
 
-/** A small deterministic generator (bounded, reproducible). */
+/**
+ * A small deterministic generator (bounded, reproducible). It draws from the high bits of the
+ * state: the low bits of this congruential generator repeat with a short period (`state % 2`
+ * alternates), which left whole families of patterns and values out.
+ */
 function generator(seed: number) {
   let state = seed;
   return (n: number) => {
     state = (state * 1103515245 + 12345) % 2 ** 31;
-    return state % n;
+    return Math.floor((state / 2 ** 31) * n);
   };
 }
 
@@ -79,6 +83,60 @@ describe("wildcard matching", () => {
         referenceRegex(pattern, false).test(value),
       );
     }
+  });
+
+  it("agrees with both references on a two-letter alphabet, where segments overlap themselves (KMP fallbacks)", () => {
+    const random = generator(2024);
+    const text = (max: number, letters: string[]) =>
+      Array.from({ length: random(max + 1) }, () => letters[random(letters.length)]).join("");
+    for (let i = 0; i < 6000; i++) {
+      const pattern = text(9, ["a", "b", "A", "*", "*"]);
+      const value = text(14, ["a", "b", "A"]);
+      for (const ignoreCase of [true, false]) {
+        expect(wildcardMatcher(pattern, { ignoreCase })(value), `${pattern} ~ ${value} (ignoreCase: ${ignoreCase})`).to.equal(
+          referenceRegex(pattern, ignoreCase).test(value),
+        );
+      }
+    }
+  });
+
+  it("finds a middle segment only after a fallback inside it, and never inside the anchored end", () => {
+    const cases: [string, string, boolean][] = [
+      ["*aab*", "aaab", true],
+      ["*abab*", "abaabab", true],
+      ["*aabaaa*", "aabaabaaa", true],
+      ["*abcabd*", "abcabcabd", true],
+      ["*aa*", "aba", false],
+      ["a*b*b", "ab", false],
+      ["a*b*b", "abb", true],
+      ["*a*", "a", true],
+      ["*aabb*", "aababb", false],
+      ["*aba*", "abba", false],
+      ["ab*ba", "aba", false],
+      ["a*a", "a", false],
+      ["*ab*b", "ab", false],
+      ["x*ab*ab*y", "xababy", true],
+      ["x*ab*ab*y", "xaby", false],
+    ];
+    for (const [pattern, value, expected] of cases) {
+      for (const ignoreCase of [true, false]) {
+        expect(wildcardMatcher(pattern, { ignoreCase })(value), `${pattern} ~ ${value} (ignoreCase: ${ignoreCase})`).to.equal(expected);
+      }
+    }
+  });
+
+  it("folds ASCII letters only: the neighbours of A-Z and a-z stay themselves", () => {
+    const cases: [string, string, boolean][] = [
+      ["A", "a", true],
+      ["Z", "z", true],
+      ["@", "`", false],
+      ["[", "{", false],
+      ["ß", "s", false],
+      ["ß", "SS", false],
+      ["ǅ", "ǆ", true],
+      ["é", "ü", false],
+    ];
+    for (const [pattern, value, expected] of cases) expect(wildcardMatcher(pattern)(value), `${pattern} ~ ${value}`).to.equal(expected);
   });
 
   it("folds case exactly as /u regular expressions do, for every code point with a case mapping", () => {

@@ -1,0 +1,77 @@
+/** How a restricted collection view reaches its records: the ids the permission backend resolves, handed to every query. */
+import { expect } from "chai";
+import { callerPrincipals } from "../../src/domain/principals.js";
+import type { CountQuery, ListQuery } from "../../src/application/listing.js";
+import type { PermissionStore } from "../../src/application/ports/permission-store.js";
+import type { RecordStore, Scope } from "../../src/application/ports/record-store.js";
+import { GrantsJoinedInStore, GrantsResolvedToIds } from "../../src/application/record-access.js";
+import type { GrantedRecordStore } from "../../src/application/ports/granted-record-store.js";
+import type { ResourceDefinition } from "../../src/application/resources.js";
+
+const articles: ResourceDefinition = { name: "articles", kind: "shareable", permissions: ["read", "write"], settingsPrincipals: {} };
+const bob = callerPrincipals("bob", ["group:readers"]);
+
+describe("grants resolved to ids", () => {
+  it("asks for the collection's records the caller may read, and keeps only ids of records of it", async () => {
+    const asked: unknown[][] = [];
+    const permissions = {
+      principalsAccessibleObjects: (principals: readonly string[], permission: string, pattern: string) => {
+        asked.push([principals, permission, pattern]);
+        return Promise.resolve(
+          new Set(["/articles/r1", "/articles", "/articles/", "/articles/a/b", "/notes/n1", "/articlesX/r9", "/articles/r2"]),
+        );
+      },
+    } as unknown as PermissionStore;
+    const queries: unknown[] = [];
+    const seen = <T>(scope: Scope, query: ListQuery | CountQuery, answer: T): Promise<T> => {
+      queries.push({ scope, query });
+      return Promise.resolve(answer);
+    };
+    const records = {
+      list: (scope: Scope, query: ListQuery) => seen(scope, query, []),
+      count: (scope: Scope, query: CountQuery) => seen(scope, query, 0),
+      deleteMany: (scope: Scope, query: CountQuery) => seen(scope, query, []),
+    } as unknown as RecordStore;
+
+    const selection = await new GrantsResolvedToIds(records, permissions).select(bob, articles, "read");
+    expect(asked).to.deep.equal([[bob.principals, "read", "/articles/*"]]);
+    const scope = { collection: "articles", parentId: "" };
+    const access = { ids: ["r1", "r2"], principals: bob.principals };
+    const listQuery: ListQuery = { filters: [], sort: [{ field: "last_modified", descending: true }], limit: 10, includeDeleted: false };
+    await selection.list(scope, listQuery);
+    await selection.count(scope, { filters: [] });
+    await selection.deleteMany(scope, { filters: [{ field: "a", operator: "eq", value: 1 }] });
+    expect(queries).to.deep.equal([
+      { scope, query: { ...listQuery, access } },
+      { scope, query: { filters: [], access } },
+      { scope, query: { filters: [{ field: "a", operator: "eq", value: 1 }], access } },
+    ]);
+  });
+});
+
+describe("grants joined in the store", () => {
+  it("hands every query the caller's principals and the record permissions granting the view's", async () => {
+    const calls: unknown[] = [];
+    const answer = <T>(name: string, args: unknown[], value: T): Promise<T> => {
+      calls.push([name, ...args]);
+      return Promise.resolve(value);
+    };
+    const store = {
+      list: (...args: unknown[]) => answer("list", args, []),
+      count: (...args: unknown[]) => answer("count", args, 0),
+      deleteMany: (...args: unknown[]) => answer("deleteMany", args, []),
+    } as unknown as GrantedRecordStore;
+    const selection = await new GrantsJoinedInStore(store).select(bob, articles, "write");
+    const scope = { collection: "articles", parentId: "" };
+    const grants = { principals: bob.principals, permissions: ["write"], objectIdPrefix: "/articles/" };
+    const listQuery: ListQuery = { filters: [], sort: [{ field: "last_modified", descending: true }], limit: 5, includeDeleted: true };
+    await selection.list(scope, listQuery);
+    await selection.count(scope, { filters: [] });
+    await selection.deleteMany(scope, { filters: [] });
+    expect(calls).to.deep.equal([
+      ["list", scope, listQuery, grants],
+      ["count", scope, { filters: [] }, grants],
+      ["deleteMany", scope, { filters: [] }, grants],
+    ]);
+  });
+});
