@@ -1,8 +1,9 @@
 /**
  * The single-record writes a group commit sends as one statement per run of writes
  * (docs/adr/0010): creates (with their ACLs, where the permissions share the database) and
- * updates. Every lookup is `= ANY(array)` on a primary key, so the plans never depend on
- * statistics; nothing raises on a business outcome (a live record in the way, a failed
+ * updates. Every record is looked up by equality on its whole primary key (a LATERAL per id:
+ * `id = ANY(array)` on the key's third column would be a filter over the scope, the planner
+ * taking a never-analyzed scope for one row), so the plans never depend on statistics; nothing raises on a business outcome (a live record in the way, a failed
  * If-Match): each item's rows say what happened, as the one-record statements' rows do.
  */
 import type { Scope } from "../../application/ports/record-store.js";
@@ -49,8 +50,9 @@ const CREATE: Statement = {
   text: `WITH input AS (
       SELECT * FROM unnest($3::text[], $4::text[], $5::bigint[]) AS i(id, data, stamp)
     ), existing AS (
-      SELECT r.id, r.last_modified, r.data FROM records r
-      WHERE r.collection = $1 AND r.parent_id = $2 AND r.id = ANY($3::text[]) AND NOT r.deleted
+      SELECT r.id, r.last_modified, r.data FROM input i CROSS JOIN LATERAL (
+        SELECT r.id, r.last_modified, r.data FROM records r
+        WHERE r.collection = $1 AND r.parent_id = $2 AND r.id = i.id AND NOT r.deleted LIMIT 1) AS r
     ), written AS (
       INSERT INTO records AS r (collection, parent_id, id, last_modified, data, deleted)
       SELECT $1, $2, i.id, i.stamp, i.data::jsonb, FALSE FROM input i WHERE NOT EXISTS (SELECT 1 FROM existing e WHERE e.id = i.id)
@@ -74,16 +76,23 @@ const CREATE: Statement = {
     UNION ALL SELECT FALSE, id, last_modified, data FROM existing`,
 };
 
-/** Only live records, only where the If-Match (when given) still holds. */
+/**
+ * Only live records, only where the If-Match (when given) still holds. Each row is found by its
+ * primary key (a LATERAL per id), then updated by its ctid: without statistics the planner takes
+ * a scope for one row, and would otherwise join the ids against a scan of the whole scope. The
+ * ctid cannot go stale: every writer of the scope holds its counter row's lock first.
+ */
 const UPDATE: Statement = {
   name: "tessera_batch_update",
   text: `WITH input AS (
       SELECT * FROM unnest($3::text[], $4::text[], $5::bigint[], $6::bigint[]) AS i(id, data, stamp, if_match)
+    ), found AS (
+      SELECT i.*, r.ctid AS row FROM input i CROSS JOIN LATERAL (
+        SELECT r.ctid FROM records r WHERE r.collection = $1 AND r.parent_id = $2 AND r.id = i.id AND NOT r.deleted LIMIT 1) AS r
     )
-    UPDATE records r SET last_modified = i.stamp, data = i.data::jsonb
-    FROM input i
-    WHERE r.collection = $1 AND r.parent_id = $2 AND r.id = ANY($3::text[]) AND r.id = i.id AND NOT r.deleted
-      AND (i.if_match IS NULL OR r.last_modified = i.if_match)
+    UPDATE records r SET last_modified = f.stamp, data = f.data::jsonb
+    FROM found f
+    WHERE r.ctid = f.row AND (f.if_match IS NULL OR r.last_modified = f.if_match)
     RETURNING TRUE AS written, r.id, r.last_modified, NULL::jsonb AS data`,
 };
 
