@@ -9,6 +9,7 @@ import { Authorizer } from "../../src/application/authorizer.js";
 import { NO_PERMISSION_STORE } from "../../src/application/no-permission-store.js";
 import type { AuthorizationRequest, ResourceDefinition } from "../../src/application/resources.js";
 import { MemoryPermissionStore } from "../../src/adapters/memory/memory-permission-store.js";
+import { expectRejection } from "../support/rejection.js";
 
 const articles: ResourceDefinition = { name: "articles", kind: "shareable", permissions: ["read", "write"], settingsPrincipals: {} };
 const alice = callerPrincipals("alice", ["group:editors"]);
@@ -87,13 +88,3 @@ describe("the permission backend of a deployment without one", () => {
     expect(await store.heartbeat()).to.equal(true);
   });
 });
-
-async function expectRejection<E extends Error>(promise: Promise<unknown>, type: new (...args: never[]) => E): Promise<E> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).to.be.instanceOf(type);
-    return error as E;
-  }
-  throw new Error(`expected a ${type.name}`);
-}

@@ -21,6 +21,7 @@ import type { ResourceDefinition } from "../../src/application/resources.js";
 import { MemoryPermissionStore } from "../../src/adapters/memory/memory-permission-store.js";
 import { MemoryRecordStore } from "../../src/adapters/memory/memory-record-store.js";
 import { DirectUnitOfWork } from "../../src/adapters/system/direct-unit-of-work.js";
+import { expectRejection } from "../support/rejection.js";
 
 const articles: ResourceDefinition = {
   name: "articles",
@@ -365,16 +366,6 @@ describe("RecordService", () => {
     await expectRejection(raced.replace(alice, articles, "a1", { data: {} }), ConflictError);
   });
 });
-
-async function expectRejection<E extends Error>(promise: Promise<unknown>, type: new (...args: never[]) => E): Promise<E> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).to.be.instanceOf(type);
-    return error as E;
-  }
-  throw new Error(`expected a ${type.name}`);
-}
 
 describe("sort tie-breaker", () => {
   it("closes a sort with last_modified descending unless the client sorted on last_modified", () => {

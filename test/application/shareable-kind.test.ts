@@ -12,6 +12,7 @@ import { grantsOf } from "../../src/application/record-access.js";
 import { authenticatedRequester } from "../../src/application/requester.js";
 import type { ResourceDefinition } from "../../src/application/resources.js";
 import { MemoryPermissionStore } from "../../src/adapters/memory/memory-permission-store.js";
+import { expectRejection } from "../support/rejection.js";
 
 const articles: ResourceDefinition = {
   name: "articles",
@@ -138,13 +139,3 @@ describe("shareable kind", () => {
     expect(await kind.storedAcl(articles, "a2")).to.deep.equal({});
   });
 });
-
-async function expectRejection<E extends Error>(promise: Promise<unknown>, type: new (...args: never[]) => E): Promise<E> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).to.be.instanceOf(type);
-    return error as E;
-  }
-  throw new Error(`expected a ${type.name}`);
-}
