@@ -27,7 +27,16 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { Worker } from "node:worker_threads";
 import autocannon from "autocannon";
-import { authorization, BENCH_SECRET, clearCollectionSql, databaseUrl, ensureDatabase, OWNER, principalOf } from "./seed.js";
+import {
+  authorization,
+  backendSettings,
+  baseServerSettings,
+  clearCollectionSql,
+  databaseUrl,
+  ensureDatabase,
+  OWNER,
+  principalOf,
+} from "./seed.js";
 import { latestProfile, summarizeProfile } from "./profile.js";
 import { cliOf, freePort, runNode, settingsEnv, startProcess, type ServerProcess } from "./server-process.js";
 
@@ -46,8 +55,9 @@ function option(name: string, fallback: number): number {
   return value;
 }
 
-const backend = argument("backend") ?? "memory";
-if (backend !== "memory" && backend !== "postgresql") throw new Error("--backend must be memory or postgresql");
+const backendArgument = argument("backend") ?? "memory";
+if (backendArgument !== "memory" && backendArgument !== "postgresql") throw new Error("--backend must be memory or postgresql");
+const backend: "memory" | "postgresql" = backendArgument;
 const subscribers = option("subscribers", 1000);
 const collectionReaders = Math.min(subscribers, option("collection-readers", 10));
 const grants = option("grants", 2);
@@ -62,23 +72,14 @@ const readers = Array.from({ length: subscribers }, (_, i) => `reader${i}:pw`);
 const restricted = readers.slice(collectionReaders).map(principalOf);
 
 function settings(port: number): Record<string, string> {
-  const storage: Record<string, string> =
-    backend === "memory"
-      ? { storage_backend: "memory", permission_backend: "memory" }
-      : { storage_backend: "postgresql", storage_url: sql, permission_backend: "postgresql", permission_url: sql };
   return {
-    listen_host: "127.0.0.1",
-    listen_port: String(port),
-    log_level: "warn",
-    userid_hmac_secret: BENCH_SECRET,
-    "multiauth.policies": "basicauth",
-    cache_backend: "memory",
+    ...baseServerSettings(port),
     // Every subscriber holds a connection: the default limit (1,000) would refuse the writers.
     max_connections: String(subscribers + connections + 100),
     resources: "writes:shareable",
     writes_create_principals: "system.Authenticated",
     writes_read_principals: readers.slice(0, collectionReaders).map(principalOf).join(" "),
-    ...storage,
+    ...backendSettings(backend, sql),
   };
 }
 

@@ -26,7 +26,7 @@ import { measure, type LoadSettings, type Measurement } from "./load.js";
 import { latestProfile, summarizeProfile } from "./profile.js";
 import { runParsePeer } from "./peer-run.js";
 import { comparison, header, line, medians } from "./report.js";
-import { databaseUrl, ensureDatabase, BENCH_SECRET } from "./seed.js";
+import { backendSettings, baseServerSettings, databaseUrl, ensureDatabase } from "./seed.js";
 import {
   cliOf,
   freePort,
@@ -221,29 +221,12 @@ function sideOf(spec: string): Side {
   return { name: spec, buildDir: thisBuild, settings };
 }
 
-function backendSettings(backend: BackendName, options: Options): Record<string, string> {
-  const sql = databaseUrl(options.postgres, options.database);
-  switch (backend) {
-    case "memory":
-      return { storage_backend: "memory", permission_backend: "memory" };
-    case "postgresql":
-      return { storage_backend: "postgresql", storage_url: sql, permission_backend: "postgresql", permission_url: sql };
-    case "redis":
-      return { storage_backend: "postgresql", storage_url: sql, permission_backend: "redis", permission_url: options.redis };
-  }
-}
-
 function serverSettings(backend: BackendName, port: number, options: Options, side: Side): Record<string, string> {
   const collections = collectionsFor(options.sizes);
   const settings: Record<string, string> = {
-    listen_host: "127.0.0.1",
-    listen_port: String(port),
-    log_level: "warn",
-    userid_hmac_secret: BENCH_SECRET,
-    "multiauth.policies": "basicauth",
-    cache_backend: "memory",
+    ...baseServerSettings(port),
     resources: collections.map((c) => `${c}:shareable`).join(" "),
-    ...backendSettings(backend, options),
+    ...backendSettings(backend, databaseUrl(options.postgres, options.database), options.redis),
   };
   for (const c of collections) settings[`${c}_create_principals`] = "system.Authenticated";
   return { ...settings, ...options.settings, ...side.settings };

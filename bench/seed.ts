@@ -13,6 +13,30 @@ import { BasicAuthPolicy } from "../src/adapters/auth/basic-auth-policy.js";
 import { RedisPermissionStore } from "../src/adapters/redis/redis-permission-store.js";
 
 export const BENCH_SECRET = "tessera-bench-secret";
+
+/** The settings every bench server runs with: loopback, quiet logs, the bench HMAC secret, Basic Auth, a memory cache. */
+export function baseServerSettings(port: number): Record<string, string> {
+  return {
+    listen_host: "127.0.0.1",
+    listen_port: String(port),
+    log_level: "warn",
+    userid_hmac_secret: BENCH_SECRET,
+    "multiauth.policies": "basicauth",
+    cache_backend: "memory",
+  };
+}
+
+/** Records and permissions: both in memory, both in the PostgreSQL database `sql`, or records there and permissions in Redis. */
+export function backendSettings(backend: "memory" | "postgresql" | "redis", sql: string, redis?: string): Record<string, string> {
+  switch (backend) {
+    case "memory":
+      return { storage_backend: "memory", permission_backend: "memory" };
+    case "postgresql":
+      return { storage_backend: "postgresql", storage_url: sql, permission_backend: "postgresql", permission_url: sql };
+    case "redis":
+      return { storage_backend: "postgresql", storage_url: sql, permission_backend: "redis", permission_url: redis ?? "" };
+  }
+}
 export const OWNER = "owner:bench-password";
 export const READER = "alice:bench-password";
 export const SHARED_COUNT = 100;
