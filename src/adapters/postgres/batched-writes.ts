@@ -101,13 +101,23 @@ function distinctIds<I extends { readonly id: string }>(items: readonly I[], ite
   return items.every((other) => other.id !== item.id);
 }
 
-/** The rows of each item, in the items' order; a written item's stamp counts for the counter. */
-function outcomesByItem(
+/**
+ * Stamps the items in order and sends them in one statement: $1, $2 the scope, $3 the ids, $4 the
+ * data, $5 the stamps, then `more`. Each item gets its own rows; a written item's stamp counts
+ * for the counter.
+ */
+async function sendStamped<I extends CreateItem | UpdateItem>(
+  database: PostgresDatabase,
+  statement: Statement,
   clock: GroupClock,
-  items: readonly { readonly id: string }[],
-  stamps: readonly number[],
-  rows: readonly (WriteRow & { id: string })[],
-): Outcome<WriteRow[]>[] {
+  items: readonly I[],
+  more: unknown[],
+): Promise<Outcome<WriteRow[]>[]> {
+  const scope = items[0]?.scope;
+  if (!scope) return [];
+  const stamps = items.map((item) => clock.next(item.requested));
+  const values = [scope.collection, scope.parentId, items.map((item) => item.id), items.map((item) => item.data), stamps, ...more];
+  const rows = await database.query<WriteRow & { id: string }>("storage", statement, values);
   const byId = new Map<string, WriteRow[]>();
   for (const row of rows) byId.set(row.id, [...(byId.get(row.id) ?? []), row]);
   return items.map((item, i) => {
@@ -125,10 +135,7 @@ export class BatchedCreates implements BatchStatement<CreateItem, WriteRow[]> {
     return distinctIds(items, item);
   }
 
-  async run(clock: GroupClock, items: readonly CreateItem[]): Promise<Outcome<WriteRow[]>[]> {
-    const scope = items[0]?.scope;
-    if (!scope) return [];
-    const stamps = items.map((item) => clock.next(item.requested));
+  run(clock: GroupClock, items: readonly CreateItem[]): Promise<Outcome<WriteRow[]>[]> {
     const acl = { ids: [] as string[], objects: [] as string[], permissions: [] as string[], principals: [] as (string | null)[] };
     for (const item of items) {
       for (const [permission, principals] of Object.entries(item.acl?.permissions ?? {})) {
@@ -141,18 +148,7 @@ export class BatchedCreates implements BatchStatement<CreateItem, WriteRow[]> {
         }
       }
     }
-    const rows = await this.database.query<WriteRow & { id: string }>("storage", CREATE, [
-      scope.collection,
-      scope.parentId,
-      items.map((item) => item.id),
-      items.map((item) => item.data),
-      stamps,
-      acl.ids,
-      acl.objects,
-      acl.permissions,
-      acl.principals,
-    ]);
-    return outcomesByItem(clock, items, stamps, rows);
+    return sendStamped(this.database, CREATE, clock, items, [acl.ids, acl.objects, acl.permissions, acl.principals]);
   }
 }
 
@@ -163,18 +159,7 @@ export class BatchedUpdates implements BatchStatement<UpdateItem, WriteRow[]> {
     return distinctIds(items, item);
   }
 
-  async run(clock: GroupClock, items: readonly UpdateItem[]): Promise<Outcome<WriteRow[]>[]> {
-    const scope = items[0]?.scope;
-    if (!scope) return [];
-    const stamps = items.map((item) => clock.next(item.requested));
-    const rows = await this.database.query<WriteRow & { id: string }>("storage", UPDATE, [
-      scope.collection,
-      scope.parentId,
-      items.map((item) => item.id),
-      items.map((item) => item.data),
-      stamps,
-      items.map((item) => item.ifMatch ?? null),
-    ]);
-    return outcomesByItem(clock, items, stamps, rows);
+  run(clock: GroupClock, items: readonly UpdateItem[]): Promise<Outcome<WriteRow[]>[]> {
+    return sendStamped(this.database, UPDATE, clock, items, [items.map((item) => item.ifMatch ?? null)]);
   }
 }
