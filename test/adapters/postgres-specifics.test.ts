@@ -20,6 +20,7 @@ import { PostgresUnitOfWork } from "../../src/adapters/postgres/postgres-unit-of
 import { urlWithPassword } from "../../src/adapters/postgres/postgres-url.js";
 import { projectRoot } from "../../src/bootstrap/project-root.js";
 import { BackendError, ValidationError } from "../../src/domain/errors.js";
+import { JsonTextRecord } from "../../src/domain/json-text-record.js";
 import type { Tombstone } from "../../src/domain/records.js";
 import { databaseUrl, ensureDatabase, withAdmin } from "../support/postgres.js";
 import { POSTGRES_URL, requireService } from "../support/services.js";
@@ -276,6 +277,13 @@ describe("PostgreSQL specifics", function () {
         access(alice),
       );
       expect(page.map((r) => r.id)).to.deep.equal(["r3", "r1"]);
+    });
+
+    it("hands a listing each record's data as the text PostgreSQL printed, for the answer to reuse as it is", async () => {
+      const [first] = await records.list(articles, newestFirst, access(alice));
+      expect(first?.id).to.equal("a_b");
+      expect(first && JsonTextRecord.bodyJson(first)).to.equal(`{"i": 100,"id":"a_b","last_modified":${first?.lastModified}}`);
+      expect(first).to.deep.include({ data: { i: 100 } });
     });
 
     it("deletes only the records the principals may write", async () => {

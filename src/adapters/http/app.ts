@@ -21,6 +21,7 @@ import { registerOpenApiRoute } from "./openapi.js";
 import { registerRecordRoutes } from "./record-routes.js";
 import { adminPages } from "./admin-pages.js";
 import { metricsRoute, routeOf } from "./metrics-route.js";
+import { JsonText } from "./json-text.js";
 import { currentRequest, REQUEST_ID_HEADER, requestIdFrom, runInRequest } from "./request-context.js";
 import { urlMiddleware, VERSION_PREFIX } from "./routing-middleware.js";
 import { registerUtilityRoutes } from "./utility-routes.js";
@@ -139,7 +140,7 @@ function responseBasics({ logger, options, metrics }: HttpServices) {
         if (ctx.status === 503) ctx.set("Retry-After", String(options.retryAfterSeconds));
         // Serialised here, once, so that the log knows the size; a batch reads its sub-responses as JSON.
         if (!batch && ctx.body !== null && typeof ctx.body === "object" && !Buffer.isBuffer(ctx.body) && !(ctx.body instanceof Stream))
-          ctx.body = JSON.stringify(ctx.body);
+          ctx.body = ctx.body instanceof JsonText ? ctx.body.text : JSON.stringify(ctx.body);
         const route = routeOf(ctx);
         answered?.(ctx.method, route, ctx.status);
         if (logging) {

@@ -16,6 +16,7 @@ import type { Requester } from "../../application/requester.js";
 import type { HttpServices } from "./http-services.js";
 import { BatchBody, BatchSubRequest } from "./batch-dto.js";
 import { urlLimitDescription } from "./input-limits.js";
+import { JsonText } from "./json-text.js";
 import { shapeDetails } from "./request-shape.js";
 import { REDIRECT_TARGET, VERSION_PREFIX } from "./routing-middleware.js";
 
@@ -152,7 +153,14 @@ async function runSubRequest(
     const value = res.getHeader(name);
     if (value !== undefined) headers[name] = String(value);
   }
-  const body = ctx.method === "HEAD" ? "" : ctx.body === undefined || ctx.body === null ? null : (ctx.body as JsonValue);
+  const body =
+    ctx.method === "HEAD"
+      ? ""
+      : ctx.body === undefined || ctx.body === null
+        ? null
+        : ctx.body instanceof JsonText
+          ? ctx.body.toJSON()
+          : (ctx.body as JsonValue);
   return {
     response: { status: ctx.status, path: decodedPath(request.path), headers, body },
     redirectTo: ctx.state[REDIRECT_TARGET] as string | undefined,

@@ -3,6 +3,8 @@ import type { Context } from "koa";
 import { isJsonObject, type JsonObject } from "../../domain/json.js";
 import { bodyOf, recordBody, type RecordOrTombstone } from "../../domain/records.js";
 import type { RecordResult } from "../../application/record-service.js";
+import { JsonTextRecord } from "../../domain/json-text-record.js";
+import { JsonText } from "./json-text.js";
 
 // The last timestamp formatted: reads of an unchanged record or collection reuse it.
 let lastFormatted = { timestamp: NaN, date: "" };
@@ -27,7 +29,14 @@ export function respondWithRecord(ctx: Context, status: number, result: RecordRe
 
 export function respondWithList(ctx: Context, entries: readonly RecordOrTombstone[], fields?: readonly string[]): void {
   ctx.status = 200;
-  ctx.body = { data: entries.map((e) => (fields ? project(bodyOf(e), fields) : bodyOf(e))) };
+  ctx.body = fields
+    ? { data: entries.map((e) => project(bodyOf(e), fields)) }
+    : new JsonText(`{"data":[${entries.map(entryJson).join(",")}]}`);
+}
+
+/** An entry as JSON text: records read as text keep it, the others are serialised. */
+function entryJson(entry: RecordOrTombstone): string {
+  return JsonTextRecord.bodyJson(entry) ?? JSON.stringify(bodyOf(entry));
 }
 
 /** `_fields`: only the named (dotted) fields, plus `id`, `last_modified` and `deleted`. */

@@ -19,6 +19,7 @@ import type {
 import type { RecordAclEntries, RecordWithAclWriter } from "../../application/ports/record-with-acl-writer.js";
 import { ConflictError, PreconditionFailedError, RecordNotFoundError } from "../../domain/errors.js";
 import type { JsonObject } from "../../domain/json.js";
+import { JsonTextRecord } from "../../domain/json-text-record.js";
 import { recordBody, type RecordOrTombstone, type StoredRecord, type Tombstone } from "../../domain/records.js";
 import { BatchedCreates, BatchedUpdates, type CreateItem, type UpdateItem, type WriteRow } from "./batched-writes.js";
 import { groupCommitOf, runOne, type BatchStatement, type GroupClock, type GroupCommit } from "./group-commit.js";
@@ -131,7 +132,7 @@ const LOCK_TIMESTAMP: Statement = {
 type EntryRow = {
   id: string;
   last_modified: string;
-  data: JsonObject;
+  data_json: string;
   deleted: boolean;
 };
 
@@ -267,12 +268,13 @@ export class PostgresRecordStore implements RecordStore, GrantedRecordStore, Rec
     const columns = "r.id, r.last_modified, r.data, r.deleted";
     const from = lost === undefined ? source : `(SELECT ${columns} FROM ${source} UNION ALL SELECT ${columns} FROM ${lost}) AS r`;
     const order = query.sort.length > 0 ? ` ORDER BY ${orderSql(params, query.sort)}` : "";
-    const text = `SELECT ${columns} FROM ${from}${order} LIMIT ${params.add(query.limit, "bigint")}`;
+    // The data as text: the driver does not parse it, and a listing can answer it as it is (JsonTextRecord).
+    const text = `SELECT r.id, r.last_modified, r.data::text AS data_json, r.deleted FROM ${from}${order} LIMIT ${params.add(query.limit, "bigint")}`;
     const rows = await this.run<EntryRow>(statementFor(text), params.values);
     return rows.map((row) =>
       row.deleted
         ? { id: row.id, lastModified: Number(row.last_modified), deleted: true }
-        : { id: row.id, lastModified: Number(row.last_modified), data: row.data },
+        : new JsonTextRecord(row.id, Number(row.last_modified), row.data_json),
     );
   }
 
