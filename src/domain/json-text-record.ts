@@ -22,7 +22,10 @@ export class JsonTextRecord implements StoredRecord {
   constructor(
     readonly id: string,
     readonly lastModified: number,
-    /** The data's JSON text: an object without `id` or `last_modified`, as `StoredRecord.data` is. */
+    /**
+     * The data's JSON text: an object without `id` or `last_modified` (as `StoredRecord.data` is),
+     * nothing around its braces, `{}` when empty (as PostgreSQL prints `jsonb`).
+     */
     json: string,
   ) {
     this.#json = json;
@@ -37,8 +40,6 @@ export class JsonTextRecord implements StoredRecord {
     if (!(record instanceof JsonTextRecord)) return undefined;
     const json = record.#json;
     const managed = `"id":${JSON.stringify(record.id)},"last_modified":${record.lastModified}}`;
-    const end = json.lastIndexOf("}");
-    const empty = json.length < 16 && /^\s*\{\s*\}\s*$/.test(json);
-    return `${json.slice(0, end)}${empty ? "" : ","}${managed}`;
+    return `${json.slice(0, -1)}${json.length === 2 ? "" : ","}${managed}`;
   }
 }
