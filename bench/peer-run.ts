@@ -25,6 +25,8 @@ export interface PeerOptions {
   /** Migrates the database and starts `tessera serve` on it (PostgreSQL storage and permissions). */
   readonly startTessera: (database: string) => Promise<ServerProcess>;
   readonly log: (line: string) => void;
+  /** Koa hello's req/s in the same run, when measured: each Tessera figure is then shown as a share of it too. */
+  readonly koaHello?: number;
 }
 
 async function freshDatabase(server: string, database: string): Promise<void> {
@@ -102,11 +104,15 @@ export async function runParsePeer(options: PeerOptions, print: (m: Measurement)
   console.log(
     `\nTessera vs Parse Server ${PARSE_VERSION}, same run, c=${connections}, ${options.load.duration} s each after ${options.load.warmup} s warm-up`,
   );
-  console.log("workload        tessera req/s  parse req/s   ratio  tessera p99  parse p99  tessera non-2xx  parse non-2xx");
+  const { koaHello } = options;
+  console.log(
+    `workload        tessera req/s  parse req/s   ratio  tessera p99  parse p99  tessera non-2xx  parse non-2xx${koaHello ? "  tessera / koa hello" : ""}`,
+  );
   for (const { label, tessera: t, parse: p } of pairs) {
     const ratio = p.requestsPerSecond > 0 ? (t.requestsPerSecond / p.requestsPerSecond).toFixed(2) : "-";
+    const share = koaHello ? `${((100 * t.requestsPerSecond) / koaHello).toFixed(1).padStart(19)} %` : "";
     console.log(
-      `${label.padEnd(15)} ${t.requestsPerSecond.toFixed(0).padStart(13)} ${p.requestsPerSecond.toFixed(0).padStart(12)} ${ratio.padStart(7)} ${t.p99.toFixed(1).padStart(12)} ${p.p99.toFixed(1).padStart(10)} ${String(t.non2xx + t.errors).padStart(16)} ${String(p.non2xx + p.errors).padStart(14)}`,
+      `${label.padEnd(15)} ${t.requestsPerSecond.toFixed(0).padStart(13)} ${p.requestsPerSecond.toFixed(0).padStart(12)} ${ratio.padStart(7)} ${t.p99.toFixed(1).padStart(12)} ${p.p99.toFixed(1).padStart(10)} ${String(t.non2xx + t.errors).padStart(16)} ${String(p.non2xx + p.errors).padStart(14)}${share}`,
     );
   }
 }
