@@ -21,6 +21,11 @@ const SENT_MEMORY = 1000;
 /** What a subscription needs from the feed around it. */
 export interface SubscriptionHost {
   readonly records: RecordService;
+  /**
+   * ACLs are written after their records: the scope's shared reads re-check signalled records
+   * and must know what each subscriber was sent. Otherwise only the replay's re-checks ask.
+   */
+  readonly aclAfterRecord: boolean;
   log(error: unknown, message: string): void;
   /** The subscription caught up: its scope's shared reads take over. */
   caughtUp(subscription: Subscription): void;
@@ -86,7 +91,7 @@ export class Subscription implements Viewer {
       this.close();
       return false;
     }
-    for (const entry of entries) this.remember(entry);
+    if (this.replaying || this.host.aclAfterRecord) for (const entry of entries) this.remember(entry);
     return true;
   }
 
@@ -113,6 +118,7 @@ export class Subscription implements Viewer {
       } while (this.dirty && !this.closed);
       if (!this.closed) {
         this.replaying = false;
+        if (!this.host.aclAfterRecord) this.sent.clear();
         this.host.caughtUp(this);
       }
     } catch (error) {

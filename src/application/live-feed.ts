@@ -56,6 +56,7 @@ export class LiveFeed {
   private keepAlive: ReturnType<typeof setInterval> | undefined;
   private readonly host = {
     records: this.options.records,
+    aclAfterRecord: this.options.aclAfterRecord,
     log: (error: unknown, message: string) => this.options.log(error, message),
     caughtUp: (subscription: Subscription) => this.caughtUp(subscription),
     forget: (subscription: Subscription) => this.forget(subscription),
