@@ -5,14 +5,16 @@
  * written out. Waiting is on what the sink receives, never on time.
  */
 import type { Acl } from "../../src/domain/acl.js";
+import type { RecordOrTombstone } from "../../src/domain/records.js";
 import { Authorizer } from "../../src/application/authorizer.js";
 import { ChangeEvents, CommittedChanges } from "../../src/application/events.js";
-import type { Filter } from "../../src/application/listing.js";
+import type { Filter, ListQuery } from "../../src/application/listing.js";
 import { LiveFeed, type FeedEvent, type FeedSink } from "../../src/application/live-feed.js";
 import { LostAccessPermissionStore } from "../../src/application/lost-access-permission-store.js";
 import { resourceKinds } from "../../src/application/kinds/resource-kinds.js";
 import { PaginationTokens } from "../../src/application/pagination-token.js";
 import type { ChangeBroadcast } from "../../src/application/ports/change-broadcast.js";
+import type { Scope } from "../../src/application/ports/record-store.js";
 import { GrantsResolvedToIds } from "../../src/application/record-access.js";
 import { RecordService } from "../../src/application/record-service.js";
 import { authenticatedRequester, type Requester } from "../../src/application/requester.js";
@@ -83,6 +85,38 @@ export class RecordingSink implements FeedSink {
   }
 }
 
+/** A memory store whose next list matching a condition waits until released (a read caught mid-way). */
+export class HoldingRecords extends MemoryRecordStore {
+  private held: { matches: (query: ListQuery) => boolean; reached: () => void; released: Promise<void> } | undefined;
+
+  /**
+   * The next list whose query `matches` waits for `release` (or fails with the error given to
+   * `fail`); `reached` resolves when it starts waiting.
+   */
+  holdList(matches: (query: ListQuery) => boolean): { reached: Promise<void>; release: () => void; fail: (error: Error) => void } {
+    let release = () => {};
+    let fail: (error: Error) => void = () => {};
+    let reached = () => {};
+    const released = new Promise<void>((resolve, reject) => {
+      release = resolve;
+      fail = reject;
+    });
+    const reachedPromise = new Promise<void>((resolve) => (reached = resolve));
+    this.held = { matches, reached, released };
+    return { reached: reachedPromise, release, fail };
+  }
+
+  override async list(scope: Scope, query: ListQuery): Promise<RecordOrTombstone[]> {
+    const held = this.held;
+    if (held?.matches(query)) {
+      this.held = undefined;
+      held.reached();
+      await held.released;
+    }
+    return super.list(scope, query);
+  }
+}
+
 export interface FeedWorldOptions {
   /** As on the memory backend (ACLs written after their record): signals are re-checked. */
   readonly aclAfterRecord?: boolean;
@@ -91,7 +125,7 @@ export interface FeedWorldOptions {
 }
 
 export class FeedWorld {
-  readonly records = new MemoryRecordStore({ now: () => 100 });
+  readonly records = new HoldingRecords({ now: () => 100 });
   readonly acls = new MemoryPermissionStore();
   readonly permissions = new LostAccessPermissionStore(this.acls, {
     records: this.records,
