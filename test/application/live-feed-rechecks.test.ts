@@ -8,12 +8,13 @@
 import { expect } from "chai";
 import { InProcessBroadcast } from "../../src/adapters/memory/in-process-broadcast.js";
 import type { ChangeBroadcast, ChangeSignal } from "../../src/application/ports/change-broadcast.js";
-import { FeedWorld } from "../support/live-feed-world.js";
+import { FeedWorld, HANG_GUARD_MS } from "../support/live-feed-world.js";
 
 const ARTICLES = { collection: "articles", parentId: "" };
 const CREATED_X1 = { ...ARTICLES, timestamp: 101, id: "x1", action: "create" } as const;
 
-describe("LiveFeed re-checks of records whose ACL came after them", () => {
+describe("LiveFeed re-checks of records whose ACL came after them", function () {
+  this.timeout(HANG_GUARD_MS);
   let broadcast: InProcessBroadcast;
   let world: FeedWorld;
 
@@ -91,7 +92,8 @@ describe("LiveFeed re-checks of records whose ACL came after them", () => {
   });
 });
 
-describe("LiveFeed failures", () => {
+describe("LiveFeed failures", function () {
+  this.timeout(HANG_GUARD_MS);
   it("closes a subscriber whose replay fails, and says why", async () => {
     const world = new FeedWorld();
     await world.feed.start();

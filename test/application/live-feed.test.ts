@@ -9,12 +9,13 @@ import { UnauthenticatedError } from "../../src/domain/errors.js";
 import { anonymousRequester } from "../../src/application/requester.js";
 import { InProcessBroadcast } from "../../src/adapters/memory/in-process-broadcast.js";
 import { EVERY_SCOPE } from "../../src/application/ports/change-broadcast.js";
-import { articles, FeedWorld, notes, RecordingSink } from "../support/live-feed-world.js";
+import { articles, FeedWorld, notes, RecordingSink, HANG_GUARD_MS } from "../support/live-feed-world.js";
 import { expectRejection } from "../support/rejection.js";
 
 const ARTICLES = { collection: "articles", parentId: "" };
 
-describe("LiveFeed", () => {
+describe("LiveFeed", function () {
+  this.timeout(HANG_GUARD_MS);
   let world: FeedWorld;
 
   beforeEach(async () => {
@@ -178,7 +179,8 @@ describe("LiveFeed", () => {
   });
 });
 
-describe("LiveFeed signals from other processes", () => {
+describe("LiveFeed signals from other processes", function () {
+  this.timeout(HANG_GUARD_MS);
   let world: FeedWorld;
   let broadcast: InProcessBroadcast;
 
@@ -214,7 +216,8 @@ describe("LiveFeed signals from other processes", () => {
   });
 });
 
-describe("LiveFeed keep-alives", () => {
+describe("LiveFeed keep-alives", function () {
+  this.timeout(HANG_GUARD_MS);
   it("sends keep-alives to every subscriber and drops one whose stream refuses them", async () => {
     const world = new FeedWorld({ keepAliveMs: 1 });
     await world.acls.addUserPrincipal("carol", "group:readers");

@@ -24,6 +24,13 @@ import { MemoryPermissionStore } from "../../src/adapters/memory/memory-permissi
 import { MemoryRecordStore } from "../../src/adapters/memory/memory-record-store.js";
 import { DirectUnitOfWork } from "../../src/adapters/system/direct-unit-of-work.js";
 
+/**
+ * A test waiting for a line that never comes fails after this long (the memory feed answers in
+ * milliseconds): under mutation testing, a mutant that stops delivery is then a quick failure
+ * rather than a run stopped at Stryker's timeout.
+ */
+export const HANG_GUARD_MS = 2000;
+
 /** Members of `group:readers` may read the whole collection; everyone authenticated may create. */
 export const articles: ResourceDefinition = {
   name: "articles",
