@@ -29,14 +29,23 @@ describe("LiveFeed", function () {
     await world.put("alice", "a1", { n: 1 }); // 100
     await world.put("alice", "a2", { n: 2 }); // 101
     await world.service.delete(world.user("alice"), articles, "a1"); // 102, and alice's loss of it 103
+    await world.put("alice", "a0", { n: 0 }); // 104: a record newer than a tombstone of the same replay
     const carol = await world.subscribe("carol", 100);
     await carol.waitFor("live");
-    await world.put("alice", "a3", { n: 3 }); // 104
-    await carol.waitFor("create a3@104"); // else one shared read may find it deleted already
-    await world.put("alice", "a2", { n: 22 }); // 105
-    await world.service.delete(world.user("alice"), articles, "a3"); // 106 (loss 107)
-    await carol.waitFor("delete a3@106");
-    expect(carol.lines).to.deep.equal(["create a2@101", "delete a1@102", "live", "create a3@104", "update a2@105", "delete a3@106"]);
+    await world.put("alice", "a3", { n: 3 }); // 105
+    await carol.waitFor("create a3@105"); // else one shared read may find it deleted already
+    await world.put("alice", "a2", { n: 22 }); // 106
+    await world.service.delete(world.user("alice"), articles, "a3"); // 107 (loss 108)
+    await carol.waitFor("delete a3@107");
+    expect(carol.lines).to.deep.equal([
+      "create a2@101",
+      "delete a1@102",
+      "create a0@104",
+      "live",
+      "create a3@105",
+      "update a2@106",
+      "delete a3@107",
+    ]);
   });
 
   it("without `since`, sends only what changes from the subscription on", async () => {
@@ -122,12 +131,14 @@ describe("LiveFeed", function () {
     // Each deletion takes one timestamp, alice's loss of the record the next: r000@350 … r209@768.
     for (const id of ids.slice(0, 210)) await world.service.delete(world.user("alice"), articles, id);
     await early.waitFor("delete r209@768");
+    await world.put("alice", "z1", { n: 1 }); // 770 (alice's last loss 769): beyond the late replay's first page of deletions
+    await early.waitFor("create z1@770");
     const late = await world.subscribe("carol", 99);
     await late.waitFor("live");
     const created = ids.map((id, i) => `create ${id}@${100 + i}`);
     const deleted = ids.slice(0, 210).map((id, i) => `delete ${id}@${350 + 2 * i}`);
-    expect(early.lines).to.deep.equal([...created, "live", ...deleted]);
-    expect(late.lines).to.deep.equal([...created.slice(210), ...deleted, "live"]);
+    expect(early.lines).to.deep.equal([...created, "live", ...deleted, "create z1@770"]);
+    expect(late.lines).to.deep.equal([...created.slice(210), ...deleted, "create z1@770", "live"]);
   });
 
   it("drops a subscriber that stops reading, in its replay or live, and goes on serving the others", async () => {

@@ -112,6 +112,27 @@ describe("LostAccessPermissionStore", () => {
     });
   });
 
+  it("records the losses of each collection in its own scope", async () => {
+    const books: ResourceDefinition = { ...articles, name: "books" };
+    const bookScope: Scope = { collection: "books", parentId: "" };
+    await records.create(bookScope, "b1", {}); // books: 100
+    await inner.replaceObjectPermissions("/books/b1", { read: ["dave"] });
+    const store = new LostAccessPermissionStore(inner, {
+      records,
+      shareable: (collection) => (collection === "books" ? books : collection === "articles" ? articles : undefined),
+      touchOnGrant: false,
+    });
+    await store.deleteObjectPermissions("/articles/a2", "/books/b1");
+    expect(await losses()).to.deep.equal([{ id: "a2", lastModified: 103, principals: ["carol"] }]);
+    expect(await records.lostAccessAfter(bookScope, 0)).to.deep.equal([{ id: "b1", lastModified: 101, principals: ["dave"] }]);
+  });
+
+  it("touches on a grant with nobody to tell", async () => {
+    const store = new LostAccessPermissionStore(inner, { records, shareable: () => articles, touchOnGrant: true });
+    await store.addPrincipalToAce("/articles/a2", "read", "dave");
+    expect(await records.get(scope, "a2")).to.deep.include({ lastModified: 103 });
+  });
+
   describe("changed ACLs", () => {
     it("records a removed reader, not one who still reads through write", async () => {
       await inner.addPrincipalToAce("/articles/a1", "read", "alice");
@@ -123,11 +144,11 @@ describe("LostAccessPermissionStore", () => {
     });
 
     it("records the readers a replaced ACL drops, then gives the record a new timestamp for the new reader", async () => {
-      await tracking(true).replaceObjectPermissions("/articles/a1", { read: ["dave"], write: ["alice"] });
+      await tracking(true).replaceObjectPermissions("/articles/a1", { read: ["dave"], write: ["alice"], share: [] });
       expect(await losses()).to.deep.equal([{ id: "a1", lastModified: 103, principals: ["bob"] }]);
       expect(await records.get(scope, "a1")).to.deep.equal({ id: "a1", lastModified: 104, data: { n: 1 } });
       expect(announced).to.deep.equal(touched(103, 104));
-      expect(await acl("a1")).to.deep.equal({ read: ["dave"], share: ["erin"], write: ["alice"] });
+      expect(await acl("a1")).to.deep.equal({ read: ["dave"], write: ["alice"] });
     });
 
     it("touches a record on a grant of read or write, not when the grantee read it already", async () => {
