@@ -42,6 +42,28 @@ describe("LiveFeed re-checks of records whose ACL came after them", function () 
     expect(carol.lines).to.deep.equal(["live", "update x1@101"]);
   });
 
+  it("re-checks for its filtered readers a record whose readers changed, even to as many others", async () => {
+    await open(true);
+    const kindA = await world.subscribe("bob", undefined, [{ field: "kind", operator: "eq", value: "a" }]);
+    const kindB = await world.subscribe("bob", undefined, [{ field: "kind", operator: "eq", value: "b" }]);
+    const carol = await world.subscribe("carol", undefined);
+    for (const sink of [kindA, kindB, carol]) await sink.waitFor("live");
+    // Held after the read of the ACLs, at the filtered reads: the signal comes during that shared read.
+    const hold = world.records.holdList((query) => query.filters.some((f) => f.field === "kind"));
+    await world.records.create(ARTICLES, "x1", { kind: "a" }); // 101
+    await world.acls.replaceObjectPermissions("/articles/x1", { read: ["dave", "erin"] });
+    await broadcast.publish({ ...ARTICLES, timestamp: 101 });
+    await hold.reached;
+    await world.acls.replaceObjectPermissions("/articles/x1", { read: ["dave", "bob"] });
+    await broadcast.publish(CREATED_X1);
+    hold.release();
+    await kindA.waitFor("create x1@101");
+    await world.put("alice", "x2", { kind: "b" }, { read: ["bob"] }); // 102
+    await kindB.waitFor("create x2@102");
+    expect(kindA.lines).to.deep.equal(["live", "create x1@101"]);
+    expect(kindB.lines).to.deep.equal(["live", "create x2@102"]);
+  });
+
   it("re-checks a record signalled while a shared read was under way", async () => {
     await open(true);
     const bob = await world.subscribe("bob", undefined);

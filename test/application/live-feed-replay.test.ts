@@ -102,6 +102,30 @@ describe("LiveFeed subscribers while they replay", function () {
     expect(world.logged).to.deep.equal([]);
   });
 
+  it("reads again after a shared read for a change signalled while it ran", async () => {
+    const carol = await world.subscribe("carol", undefined);
+    await carol.waitFor("live");
+    const hold = world.records.holdList((query) => query.includeDeleted && !query.filters.some((f) => f.field === "deleted"));
+    await world.put("alice", "x1", { n: 1 }); // 101
+    await hold.reached;
+    await world.put("alice", "x2", { n: 2 }); // 102
+    hold.release();
+    await carol.waitFor("create x2@102");
+    expect(carol.lines).to.deep.equal(["live", "create x1@101", "create x2@102"]);
+  });
+
+  it("tells a live subscriber of no loss while it still reads the record through a group", async () => {
+    await world.acls.addUserPrincipal("bob", "group:g");
+    await world.put("alice", "x1", { n: 1 }, { read: ["bob", "group:g"] }); // 100
+    const bob = await world.subscribe("bob", undefined);
+    await bob.waitFor("live");
+    await world.permissions.removePrincipalFromAce("/articles/x1", "read", "bob"); // bob's loss: 101, x1 unchanged
+    await broadcast.publish({ collection: "articles", parentId: "", timestamp: 101 });
+    await world.put("alice", "x2", { n: 2 }, { read: ["bob"] }); // 102
+    await bob.waitFor("create x2@102");
+    expect(bob.lines).to.deep.equal(["live", "create x2@102"]);
+  });
+
   it("says `update` for records whose write is no longer among the last thousand it remembers", async () => {
     for (let i = 0; i <= 1000; i += 1) await world.put("alice", `r${i}`, {}); // r0@100 … r1000@1100
     const carol = await world.subscribe("carol", 99);
