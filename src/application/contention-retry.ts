@@ -9,8 +9,8 @@
  */
 import { BackendError } from "../domain/errors.js";
 
-/** How long one request keeps retrying before it gives up as overloaded. */
-const CONTENTION_DEADLINE_MS = 10_000;
+/** How long one request keeps retrying before it gives up as overloaded (the default). */
+export const CONTENTION_DEADLINE_MS = 10_000;
 const FIRST_PAUSE_CEILING_MS = 2;
 const MAX_PAUSE_CEILING_MS = 50;
 

@@ -61,13 +61,13 @@ export class Subscription implements Viewer {
    * A change while replaying: read again once the current read ends. Where an ACL is written
    * after its record (backends without a shared transaction), a read between the two moves the
    * cursor past a record the caller could not see yet; the write's signal, sent after both, then
-   * names a timestamp at or below the cursor (or arrives while such a read is under way). That one
-   * record is read again instead of being lost.
+   * names a timestamp the replay may have read already. That one record is read again (unless it
+   * was sent) instead of being lost.
    */
   wake(signal?: ChangeSignal): void {
     if (this.closed || !this.replaying) return;
-    if (isSingleWrite(signal) && signal.timestamp > this.start && (this.running || signal.timestamp <= this.cursor))
-      this.recheck.set(signal.id, signal.timestamp);
+    // A signal only reaches a replay under way (LiveFeed starts it at once, and drops it from the replaying when caught up).
+    if (isSingleWrite(signal) && signal.timestamp > this.start) this.recheck.set(signal.id, signal.timestamp);
     if (this.running) {
       this.dirty = true;
       return;

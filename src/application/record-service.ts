@@ -20,7 +20,7 @@ import {
   type Tombstone,
 } from "../domain/records.js";
 import { denial } from "./authorizer.js";
-import { ContentionRetry } from "./contention-retry.js";
+import { CONTENTION_DEADLINE_MS, ContentionRetry } from "./contention-retry.js";
 import { RecordTurns } from "./record-turns.js";
 import { writeRecordWithAcl, type AclWrite } from "./record-acl-write.js";
 import type { ChangeAction, CommittedChanges, ImpactedRecord } from "./events.js";
@@ -92,6 +92,8 @@ export interface RecordServiceDeps {
   readonly tokens: PaginationTokens;
   /** Where `ResourceChanged` events go after commit (extensions, live feed); none when absent. */
   readonly changes?: CommittedChanges;
+  /** How long a PATCH keeps re-reading after lost races before answering 503 (default 10 s). */
+  readonly contentionDeadlineMs?: number;
 }
 
 /**
@@ -288,7 +290,7 @@ export class RecordService {
     const { fields: changedFields, lastModified: requestedModified } = splitManagedFields(changes);
     // Read-modify-write, conditional on what was read; a concurrent write makes us re-read
     // rather than lose it (unless the client itself asked for If-Match).
-    const contention = new ContentionRetry();
+    const contention = new ContentionRetry(this.deps.contentionDeadlineMs ?? CONTENTION_DEADLINE_MS);
     for (;;) {
       const { record: existing, acl: currentAcl = {} } = target;
       if (!existing) throw new RecordNotFoundError(resource.name, id);

@@ -13,6 +13,7 @@ import { Authenticator } from "../application/authenticator.js";
 import { Authorizer } from "../application/authorizer.js";
 import type { ExtensionContext, ResourceSpec, TesseraExtension } from "../application/extension.js";
 import { HealthService } from "../application/health-service.js";
+import { CONTENTION_DEADLINE_MS } from "../application/contention-retry.js";
 import { resourceKinds } from "../application/kinds/resource-kinds.js";
 import { NO_PERMISSION_STORE } from "../application/no-permission-store.js";
 import { PaginationTokens } from "../application/pagination-token.js";
@@ -147,6 +148,7 @@ export function buildContainer(settings: Settings, options: CompositionOptions =
         ids,
         tokens: new PaginationTokens(settings.userIdHmacSecret),
         changes,
+        contentionDeadlineMs: CONTENTION_DEADLINE_MS,
       });
     },
     [

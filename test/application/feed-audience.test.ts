@@ -104,3 +104,35 @@ describe("live feed audience (who sees what of one shared read)", () => {
     expect(summary(audience.deliveries(read({ entries, readers: new Map([["r1", new Set(["bob"])]]) })))).to.deep.equal({});
   });
 });
+
+describe("live feed audience: edges", () => {
+  it("gives a tombstone to no one for readers no viewer holds", () => {
+    const audience = new Audience<Viewer & { name: string }>();
+    audience.add(viewer("bob", ["bob"]));
+    const deliveries = audience.deliveries(read({ entries: [tombstone("r1", 1)], readers: new Map([["r1", new Set(["stranger"])]]) }));
+    expect(summary(deliveries)).to.deep.equal({});
+  });
+
+  it("keeps a filtered viewer's records only where the read matched its filters, tombstones always", () => {
+    const audience = new Audience<Viewer & { name: string }>();
+    audience.add(viewer("filtered", undefined, 0, "kind=a"));
+    const deliveries = audience.deliveries(read({ entries: [record("a", 1), tombstone("b", 2)], matching: new Map() }));
+    expect(summary(deliveries)).to.deep.equal({ filtered: ["-b@2"] });
+  });
+
+  it("tells of a loss whose record has no reader left, and of none at or below the viewer's cursor", () => {
+    const audience = new Audience<Viewer & { name: string }>();
+    audience.add(viewer("bob", ["bob"], 5));
+    audience.add(viewer("carol", ["carol"], 5));
+    const deliveries = audience.deliveries(
+      read({
+        losses: [
+          { id: "r1", lastModified: 5, principals: ["carol"] },
+          { id: "r2", lastModified: 6, principals: ["bob"] },
+        ],
+        readers: new Map(), // r1 and r2: no ACL read back
+      }),
+    );
+    expect(summary(deliveries)).to.deep.equal({ bob: ["-r2@6"] });
+  });
+});

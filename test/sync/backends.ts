@@ -17,7 +17,7 @@ export interface SyncBackend {
   settings(): Promise<Record<string, string>>;
 }
 
-export const SYNC_BACKENDS: readonly SyncBackend[] = [
+const EVERY_BACKEND: readonly SyncBackend[] = [
   { name: "memory", services: [], settings: () => Promise.resolve({}) },
   {
     name: "postgresql",
@@ -44,6 +44,21 @@ export const SYNC_BACKENDS: readonly SyncBackend[] = [
     },
   },
 ];
+
+/**
+ * The backends the sync suites run on: all of them, or those named in `TESSERA_SYNC_BACKENDS`
+ * (comma-separated). The mutation run names memory alone (test/support/mutation-run.ts): it re-runs
+ * every test covering a surviving mutant, and the database backends' servers would triple that.
+ */
+export const SYNC_BACKENDS: readonly SyncBackend[] = selected(process.env.TESSERA_SYNC_BACKENDS);
+
+function selected(names: string | undefined): readonly SyncBackend[] {
+  if (names === undefined || names === "") return EVERY_BACKEND;
+  const wanted = names.split(",").map((name) => name.trim());
+  const unknown = wanted.filter((name) => !EVERY_BACKEND.some((backend) => backend.name === name));
+  if (unknown.length > 0) throw new Error(`TESSERA_SYNC_BACKENDS names unknown backends: ${unknown.join(", ")}`);
+  return EVERY_BACKEND.filter((backend) => wanted.includes(backend.name));
+}
 
 export interface SyncServer {
   readonly server: TestServer;

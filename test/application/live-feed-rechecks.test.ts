@@ -1,0 +1,187 @@
+/**
+ * The live feed where an ACL is written after its record, outside its transaction (memory and
+ * Redis permissions): a read between the two moves cursors past a record its new reader could
+ * not see yet, and the write's signal, sent after both, names it again; that record is then read
+ * again for its readers (feed-subscription.ts, feed-scope.ts). The reads are caught mid-way
+ * (HoldingRecords) instead of raced. Also: what the feed does when a read or a signal fails.
+ */
+import { expect } from "chai";
+import { InProcessBroadcast } from "../../src/adapters/memory/in-process-broadcast.js";
+import type { ChangeBroadcast, ChangeSignal } from "../../src/application/ports/change-broadcast.js";
+import { FeedWorld, HANG_GUARD_MS } from "../support/live-feed-world.js";
+
+const ARTICLES = { collection: "articles", parentId: "" };
+const CREATED_X1 = { ...ARTICLES, timestamp: 101, id: "x1", action: "create" } as const;
+
+describe("LiveFeed re-checks of records whose ACL came after them", function () {
+  this.timeout(HANG_GUARD_MS);
+  let broadcast: InProcessBroadcast;
+  let world: FeedWorld;
+
+  async function open(aclAfterRecord: boolean) {
+    broadcast = new InProcessBroadcast();
+    world = new FeedWorld({ broadcast, aclAfterRecord });
+    await world.acls.addUserPrincipal("carol", "group:readers");
+    await world.feed.start();
+  }
+  afterEach(() => world.feed.close());
+
+  it("sends a live subscriber a record read before its ACL named it, once the write's signal comes", async () => {
+    await open(true);
+    const bob = await world.subscribe("bob", undefined); // the scope's timestamp is now 100
+    const carol = await world.subscribe("carol", undefined);
+    await bob.waitFor("live");
+    await carol.waitFor("live");
+    await world.records.create(ARTICLES, "x1", {}); // 101
+    await broadcast.publish({ ...ARTICLES, timestamp: 101 }); // a shared read finds x1 with no reader but carol
+    await carol.waitFor("update x1@101");
+    await world.acls.addPrincipalToAce("/articles/x1", "read", "bob");
+    await broadcast.publish(CREATED_X1);
+    await bob.waitFor("create x1@101");
+    expect(bob.lines).to.deep.equal(["live", "create x1@101"]);
+    expect(carol.lines).to.deep.equal(["live", "update x1@101"]);
+  });
+
+  it("re-checks for its filtered readers a record whose readers changed, even to as many others", async () => {
+    await open(true);
+    const kindA = await world.subscribe("bob", undefined, [{ field: "kind", operator: "eq", value: "a" }]);
+    const kindB = await world.subscribe("bob", undefined, [{ field: "kind", operator: "eq", value: "b" }]);
+    const carol = await world.subscribe("carol", undefined);
+    for (const sink of [kindA, kindB, carol]) await sink.waitFor("live");
+    // Held after the read of the ACLs, at the filtered reads: the signal comes during that shared read.
+    const hold = world.records.holdList((query) => query.filters.some((f) => f.field === "kind"));
+    await world.records.create(ARTICLES, "x1", { kind: "a" }); // 101
+    await world.acls.replaceObjectPermissions("/articles/x1", { read: ["dave", "erin"] });
+    await broadcast.publish({ ...ARTICLES, timestamp: 101 });
+    await hold.reached;
+    await world.acls.replaceObjectPermissions("/articles/x1", { read: ["dave", "bob"] });
+    await broadcast.publish(CREATED_X1);
+    hold.release();
+    await kindA.waitFor("create x1@101");
+    await world.put("alice", "x2", { kind: "b" }, { read: ["bob"] }); // 102
+    await kindB.waitFor("create x2@102");
+    expect(kindA.lines).to.deep.equal(["live", "create x1@101"]);
+    expect(kindB.lines).to.deep.equal(["live", "create x2@102"]);
+  });
+
+  it("re-checks a record signalled while a shared read was under way", async () => {
+    await open(true);
+    const bob = await world.subscribe("bob", undefined);
+    const carol = await world.subscribe("carol", undefined, [{ field: "kind", operator: "eq", value: "a" }]);
+    await bob.waitFor("live");
+    await carol.waitFor("live");
+    // Held after the read of the ACLs, at carol's filtered read.
+    const hold = world.records.holdList((query) => query.filters.some((f) => f.field === "kind"));
+    await world.records.create(ARTICLES, "x1", { kind: "a" }); // 101
+    await broadcast.publish({ ...ARTICLES, timestamp: 101 });
+    await hold.reached;
+    await world.acls.addPrincipalToAce("/articles/x1", "read", "bob");
+    await broadcast.publish(CREATED_X1);
+    hold.release();
+    await bob.waitFor("create x1@101");
+    expect(bob.lines).to.deep.equal(["live", "create x1@101"]);
+    expect(carol.lines).to.deep.equal(["live", "create x1@101"]); // the action was known by the time her events were made
+  });
+
+  it("re-checks nothing where the ACL commits with its record", async () => {
+    await open(false);
+    const bob = await world.subscribe("bob", undefined);
+    const carol = await world.subscribe("carol", undefined);
+    await bob.waitFor("live");
+    await carol.waitFor("live");
+    await world.records.create(ARTICLES, "x1", {}); // 101
+    await broadcast.publish({ ...ARTICLES, timestamp: 101 });
+    await carol.waitFor("update x1@101");
+    await world.acls.addPrincipalToAce("/articles/x1", "read", "bob");
+    await broadcast.publish(CREATED_X1);
+    await world.put("alice", "x2", { n: 2 }, { read: ["bob"] }); // 102
+    await bob.waitFor("create x2@102");
+    expect(bob.lines).to.deep.equal(["live", "create x2@102"]);
+  });
+
+  it("sends a replaying subscriber a record its replay read before its ACL named it", async () => {
+    await open(true);
+    await world.records.create(ARTICLES, "x1", {}); // 100
+    // Held at the replay's read of deletions, after its read of records (x1 not readable yet).
+    const hold = world.records.holdList((query) => query.filters.some((f) => f.field === "deleted"));
+    const bob = await world.subscribe("bob", 99);
+    await hold.reached;
+    await world.acls.addPrincipalToAce("/articles/x1", "read", "bob");
+    await broadcast.publish({ ...ARTICLES, timestamp: 100, id: "x1", action: "create" });
+    hold.release();
+    await bob.waitFor("live");
+    expect(bob.lines).to.deep.equal(["create x1@100", "live"]);
+  });
+});
+
+describe("LiveFeed failures", function () {
+  this.timeout(HANG_GUARD_MS);
+  it("closes a subscriber whose replay fails, and says why", async () => {
+    const world = new FeedWorld();
+    await world.feed.start();
+    try {
+      const hold = world.records.holdList((query) => query.filters.some((f) => f.field === "deleted"));
+      const alice = await world.subscribe("alice", 0);
+      await hold.reached;
+      hold.fail(new Error("storage down"));
+      await alice.waitFor("end");
+      expect(alice.lines).to.deep.equal(["end"]);
+      expect(world.logged).to.deep.equal(["a live feed subscription failed and was closed: storage down"]);
+      expect(world.feed.subscriberCount).to.equal(0);
+    } finally {
+      world.feed.close();
+    }
+  });
+
+  it("closes a scope's live subscribers when its shared read fails, and says why", async () => {
+    const world = new FeedWorld();
+    await world.acls.addUserPrincipal("carol", "group:readers");
+    await world.feed.start();
+    try {
+      const first = await world.subscribe("carol", undefined);
+      const second = await world.subscribe("alice", undefined);
+      await first.waitFor("live");
+      await second.waitFor("live");
+      const hold = world.records.holdList((query) => query.includeDeleted);
+      await world.put("alice", "a1", { n: 1 });
+      await hold.reached;
+      hold.fail(new Error("storage down"));
+      await first.waitFor("end");
+      await second.waitFor("end");
+      expect(world.logged).to.deep.equal(["a live feed read failed; the scope's subscribers were closed: storage down"]);
+      expect(world.feed.subscriberCount).to.equal(0);
+    } finally {
+      world.feed.close();
+    }
+  });
+
+  it("logs a signal it could not send and a listener connection that failed, and goes on", async () => {
+    let listener: ((signal: ChangeSignal) => void) | undefined;
+    const broken: ChangeBroadcast = {
+      publish: () => Promise.reject(new Error("no route")),
+      subscribe(onSignal, onError) {
+        listener = onSignal;
+        onError?.(new Error("connection reset"));
+        return () => {};
+      },
+      ready: () => Promise.resolve(),
+      close: () => Promise.resolve(),
+    };
+    const world = new FeedWorld({ broadcast: broken });
+    await world.acls.addUserPrincipal("carol", "group:readers");
+    await world.feed.start();
+    try {
+      const carol = await world.subscribe("carol", undefined);
+      await carol.waitFor("live");
+      await world.put("alice", "a1", { n: 1 }); // 101
+      listener?.({ ...ARTICLES, timestamp: 101 });
+      await carol.waitFor("create a1@101");
+      expect(world.logged).to.deep.equal([
+        "the change listener connection failed; reconnecting: connection reset",
+        "a change signal could not be sent: no route",
+      ]);
+    } finally {
+      world.feed.close();
+    }
+  });
+});

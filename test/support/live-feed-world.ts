@@ -1,0 +1,199 @@
+/**
+ * The live feed wired by hand over the memory adapters, as the composition root wires it for the
+ * memory backend, with a sink that records what a subscriber is sent. The memory clock stands
+ * still at 100: each write of a scope takes the next integer, so expected timestamps can be
+ * written out. Waiting is on what the sink receives, never on time.
+ */
+import type { Acl } from "../../src/domain/acl.js";
+import type { RecordOrTombstone } from "../../src/domain/records.js";
+import { Authorizer } from "../../src/application/authorizer.js";
+import { ChangeEvents, CommittedChanges } from "../../src/application/events.js";
+import type { Filter, ListQuery } from "../../src/application/listing.js";
+import { LiveFeed, type FeedEvent, type FeedSink } from "../../src/application/live-feed.js";
+import { LostAccessPermissionStore } from "../../src/application/lost-access-permission-store.js";
+import { resourceKinds } from "../../src/application/kinds/resource-kinds.js";
+import { PaginationTokens } from "../../src/application/pagination-token.js";
+import type { ChangeBroadcast } from "../../src/application/ports/change-broadcast.js";
+import type { Scope } from "../../src/application/ports/record-store.js";
+import { GrantsResolvedToIds } from "../../src/application/record-access.js";
+import { RecordService } from "../../src/application/record-service.js";
+import { authenticatedRequester, type Requester } from "../../src/application/requester.js";
+import type { ResourceDefinition } from "../../src/application/resources.js";
+import { InProcessBroadcast } from "../../src/adapters/memory/in-process-broadcast.js";
+import { MemoryPermissionStore } from "../../src/adapters/memory/memory-permission-store.js";
+import { MemoryRecordStore } from "../../src/adapters/memory/memory-record-store.js";
+import { DirectUnitOfWork } from "../../src/adapters/system/direct-unit-of-work.js";
+
+/**
+ * A test waiting for a line that never comes fails after this long (the memory feed answers in
+ * milliseconds): under mutation testing, a mutant that stops delivery is then a quick failure
+ * rather than a run stopped at Stryker's timeout.
+ */
+export const HANG_GUARD_MS = 2000;
+
+/** Members of `group:readers` may read the whole collection; everyone authenticated may create. */
+export const articles: ResourceDefinition = {
+  name: "articles",
+  kind: "shareable",
+  permissions: ["read", "write"],
+  settingsPrincipals: { create: ["system.Authenticated"], read: ["group:readers"] },
+};
+export const notes: ResourceDefinition = { name: "notes", kind: "user", permissions: ["read", "write"], settingsPrincipals: {} };
+
+/**
+ * Records what a subscriber gets, one line per event (`create a1@101`, `delete a1@102`), and
+ * `live`, `keep-alive`, `end`. Refuses what it is told to refuse (a subscriber that stopped reading).
+ */
+export class RecordingSink implements FeedSink {
+  readonly lines: string[] = [];
+  /** Event lines per `send` call. */
+  readonly batches: string[][] = [];
+  accepts = true;
+  acceptsKeepAlive = true;
+  acceptsLive = true;
+  private waiting: { line: string; resolve: () => void }[] = [];
+
+  send(events: readonly FeedEvent[]): boolean {
+    if (!this.accepts) return false;
+    const lines = events.map((e) => `${e.event} ${typeof e.data.id === "string" ? e.data.id : "?"}@${e.id}`);
+    this.batches.push(lines);
+    for (const line of lines) this.log(line);
+    return true;
+  }
+
+  keepAlive(): boolean {
+    this.log("keep-alive");
+    return this.acceptsKeepAlive;
+  }
+
+  live(): boolean {
+    this.log("live");
+    return this.acceptsLive;
+  }
+
+  end(): void {
+    this.log("end");
+  }
+
+  get events(): string[] {
+    return this.lines.filter((line) => line !== "live" && line !== "keep-alive" && line !== "end");
+  }
+
+  /** Resolves once `line` was recorded (at once if it was). */
+  waitFor(line: string): Promise<void> {
+    if (this.lines.includes(line)) return Promise.resolve();
+    return new Promise((resolve) => this.waiting.push({ line, resolve }));
+  }
+
+  private log(line: string): void {
+    this.lines.push(line);
+    for (const waiter of this.waiting.filter((w) => w.line === line)) waiter.resolve();
+    this.waiting = this.waiting.filter((w) => w.line !== line);
+  }
+}
+
+/** A memory store whose next list matching a condition waits until released (a read caught mid-way). */
+export class HoldingRecords extends MemoryRecordStore {
+  private held: { matches: (query: ListQuery) => boolean; reached: () => void; released: Promise<void> } | undefined;
+
+  /**
+   * The next list whose query `matches` waits for `release` (or fails with the error given to
+   * `fail`); `reached` resolves when it starts waiting.
+   */
+  holdList(matches: (query: ListQuery) => boolean): { reached: Promise<void>; release: () => void; fail: (error: Error) => void } {
+    let release = () => {};
+    let fail: (error: Error) => void = () => {};
+    let reached = () => {};
+    const released = new Promise<void>((resolve, reject) => {
+      release = resolve;
+      fail = reject;
+    });
+    const reachedPromise = new Promise<void>((resolve) => (reached = resolve));
+    this.held = { matches, reached, released };
+    return { reached: reachedPromise, release, fail };
+  }
+
+  override async list(scope: Scope, query: ListQuery): Promise<RecordOrTombstone[]> {
+    const held = this.held;
+    if (held?.matches(query)) {
+      this.held = undefined;
+      held.reached();
+      await held.released;
+    }
+    return super.list(scope, query);
+  }
+}
+
+export interface FeedWorldOptions {
+  /** As on the memory backend (ACLs written after their record): signals are re-checked. */
+  readonly aclAfterRecord?: boolean;
+  readonly keepAliveMs?: number;
+  readonly broadcast?: ChangeBroadcast;
+}
+
+export class FeedWorld {
+  readonly records = new HoldingRecords({ now: () => 100 });
+  readonly acls = new MemoryPermissionStore();
+  readonly permissions = new LostAccessPermissionStore(this.acls, {
+    records: this.records,
+    shareable: (collection) => (collection === articles.name ? articles : undefined),
+    touchOnGrant: false,
+  });
+  readonly events = new ChangeEvents(() => undefined);
+  readonly service: RecordService;
+  readonly feed: LiveFeed;
+  readonly logged: string[] = [];
+  private nextId = 0;
+
+  constructor(options: FeedWorldOptions = {}) {
+    const kinds = resourceKinds({ authorizer: new Authorizer(this.permissions), permissions: this.permissions });
+    const unitOfWork = new DirectUnitOfWork();
+    this.service = new RecordService({
+      records: this.records,
+      kinds,
+      granted: new GrantsResolvedToIds(this.records, this.permissions),
+      unitOfWork,
+      ids: { generate: () => `g${++this.nextId}` },
+      tokens: new PaginationTokens("secret"),
+      changes: new CommittedChanges(this.events, unitOfWork),
+    });
+    this.feed = new LiveFeed({
+      records: this.service,
+      store: this.records,
+      permissions: this.permissions,
+      kinds,
+      aclAfterRecord: options.aclAfterRecord ?? true,
+      windowMs: 0,
+      events: this.events,
+      broadcast: options.broadcast ?? new InProcessBroadcast(),
+      keepAliveMs: options.keepAliveMs ?? 3_600_000,
+      log: (error, message) => void this.logged.push(`${message}: ${error instanceof Error ? error.message : String(error)}`),
+    });
+  }
+
+  user(id: string): Requester {
+    return authenticatedRequester(id, (userId) => this.acls.userPrincipals(userId));
+  }
+
+  /** Opens a subscription of `user` to articles (or `resource`); returns its sink. */
+  async subscribe(
+    user: string,
+    since: number | undefined,
+    filters: readonly Filter[] = [],
+    resource: ResourceDefinition = articles,
+  ): Promise<RecordingSink & { close(): void }> {
+    const sink = new RecordingSink();
+    const requester = this.user(user);
+    const parentId = resource.kind === "user" ? user : "";
+    const subscription = await this.feed.subscribe(
+      { requester, resource, filters, since },
+      { collection: resource.name, parentId },
+      () => sink,
+    );
+    return Object.assign(sink, { close: () => subscription.close() });
+  }
+
+  put(user: string, id: string, data: Record<string, number | string>, permissions?: Acl): Promise<unknown> {
+    return this.service.replace(this.user(user), articles, id, { data, ...(permissions ? { permissions } : {}) });
+  }
+}
