@@ -83,6 +83,21 @@ describe("LiveFeed re-checks of records whose ACL came after them", function () 
     expect(carol.lines).to.deep.equal(["live", "create x1@101"]); // the action was known by the time her events were made
   });
 
+  it("re-checks a record signalled between a join and its first shared read, for readers who started before it", async () => {
+    await open(true);
+    await world.records.create(ARTICLES, "x1", {}); // 100, nobody's but the readers group's yet
+    const bob = await world.subscribe("bob", 100); // the client has everything up to 100
+    const dave = await world.subscribe("dave", 99);
+    await bob.waitFor("live");
+    await dave.waitFor("live"); // both joined at cursor 100; their shared read starts after the window (a timer)
+    // These memory calls take no timer: the signal comes before that shared read, at what the replays read.
+    await world.acls.replaceObjectPermissions("/articles/x1", { read: ["bob", "dave"] });
+    await broadcast.publish({ ...ARTICLES, timestamp: 100, id: "x1", action: "create" });
+    await dave.waitFor("create x1@100"); // both are re-checked in one pass, without waiting in between
+    expect(dave.lines).to.deep.equal(["live", "create x1@100"]);
+    expect(bob.lines).to.deep.equal(["live"]);
+  });
+
   it("re-checks nothing where the ACL commits with its record", async () => {
     await open(false);
     const bob = await world.subscribe("bob", undefined);
