@@ -98,6 +98,48 @@ describe("LiveFeed re-checks of records whose ACL came after them", function () 
     expect(bob.lines).to.deep.equal(["live"]);
   });
 
+  it("leaves to the next shared read a re-checked record rewritten before its re-read", async () => {
+    await open(true);
+    const bob = await world.subscribe("bob", undefined);
+    const carol = await world.subscribe("carol", undefined, [{ field: "kind", operator: "eq", value: "a" }]);
+    await bob.waitFor("live");
+    await carol.waitFor("live");
+    // Held after the read of the ACLs, at carol's filtered read.
+    const hold = world.records.holdList((query) => query.filters.some((f) => f.field === "kind"));
+    await world.records.create(ARTICLES, "x1", { kind: "a" }); // 101
+    await broadcast.publish({ ...ARTICLES, timestamp: 101 });
+    await hold.reached;
+    await world.acls.addPrincipalToAce("/articles/x1", "read", "bob");
+    await broadcast.publish(CREATED_X1);
+    await world.records.update(ARTICLES, "x1", { kind: "a", n: 2 }); // 102: the re-check of x1@101 finds this
+    await broadcast.publish({ ...ARTICLES, timestamp: 102, id: "x1", action: "update" });
+    hold.release();
+    await carol.waitFor("update x1@102"); // the next shared read: bob's copy is sent in the same pass
+    expect(bob.lines).to.deep.equal(["live", "update x1@102"]);
+    expect(carol.lines).to.deep.equal(["live", "update x1@102"]);
+  });
+
+  it("leaves to the next shared read a re-checked record deleted before its re-read", async () => {
+    await open(true);
+    const bob = await world.subscribe("bob", undefined);
+    const carol = await world.subscribe("carol", undefined, [{ field: "kind", operator: "eq", value: "a" }]);
+    await bob.waitFor("live");
+    await carol.waitFor("live");
+    // Held after the read of the ACLs, at carol's filtered read.
+    const hold = world.records.holdList((query) => query.filters.some((f) => f.field === "kind"));
+    await world.records.create(ARTICLES, "x1", { kind: "a" }); // 101
+    await broadcast.publish({ ...ARTICLES, timestamp: 101 });
+    await hold.reached;
+    await world.acls.addPrincipalToAce("/articles/x1", "read", "bob");
+    await broadcast.publish(CREATED_X1);
+    await world.records.delete(ARTICLES, "x1"); // 102: the re-check of x1@101 finds no record
+    await broadcast.publish({ ...ARTICLES, timestamp: 102, id: "x1", action: "delete" });
+    hold.release();
+    await carol.waitFor("delete x1@102"); // the next shared read: bob's copy is sent in the same pass
+    expect(bob.lines).to.deep.equal(["live", "delete x1@102"]);
+    expect(carol.lines).to.deep.equal(["live", "delete x1@102"]);
+  });
+
   it("re-checks nothing where the ACL commits with its record", async () => {
     await open(false);
     const bob = await world.subscribe("bob", undefined);
