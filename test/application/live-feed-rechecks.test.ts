@@ -140,6 +140,26 @@ describe("LiveFeed re-checks of records whose ACL came after them", function () 
     expect(carol.lines).to.deep.equal(["live", "delete x1@102"]);
   });
 
+  it("remembers the last thousand versions it sent a subscriber, no more: a re-check of an older one sends it again", async () => {
+    await open(true);
+    const bob = await world.subscribe("bob", undefined); // the scope's timestamp is now 100
+    const dave = await world.subscribe("dave", undefined);
+    await bob.waitFor("live");
+    await dave.waitFor("live");
+    for (let i = 0; i <= 1000; i += 1) await world.put("alice", `r${i}`, {}, { read: ["bob"] }); // r0@101 … r1000@1101
+    await bob.waitFor("create r1000@1101"); // bob was sent 1,001 versions: r0@101 is the one forgotten
+    await world.acls.replaceObjectPermissions("/articles/r0", { read: ["bob", "dave"] });
+    await world.acls.replaceObjectPermissions("/articles/r1", { read: ["bob", "dave"] });
+    // r1 first: sending r0 again makes r1 the oldest version remembered, and forgets it.
+    await broadcast.publish({ ...ARTICLES, timestamp: 102, id: "r1", action: "create" });
+    await broadcast.publish({ ...ARTICLES, timestamp: 101, id: "r0", action: "create" });
+    await dave.waitFor("create r0@101"); // re-checked after r1, for bob too, in the same shared read
+    // (remembering r0's action made the feed forget r1's: its event says `update`)
+    expect(dave.lines).to.deep.equal(["live", "update r1@102", "create r0@101"]);
+    expect(bob.events.filter((line) => line.endsWith(" r0@101"))).to.have.length(2);
+    expect(bob.events.filter((line) => line.endsWith(" r1@102"))).to.have.length(1);
+  });
+
   it("re-checks nothing where the ACL commits with its record", async () => {
     await open(false);
     const bob = await world.subscribe("bob", undefined);
