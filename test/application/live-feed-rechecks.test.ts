@@ -8,7 +8,7 @@
 import { expect } from "chai";
 import { InProcessBroadcast } from "../../src/adapters/memory/in-process-broadcast.js";
 import type { ChangeBroadcast, ChangeSignal } from "../../src/application/ports/change-broadcast.js";
-import { FeedWorld, HANG_GUARD_MS } from "../support/live-feed-world.js";
+import { afterPendingReads, FeedWorld, HANG_GUARD_MS } from "../support/live-feed-world.js";
 
 const ARTICLES = { collection: "articles", parentId: "" };
 const CREATED_X1 = { ...ARTICLES, timestamp: 101, id: "x1", action: "create" } as const;
@@ -158,6 +158,21 @@ describe("LiveFeed re-checks of records whose ACL came after them", function () 
     expect(dave.lines).to.deep.equal(["live", "update r1@102", "create r0@101"]);
     expect(bob.events.filter((line) => line.endsWith(" r0@101"))).to.have.length(2);
     expect(bob.events.filter((line) => line.endsWith(" r1@102"))).to.have.length(1);
+  });
+
+  it("leaves no shared read scheduled for a scope whose last subscriber left with a re-check pending", async () => {
+    await open(true);
+    const timers = () => process.getActiveResourcesInfo().filter((resource) => resource === "Timeout").length;
+    await world.records.create(ARTICLES, "x1", {}); // 100
+    const before = timers();
+    const bob = await world.subscribe("bob", 99);
+    await bob.waitFor("live"); // joined at cursor 100; its shared read is scheduled
+    await world.acls.addPrincipalToAce("/articles/x1", "read", "bob");
+    await broadcast.publish({ ...ARTICLES, timestamp: 100, id: "x1", action: "create" }); // a re-check, pending
+    bob.close();
+    await afterPendingReads(); // that shared read ran, for nobody
+    expect(timers()).to.equal(before);
+    expect(bob.lines).to.deep.equal(["live", "end"]);
   });
 
   it("re-checks nothing where the ACL commits with its record", async () => {
