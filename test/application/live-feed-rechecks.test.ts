@@ -175,6 +175,29 @@ describe("LiveFeed re-checks of records whose ACL came after them", function () 
     expect(bob.lines).to.deep.equal(["live", "end"]);
   });
 
+  it("leaves to the next shared read a re-check above its subscribers' cursors (a join raised the mark during the read)", async () => {
+    await open(true);
+    const bob = await world.subscribe("bob", undefined);
+    const carol = await world.subscribe("carol", undefined);
+    await bob.waitFor("live");
+    await carol.waitFor("live");
+    const hold = world.records.holdList((query) => query.includeDeleted && !query.filters.some((f) => f.field === "deleted"));
+    await world.put("alice", "x1", {}); // 101
+    await hold.reached; // the shared read up to 101
+    await world.records.create(ARTICLES, "x2", {}); // 102
+    const dave = await world.subscribe("dave", undefined); // replays up to 102 and joins: the scope has read up to 102
+    await dave.waitFor("live");
+    await world.acls.addPrincipalToAce("/articles/x2", "read", "bob");
+    await broadcast.publish({ ...ARTICLES, timestamp: 102, id: "x2", action: "create" }); // re-checked after that read
+    hold.release();
+    await carol.waitFor("create x2@102");
+    await world.put("alice", "x3", {}); // 103: read after x2 was sent, however many times
+    await carol.waitFor("create x3@103");
+    expect(carol.lines).to.deep.equal(["live", "create x1@101", "create x2@102", "create x3@103"]);
+    expect(bob.lines).to.deep.equal(["live", "create x2@102"]);
+    expect(dave.lines).to.deep.equal(["live"]);
+  });
+
   it("re-checks nothing where the ACL commits with its record", async () => {
     await open(false);
     const bob = await world.subscribe("bob", undefined);
