@@ -8,7 +8,7 @@
 import { expect } from "chai";
 import { InProcessBroadcast } from "../../src/adapters/memory/in-process-broadcast.js";
 import type { ChangeBroadcast, ChangeSignal } from "../../src/application/ports/change-broadcast.js";
-import { afterPendingReads, FeedWorld, HANG_GUARD_MS } from "../support/live-feed-world.js";
+import { afterPendingReads, articles, FeedWorld, HANG_GUARD_MS } from "../support/live-feed-world.js";
 
 const ARTICLES = { collection: "articles", parentId: "" };
 const CREATED_X1 = { ...ARTICLES, timestamp: 101, id: "x1", action: "create" } as const;
@@ -226,6 +226,43 @@ describe("LiveFeed re-checks of records whose ACL came after them", function () 
     hold.release();
     await bob.waitFor("live");
     expect(bob.lines).to.deep.equal(["create x1@100", "live"]);
+  });
+
+  it("re-checks for a replaying subscriber every record signalled in one round, with its filters", async () => {
+    await open(true);
+    await world.records.create(ARTICLES, "x1", { kind: "a" }); // 100
+    await world.records.create(ARTICLES, "x2", { kind: "b" }); // 101
+    await world.records.create(ARTICLES, "x3", { kind: "a" }); // 102
+    const hold = world.records.holdList((query) => query.filters.some((f) => f.field === "deleted"));
+    const bob = await world.subscribe("bob", 99, [{ field: "kind", operator: "eq", value: "a" }]);
+    await hold.reached; // its records read: none readable yet
+    for (const id of ["x1", "x2", "x3"]) await world.acls.addPrincipalToAce(`/articles/${id}`, "read", "bob");
+    for (const [id, timestamp] of [
+      ["x1", 100],
+      ["x2", 101],
+      ["x3", 102],
+    ] as const)
+      await broadcast.publish({ ...ARTICLES, timestamp, id, action: "create" });
+    hold.release();
+    await bob.waitFor("live");
+    expect(bob.lines).to.deep.equal(["create x1@100", "create x3@102", "live"]);
+  });
+
+  it("re-checks for a replaying subscriber without a refusal when it lost every read meanwhile", async () => {
+    await open(true);
+    // Nobody may create here: a caller who may read nothing is refused by the listing.
+    const readOnly = { ...articles, settingsPrincipals: { read: ["group:readers"] } };
+    await world.put("alice", "x1", {}, { read: ["bob"] }); // 100
+    await world.records.create(ARTICLES, "x2", {}); // 101
+    const hold = world.records.holdList((query) => query.filters.some((f) => f.field === "deleted"));
+    const bob = await world.subscribe("bob", 99, [], readOnly);
+    await hold.reached; // x1 read, x2 not readable
+    await broadcast.publish({ ...ARTICLES, timestamp: 101, id: "x2", action: "create" });
+    await world.acls.removePrincipalFromAce("/articles/x1", "read", "bob"); // bob may read nothing now
+    hold.release();
+    await bob.waitFor("live");
+    expect(bob.lines).to.deep.equal(["create x1@100", "live"]);
+    expect(world.logged).to.deep.equal([]);
   });
 });
 
