@@ -198,6 +198,31 @@ describe("LiveFeed re-checks of records whose ACL came after them", function () 
     expect(dave.lines).to.deep.equal(["live"]);
   });
 
+  it("remembers after the replay what the replay sent: a re-check by the shared reads does not send it again", async () => {
+    await open(true);
+    await world.put("alice", "x1", {}, { read: ["bob"] }); // 100
+    const bob = await world.subscribe("bob", 99);
+    const dave = await world.subscribe("dave", 99);
+    await bob.waitFor("live"); // x1 sent by the replay
+    await dave.waitFor("live");
+    await world.acls.addPrincipalToAce("/articles/x1", "read", "dave");
+    await broadcast.publish({ ...ARTICLES, timestamp: 100, id: "x1", action: "create" }); // before their first shared read
+    await dave.waitFor("create x1@100"); // bob is re-checked in the same pass
+    expect(bob.lines).to.deep.equal(["create x1@100", "live"]);
+  });
+
+  it("does not send again a record its replay sent, signalled while it replays, where the ACL commits with its record", async () => {
+    await open(false);
+    await world.put("alice", "x1", {}); // 100
+    const hold = world.records.holdList((query) => query.filters.some((f) => f.field === "deleted"));
+    const carol = await world.subscribe("carol", 99);
+    await hold.reached; // x1 read, not sent yet
+    await broadcast.publish({ ...ARTICLES, timestamp: 100, id: "x1", action: "create" });
+    hold.release();
+    await carol.waitFor("live");
+    expect(carol.lines).to.deep.equal(["create x1@100", "live"]);
+  });
+
   it("re-checks nothing where the ACL commits with its record", async () => {
     await open(false);
     const bob = await world.subscribe("bob", undefined);
