@@ -8,7 +8,7 @@
 import { expect } from "chai";
 import { InProcessBroadcast } from "../../src/adapters/memory/in-process-broadcast.js";
 import type { ChangeBroadcast, ChangeSignal } from "../../src/application/ports/change-broadcast.js";
-import { afterPendingReads, articles, FeedWorld, HANG_GUARD_MS } from "../support/live-feed-world.js";
+import { afterPendingReads, articles, FeedWorld, HANG_GUARD_MS, pendingTimers } from "../support/live-feed-world.js";
 
 const ARTICLES = { collection: "articles", parentId: "" };
 const CREATED_X1 = { ...ARTICLES, timestamp: 101, id: "x1", action: "create" } as const;
@@ -162,16 +162,15 @@ describe("LiveFeed re-checks of records whose ACL came after them", function () 
 
   it("leaves no shared read scheduled for a scope whose last subscriber left with a re-check pending", async () => {
     await open(true);
-    const timers = () => process.getActiveResourcesInfo().filter((resource) => resource === "Timeout").length;
     await world.records.create(ARTICLES, "x1", {}); // 100
-    const before = timers();
+    const before = pendingTimers();
     const bob = await world.subscribe("bob", 99);
     await bob.waitFor("live"); // joined at cursor 100; its shared read is scheduled
     await world.acls.addPrincipalToAce("/articles/x1", "read", "bob");
     await broadcast.publish({ ...ARTICLES, timestamp: 100, id: "x1", action: "create" }); // a re-check, pending
     bob.close();
     await afterPendingReads(); // that shared read ran, for nobody
-    expect(timers()).to.equal(before);
+    expect(pendingTimers()).to.equal(before);
     expect(bob.lines).to.deep.equal(["live", "end"]);
   });
 
@@ -221,6 +220,22 @@ describe("LiveFeed re-checks of records whose ACL came after them", function () 
     hold.release();
     await carol.waitFor("live");
     expect(carol.lines).to.deep.equal(["create x1@100", "live"]);
+  });
+
+  it("stops reading once it has read a change signalled during a shared read", async () => {
+    await open(true);
+    const carol = await world.subscribe("carol", undefined);
+    await carol.waitFor("live");
+    await afterPendingReads(); // its first shared read ran
+    const idle = pendingTimers();
+    const hold = world.records.holdList((query) => query.includeDeleted && !query.filters.some((f) => f.field === "deleted"));
+    await world.put("alice", "x1", {}); // 101
+    await hold.reached;
+    await world.put("alice", "x2", {}); // 102: read again after this read
+    hold.release();
+    await carol.waitFor("create x2@102");
+    await afterPendingReads();
+    expect(pendingTimers()).to.equal(idle);
   });
 
   it("re-checks nothing where the ACL commits with its record", async () => {

@@ -101,6 +101,11 @@ export function afterPendingReads(): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, 0));
 }
 
+/** How many timers are pending in this process: a scope with nothing to read leaves none behind. */
+export function pendingTimers(): number {
+  return process.getActiveResourcesInfo().filter((resource) => resource === "Timeout").length;
+}
+
 /** A memory store whose next list matching a condition waits until released (a read caught mid-way). */
 export class HoldingRecords extends MemoryRecordStore {
   private held: { matches: (query: ListQuery) => boolean; reached: () => void; released: Promise<void> } | undefined;
