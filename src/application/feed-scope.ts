@@ -122,7 +122,9 @@ export class ScopeFeed {
       for (const subscription of [...this.members]) subscription.close();
     } finally {
       this.running = false;
-      if (this.dirty || this.joining.length > 0 || this.recheck.size > 0) {
+      // A join or a signal during the burst marked it dirty. Re-checks are left only when nobody
+      // is left to read for (no members, or all closed after a failure): no read for them.
+      if (this.dirty) {
         this.dirty = false;
         this.schedule();
       }

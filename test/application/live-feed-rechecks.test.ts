@@ -8,7 +8,7 @@
 import { expect } from "chai";
 import { InProcessBroadcast } from "../../src/adapters/memory/in-process-broadcast.js";
 import type { ChangeBroadcast, ChangeSignal } from "../../src/application/ports/change-broadcast.js";
-import { FeedWorld, HANG_GUARD_MS } from "../support/live-feed-world.js";
+import { afterPendingReads, articles, FeedWorld, HANG_GUARD_MS, pendingTimers } from "../support/live-feed-world.js";
 
 const ARTICLES = { collection: "articles", parentId: "" };
 const CREATED_X1 = { ...ARTICLES, timestamp: 101, id: "x1", action: "create" } as const;
@@ -83,6 +83,161 @@ describe("LiveFeed re-checks of records whose ACL came after them", function () 
     expect(carol.lines).to.deep.equal(["live", "create x1@101"]); // the action was known by the time her events were made
   });
 
+  it("re-checks a record signalled between a join and its first shared read, for readers who started before it", async () => {
+    await open(true);
+    await world.records.create(ARTICLES, "x1", {}); // 100, nobody's but the readers group's yet
+    const bob = await world.subscribe("bob", 100); // the client has everything up to 100
+    const dave = await world.subscribe("dave", 99);
+    await bob.waitFor("live");
+    await dave.waitFor("live"); // both joined at cursor 100; their shared read starts after the window (a timer)
+    // These memory calls take no timer: the signal comes before that shared read, at what the replays read.
+    await world.acls.replaceObjectPermissions("/articles/x1", { read: ["bob", "dave"] });
+    await broadcast.publish({ ...ARTICLES, timestamp: 100, id: "x1", action: "create" });
+    await dave.waitFor("create x1@100"); // both are re-checked in one pass, without waiting in between
+    expect(dave.lines).to.deep.equal(["live", "create x1@100"]);
+    expect(bob.lines).to.deep.equal(["live"]);
+  });
+
+  it("leaves to the next shared read a re-checked record rewritten before its re-read", async () => {
+    await open(true);
+    const bob = await world.subscribe("bob", undefined);
+    const carol = await world.subscribe("carol", undefined, [{ field: "kind", operator: "eq", value: "a" }]);
+    await bob.waitFor("live");
+    await carol.waitFor("live");
+    // Held after the read of the ACLs, at carol's filtered read.
+    const hold = world.records.holdList((query) => query.filters.some((f) => f.field === "kind"));
+    await world.records.create(ARTICLES, "x1", { kind: "a" }); // 101
+    await broadcast.publish({ ...ARTICLES, timestamp: 101 });
+    await hold.reached;
+    await world.acls.addPrincipalToAce("/articles/x1", "read", "bob");
+    await broadcast.publish(CREATED_X1);
+    await world.records.update(ARTICLES, "x1", { kind: "a", n: 2 }); // 102: the re-check of x1@101 finds this
+    await broadcast.publish({ ...ARTICLES, timestamp: 102, id: "x1", action: "update" });
+    hold.release();
+    await carol.waitFor("update x1@102"); // the next shared read: bob's copy is sent in the same pass
+    expect(bob.lines).to.deep.equal(["live", "update x1@102"]);
+    expect(carol.lines).to.deep.equal(["live", "update x1@102"]);
+  });
+
+  it("leaves to the next shared read a re-checked record deleted before its re-read", async () => {
+    await open(true);
+    const bob = await world.subscribe("bob", undefined);
+    const carol = await world.subscribe("carol", undefined, [{ field: "kind", operator: "eq", value: "a" }]);
+    await bob.waitFor("live");
+    await carol.waitFor("live");
+    // Held after the read of the ACLs, at carol's filtered read.
+    const hold = world.records.holdList((query) => query.filters.some((f) => f.field === "kind"));
+    await world.records.create(ARTICLES, "x1", { kind: "a" }); // 101
+    await broadcast.publish({ ...ARTICLES, timestamp: 101 });
+    await hold.reached;
+    await world.acls.addPrincipalToAce("/articles/x1", "read", "bob");
+    await broadcast.publish(CREATED_X1);
+    await world.records.delete(ARTICLES, "x1"); // 102: the re-check of x1@101 finds no record
+    await broadcast.publish({ ...ARTICLES, timestamp: 102, id: "x1", action: "delete" });
+    hold.release();
+    await carol.waitFor("delete x1@102"); // the next shared read: bob's copy is sent in the same pass
+    expect(bob.lines).to.deep.equal(["live", "delete x1@102"]);
+    expect(carol.lines).to.deep.equal(["live", "delete x1@102"]);
+  });
+
+  it("remembers the last thousand versions it sent a subscriber, no more: a re-check of an older one sends it again", async () => {
+    await open(true);
+    const bob = await world.subscribe("bob", undefined); // the scope's timestamp is now 100
+    const dave = await world.subscribe("dave", undefined);
+    await bob.waitFor("live");
+    await dave.waitFor("live");
+    for (let i = 0; i <= 1000; i += 1) await world.put("alice", `r${i}`, {}, { read: ["bob"] }); // r0@101 … r1000@1101
+    await bob.waitFor("create r1000@1101"); // bob was sent 1,001 versions: r0@101 is the one forgotten
+    await world.acls.replaceObjectPermissions("/articles/r0", { read: ["bob", "dave"] });
+    await world.acls.replaceObjectPermissions("/articles/r1", { read: ["bob", "dave"] });
+    // r1 first: sending r0 again makes r1 the oldest version remembered, and forgets it.
+    await broadcast.publish({ ...ARTICLES, timestamp: 102, id: "r1", action: "create" });
+    await broadcast.publish({ ...ARTICLES, timestamp: 101, id: "r0", action: "create" });
+    await dave.waitFor("create r0@101"); // re-checked after r1, for bob too, in the same shared read
+    // (remembering r0's action made the feed forget r1's: its event says `update`)
+    expect(dave.lines).to.deep.equal(["live", "update r1@102", "create r0@101"]);
+    expect(bob.events.filter((line) => line.endsWith(" r0@101"))).to.have.length(2);
+    expect(bob.events.filter((line) => line.endsWith(" r1@102"))).to.have.length(1);
+  });
+
+  it("leaves no shared read scheduled for a scope whose last subscriber left with a re-check pending", async () => {
+    await open(true);
+    await world.records.create(ARTICLES, "x1", {}); // 100
+    const before = pendingTimers();
+    const bob = await world.subscribe("bob", 99);
+    await bob.waitFor("live"); // joined at cursor 100; its shared read is scheduled
+    await world.acls.addPrincipalToAce("/articles/x1", "read", "bob");
+    await broadcast.publish({ ...ARTICLES, timestamp: 100, id: "x1", action: "create" }); // a re-check, pending
+    bob.close();
+    await afterPendingReads(); // that shared read ran, for nobody
+    expect(pendingTimers()).to.equal(before);
+    expect(bob.lines).to.deep.equal(["live", "end"]);
+  });
+
+  it("leaves to the next shared read a re-check above its subscribers' cursors (a join raised the mark during the read)", async () => {
+    await open(true);
+    const bob = await world.subscribe("bob", undefined);
+    const carol = await world.subscribe("carol", undefined);
+    await bob.waitFor("live");
+    await carol.waitFor("live");
+    const hold = world.records.holdList((query) => query.includeDeleted && !query.filters.some((f) => f.field === "deleted"));
+    await world.put("alice", "x1", {}); // 101
+    await hold.reached; // the shared read up to 101
+    await world.records.create(ARTICLES, "x2", {}); // 102
+    const dave = await world.subscribe("dave", undefined); // replays up to 102 and joins: the scope has read up to 102
+    await dave.waitFor("live");
+    await world.acls.addPrincipalToAce("/articles/x2", "read", "bob");
+    await broadcast.publish({ ...ARTICLES, timestamp: 102, id: "x2", action: "create" }); // re-checked after that read
+    hold.release();
+    await carol.waitFor("create x2@102");
+    await world.put("alice", "x3", {}); // 103: read after x2 was sent, however many times
+    await carol.waitFor("create x3@103");
+    expect(carol.lines).to.deep.equal(["live", "create x1@101", "create x2@102", "create x3@103"]);
+    expect(bob.lines).to.deep.equal(["live", "create x2@102"]);
+    expect(dave.lines).to.deep.equal(["live"]);
+  });
+
+  it("remembers after the replay what the replay sent: a re-check by the shared reads does not send it again", async () => {
+    await open(true);
+    await world.put("alice", "x1", {}, { read: ["bob"] }); // 100
+    const bob = await world.subscribe("bob", 99);
+    const dave = await world.subscribe("dave", 99);
+    await bob.waitFor("live"); // x1 sent by the replay
+    await dave.waitFor("live");
+    await world.acls.addPrincipalToAce("/articles/x1", "read", "dave");
+    await broadcast.publish({ ...ARTICLES, timestamp: 100, id: "x1", action: "create" }); // before their first shared read
+    await dave.waitFor("create x1@100"); // bob is re-checked in the same pass
+    expect(bob.lines).to.deep.equal(["create x1@100", "live"]);
+  });
+
+  it("does not send again a record its replay sent, signalled while it replays, where the ACL commits with its record", async () => {
+    await open(false);
+    await world.put("alice", "x1", {}); // 100
+    const hold = world.records.holdList((query) => query.filters.some((f) => f.field === "deleted"));
+    const carol = await world.subscribe("carol", 99);
+    await hold.reached; // x1 read, not sent yet
+    await broadcast.publish({ ...ARTICLES, timestamp: 100, id: "x1", action: "create" });
+    hold.release();
+    await carol.waitFor("live");
+    expect(carol.lines).to.deep.equal(["create x1@100", "live"]);
+  });
+
+  it("stops reading once it has read a change signalled during a shared read", async () => {
+    await open(true);
+    const carol = await world.subscribe("carol", undefined);
+    await carol.waitFor("live");
+    await afterPendingReads(); // its first shared read ran
+    const idle = pendingTimers();
+    const hold = world.records.holdList((query) => query.includeDeleted && !query.filters.some((f) => f.field === "deleted"));
+    await world.put("alice", "x1", {}); // 101
+    await hold.reached;
+    await world.put("alice", "x2", {}); // 102: read again after this read
+    hold.release();
+    await carol.waitFor("create x2@102");
+    await afterPendingReads();
+    expect(pendingTimers()).to.equal(idle);
+  });
+
   it("re-checks nothing where the ACL commits with its record", async () => {
     await open(false);
     const bob = await world.subscribe("bob", undefined);
@@ -111,6 +266,43 @@ describe("LiveFeed re-checks of records whose ACL came after them", function () 
     hold.release();
     await bob.waitFor("live");
     expect(bob.lines).to.deep.equal(["create x1@100", "live"]);
+  });
+
+  it("re-checks for a replaying subscriber every record signalled in one round, with its filters", async () => {
+    await open(true);
+    await world.records.create(ARTICLES, "x1", { kind: "a" }); // 100
+    await world.records.create(ARTICLES, "x2", { kind: "b" }); // 101
+    await world.records.create(ARTICLES, "x3", { kind: "a" }); // 102
+    const hold = world.records.holdList((query) => query.filters.some((f) => f.field === "deleted"));
+    const bob = await world.subscribe("bob", 99, [{ field: "kind", operator: "eq", value: "a" }]);
+    await hold.reached; // its records read: none readable yet
+    for (const id of ["x1", "x2", "x3"]) await world.acls.addPrincipalToAce(`/articles/${id}`, "read", "bob");
+    for (const [id, timestamp] of [
+      ["x1", 100],
+      ["x2", 101],
+      ["x3", 102],
+    ] as const)
+      await broadcast.publish({ ...ARTICLES, timestamp, id, action: "create" });
+    hold.release();
+    await bob.waitFor("live");
+    expect(bob.lines).to.deep.equal(["create x1@100", "create x3@102", "live"]);
+  });
+
+  it("re-checks for a replaying subscriber without a refusal when it lost every read meanwhile", async () => {
+    await open(true);
+    // Nobody may create here: a caller who may read nothing is refused by the listing.
+    const readOnly = { ...articles, settingsPrincipals: { read: ["group:readers"] } };
+    await world.put("alice", "x1", {}, { read: ["bob"] }); // 100
+    await world.records.create(ARTICLES, "x2", {}); // 101
+    const hold = world.records.holdList((query) => query.filters.some((f) => f.field === "deleted"));
+    const bob = await world.subscribe("bob", 99, [], readOnly);
+    await hold.reached; // x1 read, x2 not readable
+    await broadcast.publish({ ...ARTICLES, timestamp: 101, id: "x2", action: "create" });
+    await world.acls.removePrincipalFromAce("/articles/x1", "read", "bob"); // bob may read nothing now
+    hold.release();
+    await bob.waitFor("live");
+    expect(bob.lines).to.deep.equal(["create x1@100", "live"]);
+    expect(world.logged).to.deep.equal([]);
   });
 });
 

@@ -7,7 +7,7 @@ import { expect } from "chai";
 import { InProcessBroadcast } from "../../src/adapters/memory/in-process-broadcast.js";
 import type { ListQuery } from "../../src/application/listing.js";
 import type { ResourceDefinition } from "../../src/application/resources.js";
-import { articles, FeedWorld, HANG_GUARD_MS } from "../support/live-feed-world.js";
+import { afterPendingReads, articles, FeedWorld, HANG_GUARD_MS } from "../support/live-feed-world.js";
 
 /** The replay's read of deletions: after its read of records, before anything is sent. */
 const deletionsRead = (query: ListQuery) => query.filters.some((f) => f.field === "deleted");
@@ -112,6 +112,19 @@ describe("LiveFeed subscribers while they replay", function () {
     hold.release();
     await carol.waitFor("create x2@102");
     expect(carol.lines).to.deep.equal(["live", "create x1@101", "create x2@102"]);
+  });
+
+  it("runs one shared read of a scope at a time: a change signalled during one is read after it", async () => {
+    const carol = await world.subscribe("carol", undefined);
+    await carol.waitFor("live");
+    const hold = world.records.holdList((query) => query.includeDeleted && !query.filters.some((f) => f.field === "deleted"));
+    await world.put("alice", "x1", { n: 1 }); // 101
+    await hold.reached;
+    await world.put("alice", "x2", { n: 2 }); // 102: signalled while the shared read of x1 is held
+    await afterPendingReads(); // a second shared read started for that signal would have sent x1 and x2 by now
+    hold.release();
+    await carol.waitFor("create x2@102");
+    expect(carol.batches).to.deep.equal([["create x1@101"], ["create x2@102"]]);
   });
 
   it("tells a live subscriber of no loss while it still reads the record through a group", async () => {

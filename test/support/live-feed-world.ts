@@ -92,6 +92,20 @@ export class RecordingSink implements FeedSink {
   }
 }
 
+/**
+ * Resolves once every timer set before it with no delay has run: Node runs timers of one delay in
+ * the order they were set, so a shared read scheduled until now (the world's window is 0) has
+ * started, and, the memory adapters taking no timer, gone as far as it can. An ordering, not a wait.
+ */
+export function afterPendingReads(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 0));
+}
+
+/** How many timers are pending in this process: a scope with nothing to read leaves none behind. */
+export function pendingTimers(): number {
+  return process.getActiveResourcesInfo().filter((resource) => resource === "Timeout").length;
+}
+
 /** A memory store whose next list matching a condition waits until released (a read caught mid-way). */
 export class HoldingRecords extends MemoryRecordStore {
   private held: { matches: (query: ListQuery) => boolean; reached: () => void; released: Promise<void> } | undefined;
