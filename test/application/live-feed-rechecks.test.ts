@@ -26,6 +26,26 @@ describe("LiveFeed re-checks of records whose ACL came after them", function () 
   }
   afterEach(() => world.feed.close());
 
+  /**
+   * Bob (no filter) and carol (`kind = a`, a group reader) live; x1 (`kind: a`) created at 101
+   * and its signal sent, then shared with bob and signalled again while the shared read that
+   * found it is held at carol's filtered read (after the ACLs were read).
+   */
+  async function shareDuringHeldRead() {
+    await open(true);
+    const bob = await world.subscribe("bob", undefined);
+    const carol = await world.subscribe("carol", undefined, [{ field: "kind", operator: "eq", value: "a" }]);
+    await bob.waitFor("live");
+    await carol.waitFor("live");
+    const hold = world.records.holdList((query) => query.filters.some((f) => f.field === "kind"));
+    await world.records.create(ARTICLES, "x1", { kind: "a" }); // 101
+    await broadcast.publish({ ...ARTICLES, timestamp: 101 });
+    await hold.reached;
+    await world.acls.addPrincipalToAce("/articles/x1", "read", "bob");
+    await broadcast.publish(CREATED_X1);
+    return { bob, carol, hold };
+  }
+
   it("sends a live subscriber a record read before its ACL named it, once the write's signal comes", async () => {
     await open(true);
     const bob = await world.subscribe("bob", undefined); // the scope's timestamp is now 100
@@ -65,18 +85,7 @@ describe("LiveFeed re-checks of records whose ACL came after them", function () 
   });
 
   it("re-checks a record signalled while a shared read was under way", async () => {
-    await open(true);
-    const bob = await world.subscribe("bob", undefined);
-    const carol = await world.subscribe("carol", undefined, [{ field: "kind", operator: "eq", value: "a" }]);
-    await bob.waitFor("live");
-    await carol.waitFor("live");
-    // Held after the read of the ACLs, at carol's filtered read.
-    const hold = world.records.holdList((query) => query.filters.some((f) => f.field === "kind"));
-    await world.records.create(ARTICLES, "x1", { kind: "a" }); // 101
-    await broadcast.publish({ ...ARTICLES, timestamp: 101 });
-    await hold.reached;
-    await world.acls.addPrincipalToAce("/articles/x1", "read", "bob");
-    await broadcast.publish(CREATED_X1);
+    const { bob, carol, hold } = await shareDuringHeldRead();
     hold.release();
     await bob.waitFor("create x1@101");
     expect(bob.lines).to.deep.equal(["live", "create x1@101"]);
@@ -99,18 +108,7 @@ describe("LiveFeed re-checks of records whose ACL came after them", function () 
   });
 
   it("leaves to the next shared read a re-checked record rewritten before its re-read", async () => {
-    await open(true);
-    const bob = await world.subscribe("bob", undefined);
-    const carol = await world.subscribe("carol", undefined, [{ field: "kind", operator: "eq", value: "a" }]);
-    await bob.waitFor("live");
-    await carol.waitFor("live");
-    // Held after the read of the ACLs, at carol's filtered read.
-    const hold = world.records.holdList((query) => query.filters.some((f) => f.field === "kind"));
-    await world.records.create(ARTICLES, "x1", { kind: "a" }); // 101
-    await broadcast.publish({ ...ARTICLES, timestamp: 101 });
-    await hold.reached;
-    await world.acls.addPrincipalToAce("/articles/x1", "read", "bob");
-    await broadcast.publish(CREATED_X1);
+    const { bob, carol, hold } = await shareDuringHeldRead();
     await world.records.update(ARTICLES, "x1", { kind: "a", n: 2 }); // 102: the re-check of x1@101 finds this
     await broadcast.publish({ ...ARTICLES, timestamp: 102, id: "x1", action: "update" });
     hold.release();
@@ -120,18 +118,7 @@ describe("LiveFeed re-checks of records whose ACL came after them", function () 
   });
 
   it("leaves to the next shared read a re-checked record deleted before its re-read", async () => {
-    await open(true);
-    const bob = await world.subscribe("bob", undefined);
-    const carol = await world.subscribe("carol", undefined, [{ field: "kind", operator: "eq", value: "a" }]);
-    await bob.waitFor("live");
-    await carol.waitFor("live");
-    // Held after the read of the ACLs, at carol's filtered read.
-    const hold = world.records.holdList((query) => query.filters.some((f) => f.field === "kind"));
-    await world.records.create(ARTICLES, "x1", { kind: "a" }); // 101
-    await broadcast.publish({ ...ARTICLES, timestamp: 101 });
-    await hold.reached;
-    await world.acls.addPrincipalToAce("/articles/x1", "read", "bob");
-    await broadcast.publish(CREATED_X1);
+    const { bob, carol, hold } = await shareDuringHeldRead();
     await world.records.delete(ARTICLES, "x1"); // 102: the re-check of x1@101 finds no record
     await broadcast.publish({ ...ARTICLES, timestamp: 102, id: "x1", action: "delete" });
     hold.release();
