@@ -188,6 +188,19 @@ describe("LiveFeed", function () {
     await bobs.waitFor("create n1@101");
     expect(bobs.lines).to.deep.equal(["live", "create n1@101"]);
   });
+
+  it("keeps the subscribers of two scopes open at once each to their own scope", async () => {
+    const bobs = await world.subscribe("bob", 0, [], notes); // each scope's timestamp is now 100
+    const alices = await world.subscribe("alice", 0, [], notes);
+    await bobs.waitFor("live");
+    await alices.waitFor("live");
+    await world.service.replace(world.user("alice"), notes, "a1", { data: { n: 1 } }); // alice's scope: 101
+    await world.service.replace(world.user("bob"), notes, "b1", { data: { n: 2 } }); // bob's scope: 101
+    await alices.waitFor("create a1@101");
+    await bobs.waitFor("create b1@101");
+    expect(alices.lines).to.deep.equal(["live", "create a1@101"]);
+    expect(bobs.lines).to.deep.equal(["live", "create b1@101"]);
+  });
 });
 
 describe("LiveFeed signals from other processes", function () {
