@@ -85,6 +85,10 @@ describe("the permission backend of a deployment without one", () => {
     expect([...(await store.principalsAccessibleObjects(["alice"], "read", "*"))]).to.deep.equal([]);
     expect([...(await store.objectPermissionAuthorizedPrincipals("/articles/r1", "read"))]).to.deep.equal([]);
     expect(await store.objectPermissions("/articles/r1")).to.deep.equal({});
+    expect([...(await store.manyObjectPermissions(["/articles/r1", "/articles/r2"], ["read"]))]).to.deep.equal([
+      ["/articles/r1", {}],
+      ["/articles/r2", {}],
+    ]);
     expect(await store.heartbeat()).to.equal(true);
   });
 });
