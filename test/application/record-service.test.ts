@@ -83,6 +83,15 @@ describe("RecordService", () => {
     await expectRejection(service.create(bob, articles, { data: { id: "a1" } }), ForbiddenError);
   });
 
+  it("answers a POST of an existing id with the record to a caller who reads it through a group only", async () => {
+    // Every authenticated caller may create here, so a POST without id needs no group lookup; one with an id does.
+    await service.create(alice, articles, { data: { id: "a1", n: 1 }, permissions: { read: ["group:readers"] } });
+    await permissions.addUserPrincipal("bob", "group:readers");
+    const answer = await service.create(bob, articles, { data: { id: "a1", n: 2 } });
+    expect(answer.created).to.equal(false);
+    expect(answer.record.data).to.deep.equal({ n: 1 });
+  });
+
   it("creates by PUT (also over a tombstone) and replaces by PUT", async () => {
     expect((await service.replace(alice, articles, "a1", { data: { x: 1 } })).created).to.equal(true);
     expect((await service.replace(alice, articles, "a1", { data: { y: 2 } })).record.data).to.deep.equal({ y: 2 });
