@@ -20,9 +20,7 @@ describe("LiveFeed re-checks of records whose ACL came after them", function () 
 
   async function open(aclAfterRecord: boolean) {
     broadcast = new InProcessBroadcast();
-    world = new FeedWorld({ broadcast, aclAfterRecord });
-    await world.acls.addUserPrincipal("carol", "group:readers");
-    await world.feed.start();
+    world = await FeedWorld.started({ broadcast, aclAfterRecord });
   }
   afterEach(() => world.feed.close());
 

@@ -19,9 +19,7 @@ describe("LiveFeed subscribers while they replay", function () {
 
   beforeEach(async () => {
     broadcast = new InProcessBroadcast();
-    world = new FeedWorld({ broadcast });
-    await world.acls.addUserPrincipal("carol", "group:readers");
-    await world.feed.start();
+    world = await FeedWorld.started({ broadcast });
   });
   afterEach(() => world.feed.close());
 

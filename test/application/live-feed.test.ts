@@ -19,9 +19,7 @@ describe("LiveFeed", function () {
   let world: FeedWorld;
 
   beforeEach(async () => {
-    world = new FeedWorld();
-    await world.acls.addUserPrincipal("carol", "group:readers");
-    await world.feed.start();
+    world = await FeedWorld.started();
   });
   afterEach(() => world.feed.close());
 
@@ -210,9 +208,7 @@ describe("LiveFeed signals from other processes", function () {
 
   beforeEach(async () => {
     broadcast = new InProcessBroadcast();
-    world = new FeedWorld({ broadcast });
-    await world.acls.addUserPrincipal("carol", "group:readers");
-    await world.feed.start();
+    world = await FeedWorld.started({ broadcast });
   });
   afterEach(() => world.feed.close());
 

@@ -159,6 +159,14 @@ export class FeedWorld {
   readonly logged: string[] = [];
   private nextId = 0;
 
+  /** A started feed where carol reads the whole of articles through `group:readers`: the suites' usual world. */
+  static async started(options: FeedWorldOptions = {}): Promise<FeedWorld> {
+    const world = new FeedWorld(options);
+    await world.acls.addUserPrincipal("carol", "group:readers");
+    await world.feed.start();
+    return world;
+  }
+
   constructor(options: FeedWorldOptions = {}) {
     const kinds = resourceKinds({ authorizer: new Authorizer(this.permissions), permissions: this.permissions });
     const unitOfWork = new DirectUnitOfWork();
