@@ -1,13 +1,14 @@
 /**
  * The record service when a write fails: which failures a PATCH retries (only a lost race on a
  * write without the client's own If-Match), the 503 past the contention deadline (made short
- * here, so nothing waits), and a DELETE whose transaction rolls back after its ACL was removed.
+ * here, so nothing waits long), and a DELETE whose transaction rolls back after its ACL was removed.
  */
 import { expect } from "chai";
 import { BackendError, PreconditionFailedError } from "../../src/domain/errors.js";
 import type { JsonObject } from "../../src/domain/json.js";
 import type { StoredRecord, Tombstone } from "../../src/domain/records.js";
 import { Authorizer } from "../../src/application/authorizer.js";
+import { CONTENTION_DEADLINE_MS } from "../../src/application/contention-retry.js";
 import { resourceKinds } from "../../src/application/kinds/resource-kinds.js";
 import { PaginationTokens } from "../../src/application/pagination-token.js";
 import type { ConditionalWriteOptions, Scope } from "../../src/application/ports/record-store.js";
@@ -73,7 +74,7 @@ describe("RecordService when writes fail", () => {
   let records: FaultyRecords;
   let permissions: MemoryPermissionStore;
 
-  function service(unitOfWork: UnitOfWork = new DirectUnitOfWork()): RecordService {
+  function service(unitOfWork: UnitOfWork = new DirectUnitOfWork(), contentionDeadlineMs = 0): RecordService {
     return new RecordService({
       records,
       kinds: resourceKinds({ authorizer: new Authorizer(permissions), permissions }),
@@ -81,7 +82,7 @@ describe("RecordService when writes fail", () => {
       unitOfWork,
       ids: { generate: () => "generated" },
       tokens: new PaginationTokens("secret"),
-      contentionDeadlineMs: 0,
+      contentionDeadlineMs,
     });
   }
 
@@ -121,6 +122,16 @@ describe("RecordService when writes fail", () => {
     const error = await expectRejection(tessera.update(alice(permissions), articles, "a1", { data: { n: 2 }, merge: false }), BackendError);
     expect(error.message).to.equal("Too many concurrent writes to this record: try again later");
     expect(records.updates).to.equal(1);
+  });
+
+  it("keeps retrying a PATCH that loses races until the deployment's own deadline, then answers 503", async function () {
+    // 200 ms here; the 10 s default would outlast this test's timeout (half of it).
+    this.timeout(CONTENTION_DEADLINE_MS / 2);
+    const tessera = service(new DirectUnitOfWork(), 200);
+    await tessera.create(alice(permissions), articles, { data: { id: "a1", n: 1 } });
+    records.updateFailure = new PreconditionFailedError(null);
+    await expectRejection(tessera.update(alice(permissions), articles, "a1", { data: { n: 2 }, merge: false }), BackendError);
+    expect(records.updates).to.be.greaterThan(1);
   });
 
   it("puts a deleted record's ACL back when the DELETE's transaction rolls back after the ACL was removed", async () => {

@@ -27,6 +27,16 @@ describe("user kind", () => {
     expect(groupsAsked).to.deep.equal([]);
   });
 
+  it("answers the same caller, without groups, when creating, reading a record and listing", async () => {
+    const record = { id: "n1", lastModified: 5, data: { title: "x" } };
+    expect(await kind.creator(alice, notes)).to.deep.equal(aliceCaller);
+    expect(
+      await kind.callerAndTarget(alice, notes, { collection: "notes", parentId: "alice" }, "n1", () => Promise.resolve(record)),
+    ).to.deep.equal([aliceCaller, { record, acl: undefined }]);
+    expect(await kind.callerAndRestriction(alice, notes, "list")).to.deep.equal([aliceCaller, undefined]);
+    expect(groupsAsked).to.deep.equal([]);
+  });
+
   it("lets the owner use every view on the whole scope", async () => {
     for (const view of ["create", "list", "deleteAll"] as const) {
       expect(await kind.allowsCollection(aliceCaller, notes, view)).to.equal(true);
