@@ -4,7 +4,8 @@
  * Opens one stream per user, counts events and samples, per event, the time from the write's
  * `sentAt` (set by the writer when it built the request) to its arrival here: an upper bound of
  * commit → delivery (it adds the write's own latency). Messages: {users, url} in; "opened",
- * then on "stop" the counts and the sorted sample out.
+ * "count" (events so far), "reset" (start counting again), then on "stop" the counts and the
+ * sorted sample out.
  */
 import http from "node:http";
 import { parentPort, workerData } from "node:worker_threads";
@@ -68,6 +69,11 @@ for (const user of users) await subscribe(user);
 parentPort?.postMessage("opened");
 parentPort?.on("message", (message) => {
   if (message === "count") parentPort?.postMessage({ events });
+  if (message === "reset") {
+    events = 0;
+    latencies.length = 0;
+    parentPort?.postMessage("reset");
+  }
   if (message !== "stop") return;
   for (const request of requests) request.destroy();
   parentPort?.postMessage({ events, latencies: latencies.sort((a, b) => a - b) });

@@ -17,7 +17,7 @@
  * different slice of the collection.
  *
  *   npm run build && node dist/bench/feed.js [--backend memory|postgresql] [--subscribers 1000]
- *     [--collection-readers 10] [--grants 2] [--duration 10] [--connections 10] [--repeat 1]
+ *     [--collection-readers 10] [--grants 2] [--duration 10] [--warmup 3] [--connections 10] [--repeat 1]
  *     [--postgres postgresql://postgres@127.0.0.1:5432/postgres] [--profile]
  *
  * `--profile` writes a CPU profile of the server of each run with subscribers and prints its summary.
@@ -27,16 +27,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { Worker } from "node:worker_threads";
 import autocannon from "autocannon";
-import {
-  authorization,
-  backendSettings,
-  baseServerSettings,
-  clearCollectionSql,
-  databaseUrl,
-  ensureDatabase,
-  OWNER,
-  principalOf,
-} from "./seed.js";
+import { authorization, backendSettings, baseServerSettings, databaseUrl, recreateDatabase, OWNER, principalOf } from "./seed.js";
 import { latestProfile, summarizeProfile } from "./profile.js";
 import { cliOf, freePort, runNode, settingsEnv, startProcess, type ServerProcess } from "./server-process.js";
 
@@ -62,6 +53,7 @@ const subscribers = option("subscribers", 1000);
 const collectionReaders = Math.min(subscribers, option("collection-readers", 10));
 const grants = option("grants", 2);
 const duration = option("duration", 10);
+const warmup = option("warmup", 3);
 const connections = option("connections", 10);
 const repeat = Math.max(1, option("repeat", 1));
 const profile = process.argv.includes("--profile");
@@ -84,7 +76,12 @@ function settings(port: number): Record<string, string> {
 }
 
 async function startServer(profileDir: string | undefined): Promise<ServerProcess> {
-  if (backend === "postgresql") await clearCollectionSql(sql, "writes", true);
+  // A fresh database per run: deleting the last run's rows would leave them dead (autovacuum may be off), and each run of
+  // a pair would start on more of them than the one before.
+  if (backend === "postgresql") {
+    await recreateDatabase(postgres, DATABASE);
+    await runNode([cliOf(BUILD), "migrate"], BUILD, settingsEnv(settings(0)));
+  }
   const port = await freePort();
   const nodeFlags = profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [];
   return startProcess(
@@ -105,6 +102,8 @@ async function openSubscribers(url: string, users: readonly string[]) {
   await ask("");
   return {
     events: async () => (await ask<{ events: number }>("count")).events,
+    /** Counts and samples start again from here (after the warm-up). */
+    reset: () => ask<string>("reset"),
     stop: async () => {
       const result = await ask<{ events: number; latencies: number[] }>("stop");
       await worker.terminate();
@@ -127,6 +126,11 @@ function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 }
 
+/** Lets the subscribers receive what was committed (bounded: 30 s). */
+async function drain(subscribed: { events(): Promise<number> }, expected: number): Promise<void> {
+  for (let i = 0; i < 300 && (await subscribed.events()) < expected; i += 1) await new Promise((resolve) => setTimeout(resolve, 100));
+}
+
 /** The W2 body of the n-th create: the bench record, shared for reading with `grants` restricted subscribers. */
 function body(n: number): string {
   const read = restricted.length === 0 ? [] : Array.from({ length: grants }, (_, j) => restricted[(n * grants + j) % restricted.length]);
@@ -140,16 +144,15 @@ async function run(count: number): Promise<number> {
   const profileDir = profile && count > 0 ? mkdtempSync(path.join(tmpdir(), "tessera-feed-profile-")) : undefined;
   const server = await startServer(profileDir);
   const subscribed = count > 0 ? await openSubscribers(server.url, readers.slice(0, count)) : undefined;
-  try {
-    const stopSampling = server.sampleRss();
-    const serverCpu = cpuSeconds(server.pid);
-    const benchCpu = process.cpuUsage();
-    let n = 0;
-    const result = await autocannon({
+  // Each write reaches the collection readers and the subscribers it was shared with (those subscribed).
+  const perWrite = Math.min(count, collectionReaders) + (count > collectionReaders ? Math.min(grants, count - collectionReaders) : 0);
+  let n = 0;
+  const load = (seconds: number) =>
+    autocannon({
       url: server.url,
       connections,
       pipelining: 1,
-      duration,
+      duration: seconds,
       requests: [
         {
           method: "POST",
@@ -159,12 +162,21 @@ async function run(count: number): Promise<number> {
         },
       ],
     });
-    // Each write reaches the collection readers and the subscribers it was shared with (those subscribed).
-    const perWrite = Math.min(count, collectionReaders) + (count > collectionReaders ? Math.min(grants, count - collectionReaders) : 0);
+  try {
+    // As the other workloads: a warm-up (subscribers open) whose figures are discarded, once its events arrived.
+    if (warmup > 0) {
+      const warm = await load(warmup);
+      if (subscribed) {
+        await drain(subscribed, warm["2xx"] * perWrite);
+        await subscribed.reset();
+      }
+    }
+    const stopSampling = server.sampleRss();
+    const serverCpu = cpuSeconds(server.pid);
+    const benchCpu = process.cpuUsage();
+    const result = await load(duration);
     const expected = result["2xx"] * perWrite;
-    // Let the subscribers drain what was committed at the end (bounded).
-    for (let i = 0; i < 300 && subscribed && (await subscribed.events()) < expected; i += 1)
-      await new Promise((resolve) => setTimeout(resolve, 100));
+    if (subscribed) await drain(subscribed, expected);
     const rssMb = stopSampling();
     const used = process.cpuUsage(benchCpu);
     const { events, latencies: sorted } = (await subscribed?.stop()) ?? { events: 0, latencies: [] };
@@ -176,6 +188,7 @@ async function run(count: number): Promise<number> {
         grants,
         connections,
         duration,
+        warmup,
         writesPerSecond: result.requests.average,
         writes2xx: result["2xx"],
         non2xx: result.non2xx,
@@ -197,10 +210,6 @@ async function run(count: number): Promise<number> {
   }
 }
 
-if (backend === "postgresql") {
-  await ensureDatabase(postgres, DATABASE);
-  await runNode([cliOf(BUILD), "migrate"], BUILD, settingsEnv(settings(0)));
-}
 // Alternated, so that both sides see the same load of a shared box; the ratio is per pair.
 const ratios: number[] = [];
 for (let i = 0; i < repeat; i += 1) {

@@ -6,7 +6,17 @@
  */
 import { measure, type LoadSettings, type Measurement } from "./load.js";
 import { ensureParseInstalled, ParsePeer, PARSE_VERSION, startParse } from "./parse-peer.js";
-import { api, authorization, databaseUrl, listCollection, READER, seedListApi, SHARED_COUNT, withClient } from "./seed.js";
+import {
+  api,
+  authorization,
+  databaseUrl,
+  listCollection,
+  READER,
+  recreateDatabase,
+  seedListApi,
+  SHARED_COUNT,
+  withClient,
+} from "./seed.js";
 import type { ServerProcess } from "./server-process.js";
 import { PREPARE, type Figure, type WorkloadName } from "./workloads.js";
 
@@ -29,13 +39,6 @@ export interface PeerOptions {
   readonly koaHello?: number;
 }
 
-async function freshDatabase(server: string, database: string): Promise<void> {
-  await withClient(server, async (admin) => {
-    await admin.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
-    await admin.query(`CREATE DATABASE "${database}"`);
-  });
-}
-
 /** Tessera's W3 data written through its API (no bulk SQL, no ANALYZE), checked as W3 does. */
 async function tesseraListing(base: string, log: (line: string) => void): Promise<Figure> {
   const seconds = await seedListApi(base, 10_000);
@@ -55,8 +58,8 @@ export async function runParsePeer(options: PeerOptions, print: (m: Measurement)
   const { log, connections } = options;
   ensureParseInstalled(log);
   const workloads = PEER_WORKLOADS.filter((w) => options.workloads.includes(w));
-  await freshDatabase(options.postgres, TESSERA_DATABASE);
-  await freshDatabase(options.postgres, PARSE_DATABASE);
+  await recreateDatabase(options.postgres, TESSERA_DATABASE);
+  await recreateDatabase(options.postgres, PARSE_DATABASE);
   const tesseraUrl = databaseUrl(options.postgres, TESSERA_DATABASE);
   const parseUrl = databaseUrl(options.postgres, PARSE_DATABASE);
   const tessera = await options.startTessera(TESSERA_DATABASE);
