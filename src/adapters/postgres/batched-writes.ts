@@ -3,7 +3,9 @@
  * (docs/adr/0010): creates (with their ACLs, where the permissions share the database) and
  * updates. Every record is looked up by equality on its whole primary key (a LATERAL per id:
  * `id = ANY(array)` on the key's third column would be a filter over the scope, the planner
- * taking a never-analyzed scope for one row), so the plans never depend on statistics; nothing raises on a business outcome (a live record in the way, a failed
+ * taking a never-analyzed scope for one row), and every ACE an ACL replaces by its key prefix
+ * (a LATERAL per permission, then deleted by ctid: `object_id = ANY(array)` let the generic plan
+ * made on a young table scan every ACE), so the plans never depend on statistics or table size; nothing raises on a business outcome (a live record in the way, a failed
  * If-Match): each item's rows say what happened, as the one-record statements' rows do.
  */
 import type { Scope } from "../../application/ports/record-store.js";
@@ -63,10 +65,12 @@ const CREATE: Statement = {
       SELECT a.* FROM unnest($6::text[], $7::text[], $8::text[], $9::text[]) AS a(id, object_id, permission, principal)
       WHERE a.id IN (SELECT id FROM written)
     ), acl_removed AS (
-      DELETE FROM access_control_entries e
-      WHERE e.object_id = ANY(ARRAY(SELECT object_id FROM acl))
-        AND EXISTS (SELECT 1 FROM acl n WHERE n.object_id = e.object_id AND n.permission = e.permission)
-        AND NOT EXISTS (SELECT 1 FROM acl g WHERE g.object_id = e.object_id AND g.permission = e.permission AND g.principal = e.principal)
+      DELETE FROM access_control_entries e USING (
+        SELECT x.row FROM (SELECT DISTINCT object_id, permission FROM acl) AS n CROSS JOIN LATERAL (
+          SELECT a.ctid AS row, a.principal FROM access_control_entries a
+          WHERE a.object_id = n.object_id AND a.permission = n.permission OFFSET 0) AS x
+        WHERE NOT EXISTS (SELECT 1 FROM acl g WHERE g.object_id = n.object_id AND g.permission = n.permission AND g.principal = x.principal)
+      ) AS gone WHERE e.ctid = gone.row
     ), acl_granted AS (
       INSERT INTO access_control_entries (object_id, permission, principal)
       SELECT DISTINCT object_id, permission, principal FROM acl WHERE principal IS NOT NULL

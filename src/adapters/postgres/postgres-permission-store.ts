@@ -43,21 +43,31 @@ const OBJECT_ACL_OF = {
   name: "tessera_perm_object_acl_of",
   text: "SELECT permission, principal FROM access_control_entries WHERE object_id = $1 AND permission = ANY($2::text[])",
 };
+/*
+ * Statements given several objects or pairs look each one up by its key prefix in a LATERAL
+ * subquery that PostgreSQL cannot flatten (OFFSET 0, LIMIT 1): the only choice left per key is
+ * the primary key or a scan, and the key wins at any table size. A flat `object_id = ANY($1)` (or
+ * a join) let a generic plan made while the table held a few hundred rows settle on scanning it,
+ * and keep scanning it as it grew (test/adapters/postgres-plans-fresh.test.ts).
+ */
 const MANY_OBJECT_ACLS = {
   name: "tessera_perm_many_object_acls",
-  text: "SELECT object_id, permission, principal FROM access_control_entries WHERE object_id = ANY($1::text[]) AND permission = ANY($2::text[])",
+  text: `SELECT a.object_id, a.permission, a.principal FROM unnest($1::text[]) AS o(object_id)
+         CROSS JOIN LATERAL (SELECT e.object_id, e.permission, e.principal FROM access_control_entries e
+           WHERE e.object_id = o.object_id AND e.permission = ANY($2::text[]) OFFSET 0) AS a`,
 };
 // Exact (object, permission) pairs as two parallel arrays: bound parameters, no VALUES list.
 const AUTHORIZED_PRINCIPALS = {
   name: "tessera_perm_authorized_principals",
   text: `SELECT DISTINCT a.principal FROM unnest($1::text[], $2::text[]) AS b(object_id, permission)
-         JOIN access_control_entries a ON a.object_id = b.object_id AND a.permission = b.permission`,
+         CROSS JOIN LATERAL (SELECT e.principal FROM access_control_entries e
+           WHERE e.object_id = b.object_id AND e.permission = b.permission OFFSET 0) AS a`,
 };
 const CHECK = {
   name: "tessera_perm_check",
   text: `SELECT EXISTS (SELECT 1 FROM unnest($1::text[], $2::text[]) AS b(object_id, permission)
-         JOIN access_control_entries a ON a.object_id = b.object_id AND a.permission = b.permission
-         WHERE a.principal = ANY($3::text[])) AS allowed`,
+         CROSS JOIN LATERAL (SELECT 1 FROM access_control_entries e
+           WHERE e.object_id = b.object_id AND e.permission = b.permission AND e.principal = ANY($3::text[]) LIMIT 1) AS a) AS allowed`,
 };
 // CHECK with the user's extra principals ($4, $5 as USER_PRINCIPALS) added to the known ones ($3), which it also returns.
 const PRINCIPALS_AND_CHECK = {
@@ -65,8 +75,9 @@ const PRINCIPALS_AND_CHECK = {
   text: `WITH extra AS (SELECT DISTINCT principal FROM user_principals WHERE user_id = $4 OR user_id = $5)
     SELECT ARRAY(SELECT principal FROM extra) AS principals,
       EXISTS (SELECT 1 FROM unnest($1::text[], $2::text[]) AS b(object_id, permission)
-        JOIN access_control_entries a ON a.object_id = b.object_id AND a.permission = b.permission
-        WHERE a.principal = ANY($3::text[] || ARRAY(SELECT principal FROM extra))) AS allowed`,
+        CROSS JOIN LATERAL (SELECT 1 FROM access_control_entries e
+          WHERE e.object_id = b.object_id AND e.permission = b.permission
+            AND e.principal = ANY($3::text[] || ARRAY(SELECT principal FROM extra)) LIMIT 1) AS a) AS allowed`,
 };
 // Deletes only the pairs that go away and inserts only new ones, so the two parts never touch one row.
 const REPLACE = {
