@@ -40,6 +40,31 @@ describe("Authorizer", () => {
     expect(await authorizer.allowed(alice, articles, "read", "/articles/r2", "read")).to.equal(false);
   });
 
+  it("grants through settings principals only by a permission bound on the collection, not on the record", async () => {
+    // A resource's own binding: `read` on a record is granted by `review` on the record itself or
+    // by `read` on the collection. Settings principals hold permissions on the collection, so
+    // holding `review` there grants no `read` of a record; the record's own `review` does.
+    const reviewed: ResourceDefinition = {
+      ...articles,
+      permissions: ["read", "write", "review"],
+      settingsPrincipals: { review: ["group:editors"], read: ["group:readers"] },
+      boundPermissions: (objectId, permission) =>
+        objectId !== "/articles" && permission === "read"
+          ? [
+              { objectId, permission: "review" },
+              { objectId: "/articles", permission: "read" },
+            ]
+          : [{ objectId, permission }],
+    };
+    const permissions = new MemoryPermissionStore();
+    await permissions.replaceObjectPermissions("/articles/r1", { review: ["bob"] });
+    const authorizer = new Authorizer(permissions);
+    expect(await authorizer.allowed(alice, reviewed, "read", "/articles/r1", "read")).to.equal(false);
+    expect(await authorizer.allowed(alice, reviewed, "read", "/articles/r1", "read", { review: ["bob"] })).to.equal(false);
+    expect(await authorizer.allowed(alice, reviewed, "read", "/articles/r2", "read", { review: ["alice"] })).to.equal(true);
+    expect(await authorizer.allowed(callerPrincipals("carol", ["group:readers"]), reviewed, "read", "/articles/r1", "read")).to.equal(true);
+  });
+
   it("hands a resource's own policy the whole request, and lets it overrule the default decision", async () => {
     const seen: AuthorizationRequest[] = [];
     const defaults: boolean[] = [];

@@ -3,19 +3,25 @@ import { expect } from "chai";
 import { UnauthenticatedError } from "../../src/domain/errors.js";
 import type { ResourceKindPolicy } from "../../src/application/kinds/resource-kind-policy.js";
 import { UserKind } from "../../src/application/kinds/user-kind.js";
-import { anonymousRequester, authenticatedRequester } from "../../src/application/requester.js";
+import { anonymousRequester, authenticatedRequester, type Requester } from "../../src/application/requester.js";
 import type { ResourceDefinition } from "../../src/application/resources.js";
 
 const notes: ResourceDefinition = { name: "notes", kind: "user", permissions: ["read", "write"], settingsPrincipals: {} };
 
 describe("user kind", () => {
   const kind: ResourceKindPolicy = new UserKind();
-  const groupsAsked: string[] = [];
-  const alice = authenticatedRequester("alice", (id) => {
-    groupsAsked.push(id);
-    return Promise.resolve(["group:editors"]);
-  });
   const aliceCaller = { userId: "alice", principals: [] };
+  // Fresh for each test: the requester asks its group finder once and remembers the answer, so a
+  // shared one would hide a later ask, and asks recorded by one test (or run) would fail the next.
+  let groupsAsked: string[];
+  let alice: Requester;
+  beforeEach(() => {
+    groupsAsked = [];
+    alice = authenticatedRequester("alice", (id) => {
+      groupsAsked.push(id);
+      return Promise.resolve(["group:editors"]);
+    });
+  });
 
   it("keeps each user's records under their own id, and refuses anonymous callers", () => {
     expect(kind.scope(alice, notes)).to.deep.equal({ collection: "notes", parentId: "alice" });

@@ -10,6 +10,9 @@ describe("bound permissions", () => {
   const cases: [string, string, string[]][] = [
     ["/articles/a", "read", ["read@/articles", "read@/articles/a", "write@/articles", "write@/articles/a"]],
     ["/articles/a", "write", ["write@/articles", "write@/articles/a"]],
+    // `create` is bound on the collection only: a record's own ACL never grants it, `write` on it does
+    ["/articles/a", "create", ["create@/articles", "write@/articles", "write@/articles/a"]],
+    ["/articles/*", "create", ["create@/articles", "write@/articles", "write@/articles/*"]],
     ["/articles/*", "read", ["read@/articles", "read@/articles/*", "write@/articles", "write@/articles/*"]],
     ["/articles", "read", ["read@/articles", "write@/articles"]],
     ["/articles", "create", ["create@/articles", "write@/articles"]],

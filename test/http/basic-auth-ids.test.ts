@@ -14,8 +14,13 @@ const KNOWN = {
 };
 
 describe("Basic Auth user ids (known answers)", () => {
+  /** One server per secret, started on first use in a run and stopped (and forgotten) after it. */
   const servers = new Map<string, TestServer>();
-  after(() => Promise.all([...servers.values()].map((s) => s.stop())));
+  after(async () => {
+    const started = [...servers.values()];
+    servers.clear();
+    await Promise.all(started.map((s) => s.stop()));
+  });
 
   async function idOf(secret: string, credentials: string): Promise<string> {
     let server = servers.get(secret);

@@ -56,7 +56,7 @@ describe("Batch: one unit of work per batch", () => {
     failedRuns = 0;
   });
   after(async () => {
-    for (const undo of restore) undo();
+    for (const undo of restore.splice(0)) undo();
     await server?.stop();
   });
 

@@ -98,6 +98,7 @@ describe("HTTP hostile input, differential across backends", function () {
   requireService("postgresql");
   requireService("redis");
   this.timeout(30_000);
+  /** This run's servers: filled by `before`, emptied by `after` (the suite may run again in one process, as under Stryker). */
   const setups: { name: string; server: TestServer }[] = [];
 
   before(async () => {
@@ -134,7 +135,7 @@ describe("HTTP hostile input, differential across backends", function () {
     }
   });
   after(async () => {
-    for (const { server } of setups) {
+    for (const { server } of setups.splice(0)) {
       await (await server.running.container.getAsync(TOKENS.PermissionStore)).flush();
       await server.stop();
     }

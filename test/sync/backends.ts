@@ -97,7 +97,9 @@ export function useSyncServer(
     const container = opened?.server.running.container;
     if (container?.isBound(TOKENS.PermissionStore))
       await (await container.getAsync(TOKENS.PermissionStore).catch(() => undefined))?.flush();
-    await opened?.server.stop();
+    const closing = opened;
+    opened = undefined; // the next run of the suite (as under Stryker) opens its own
+    await closing?.server.stop();
   });
   return () => {
     if (!opened) throw new Error("the sync server is not open");
