@@ -13,6 +13,7 @@ import pg from "pg";
 import type { ListQuery } from "../../src/application/listing.js";
 import { PostgresPermissionStore } from "../../src/adapters/postgres/postgres-permission-store.js";
 import { PostgresRecordStore } from "../../src/adapters/postgres/postgres-record-store.js";
+import { PostgresRecordWithAclReader } from "../../src/adapters/postgres/postgres-record-with-acl-reader.js";
 import { databaseUrl, ensureDatabase } from "../support/postgres.js";
 import { plansOf, statementOf, type Scans } from "../support/plans.js";
 import { RecordingDatabase, type Sent } from "../support/recording-database.js";
@@ -33,6 +34,7 @@ describe("PostgreSQL plans made on the small tables of a young deployment", func
   const database = new RecordingDatabase({ url: databaseUrl(DATABASE) });
   const store = new PostgresRecordStore(database);
   const permissions = new PostgresPermissionStore(database);
+  const reader = new PostgresRecordWithAclReader(database);
   let client: pg.Client;
 
   before(async () => {
@@ -91,11 +93,14 @@ describe("PostgreSQL plans made on the small tables of a young deployment", func
         await statementOf(database, /access_control_entries/, () =>
           permissions.objectPermissionAuthorizedPrincipals(`/fresh/${id}`, "read"),
         ),
+        await statementOf(database, /access_control_entries/, () =>
+          reader.getWithAcl(scope, id, { objectId: `/fresh/${id}`, permissions: ["read", "write"], principalsOf: "bob" }),
+        ),
       ];
       for (const sent of statements) await expectIndexedGenericPlan(sent);
     });
 
-    it("lists a scope's changes and losses since a timestamp through their indexes", async () => {
+    it("lists a scope's changes and losses since a timestamp, and what a caller was granted, through their indexes", async () => {
       const since: ListQuery = {
         filters: [{ field: "last_modified", operator: "gt", value: 1 }],
         sort: [{ field: "last_modified", descending: false }],
@@ -105,6 +110,12 @@ describe("PostgreSQL plans made on the small tables of a young deployment", func
       };
       await expectIndexedGenericPlan(await statementOf(database, /FROM records/, () => store.list(scope, since)));
       await expectIndexedGenericPlan(await statementOf(database, /FROM lost_access/, () => store.lostAccessAfter(scope, 1)));
+      const grants = { principals: ["account:u1", "system.Authenticated"], permissions: ["read", "write"], objectIdPrefix: "/fresh/" };
+      await expectIndexedGenericPlan(
+        await statementOf(database, /access_control_entries/, () =>
+          store.list(scope, { ...since, filters: [], sort: [{ field: "last_modified", descending: true }], includeDeleted: false }, grants),
+        ),
+      );
     });
   }
 
