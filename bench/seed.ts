@@ -94,15 +94,11 @@ export async function ensureDatabase(server: string, database: string): Promise<
 
 /** Drops and creates the database: a run that must not inherit the dead rows of earlier runs (autovacuum may be off). */
 export async function recreateDatabase(server: string, database: string): Promise<void> {
-  const admin = new pg.Client({ connectionString: server });
-  await admin.connect();
-  try {
-    const name = `"${database.replace(/"/g, '""')}"`;
+  const name = `"${database.replace(/"/g, '""')}"`;
+  await withClient(server, async (admin) => {
     await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
     await admin.query(`CREATE DATABASE ${name}`);
-  } finally {
-    await admin.end();
-  }
+  });
 }
 
 export async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
