@@ -171,4 +171,37 @@ for (const backend of SYNC_BACKENDS) {
       expect(fresh.ids()).to.deep.equal(["m2"]);
     });
   });
+
+  describe(`sync of shared records by readers who may not create [${backend.name}]`, function () {
+    this.timeout(20_000);
+    // Only Alice creates: a reader who reads no live record any more is refused an empty listing,
+    // never the tombstones it is owed.
+    const open = useSyncServer(backend, { articles_create_principals: userId(ALICE) });
+    const server = () => open().server;
+
+    it("gives a reader whose every shared record was deleted or unshared its tombstones, not a 403", async () => {
+      for (const id of ["d1", "u1"]) {
+        const res = await server().request("PUT", `/v1/articles/${id}`, {
+          user: ALICE,
+          body: { data: {}, permissions: { read: [userId(BOB)] } },
+        });
+        expect(res.status, JSON.stringify(res.body)).to.equal(201);
+      }
+      const bob = new SyncClient(server, BOB);
+      await bob.sync();
+      expect(bob.ids()).to.deep.equal(["d1", "u1"]);
+      expect((await server().request("DELETE", "/v1/articles/d1", { user: ALICE })).status).to.equal(200);
+      expect((await server().request("PATCH", "/v1/articles/u1", { user: ALICE, body: { permissions: { read: [] } } })).status).to.equal(
+        200,
+      );
+      const came = await bob.sync();
+      expect(came.map((e) => [e.id, e.deleted]).sort()).to.deep.equal([
+        ["d1", true],
+        ["u1", true],
+      ]);
+      expect(bob.ids()).to.deep.equal([]);
+      // With nothing left to read or owed, the listing is refused as before.
+      expect((await server().request("GET", "/v1/articles", { user: BOB })).status).to.equal(403);
+    });
+  });
 }
