@@ -9,7 +9,8 @@ import { Authorizer } from "../../src/application/authorizer.js";
 import type { ResourceKindPolicy } from "../../src/application/kinds/resource-kind-policy.js";
 import { ShareableKind } from "../../src/application/kinds/shareable-kind.js";
 import { grantsOf } from "../../src/application/record-access.js";
-import { authenticatedRequester } from "../../src/application/requester.js";
+import { authenticatedRequester, noGroups } from "../../src/application/requester.js";
+import type { PrincipalsWithCheck } from "../../src/application/ports/principals-with-check.js";
 import type { ResourceDefinition } from "../../src/application/resources.js";
 import { MemoryPermissionStore } from "../../src/adapters/memory/memory-permission-store.js";
 import { expectRejection } from "../support/rejection.js";
@@ -32,6 +33,25 @@ describe("shareable kind", () => {
     kind = new ShareableKind({ authorizer: new Authorizer(permissions), permissions });
     await permissions.replaceObjectPermissions("/articles/a1", { write: ["alice"], read: ["group:readers"] });
     await permissions.replaceObjectPermissions("/articles/a2", { write: ["alice"] });
+  });
+
+  it("decides a listing's restriction in one statement with the groups: unrestricted by the settings or by an ACE on the collection", async () => {
+    // What the one statement answers for the collection (PostgreSQL's principalsAndCheck), per user.
+    const aceOnCollection = new Map([
+      ["carol", false],
+      ["dave", true],
+      ["erin", false],
+    ]);
+    const principalsWithCheck: PrincipalsWithCheck = {
+      principalsAndCheck: (userId) => Promise.resolve({ principals: new Set<string>(), allowed: aceOnCollection.get(userId) === true }),
+    };
+    const oneStatement = new ShareableKind({ authorizer: new Authorizer(permissions), permissions, principalsWithCheck });
+    const readByCarol: ResourceDefinition = { ...articles, settingsPrincipals: { ...articles.settingsPrincipals, read: ["carol"] } };
+    const restriction = async (userId: string) =>
+      (await oneStatement.callerAndRestriction(authenticatedRequester(userId, noGroups, true), readByCarol, "list"))[1];
+    expect(await restriction("carol")).to.equal(undefined);
+    expect(await restriction("dave")).to.equal(undefined);
+    expect(await restriction("erin")).to.equal("read");
   });
 
   it("keeps every record in one scope and asks the requester for its groups", async () => {
