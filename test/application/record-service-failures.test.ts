@@ -1,7 +1,8 @@
 /**
  * The record service when a write fails: which failures a PATCH retries (only a lost race on a
  * write without the client's own If-Match), the 503 past the contention deadline (made short
- * here, so nothing waits long), and a DELETE whose transaction rolls back after its ACL was removed.
+ * here, so nothing waits long), and a DELETE, PUT or PATCH whose transaction rolls back after its
+ * ACL was written.
  */
 import { expect } from "chai";
 import { BackendError, PreconditionFailedError } from "../../src/domain/errors.js";
@@ -31,16 +32,21 @@ const articles: ResourceDefinition = {
 
 class StoreDown extends Error {}
 
-/** A memory store whose record updates fail as told (counted), and whose deletes never apply (their transaction will not commit). */
+/**
+ * A memory store whose record updates fail as told (counted), and whose updates and deletes may be
+ * told not to apply (their transaction will not commit).
+ */
 class FaultyRecords extends MemoryRecordStore {
   updateFailure: Error | undefined;
   updates = 0;
+  updatesApply = true;
   deletesApply = true;
 
   override async update(scope: Scope, id: string, data: JsonObject, options?: ConditionalWriteOptions): Promise<StoredRecord> {
     this.updates += 1;
     if (this.updateFailure) throw this.updateFailure;
-    return super.update(scope, id, data, options);
+    if (this.updatesApply) return super.update(scope, id, data, options);
+    return { id, lastModified: 2_000_000, data };
   }
 
   override async delete(scope: Scope, id: string, options?: ConditionalWriteOptions): Promise<Tombstone> {
@@ -140,5 +146,26 @@ describe("RecordService when writes fail", () => {
     await expectRejection(service(new FailingCommit()).delete(alice(permissions), articles, "a1"), CommitFailed);
     const found = await service().get(alice(permissions), articles, "a1");
     expect(found.permissions).to.deep.equal({ read: ["bob", "carol"], write: ["alice"] });
+  });
+
+  it("puts a record's ACL back when the PUT or PATCH that changed it rolls back after the ACL was written", async () => {
+    await service().create(alice(permissions), articles, { data: { id: "a1", n: 1 }, permissions: { read: ["bob", "carol"] } });
+    records.updatesApply = false;
+    const put = service(new FailingCommit()).replace(alice(permissions), articles, "a1", {
+      data: { n: 2 },
+      permissions: { read: ["dave"] },
+    });
+    await expectRejection(put, CommitFailed);
+    const afterPut = await service().get(alice(permissions), articles, "a1");
+    expect(afterPut.record.data).to.deep.equal({ n: 1 });
+    expect(afterPut.permissions).to.deep.equal({ read: ["bob", "carol"], write: ["alice"] });
+    const patch = service(new FailingCommit()).update(alice(permissions), articles, "a1", {
+      data: { n: 3 },
+      permissions: { read: ["erin"] },
+      merge: false,
+    });
+    await expectRejection(patch, CommitFailed);
+    const afterPatch = await service().get(alice(permissions), articles, "a1");
+    expect(afterPatch.permissions).to.deep.equal({ read: ["bob", "carol"], write: ["alice"] });
   });
 });

@@ -12,7 +12,9 @@ import { Authorizer } from "../../src/application/authorizer.js";
 import { resourceKinds } from "../../src/application/kinds/resource-kinds.js";
 import { PaginationTokens } from "../../src/application/pagination-token.js";
 import type { PermissionStore } from "../../src/application/ports/permission-store.js";
-import type { RecordStore } from "../../src/application/ports/record-store.js";
+import type { RecordAclEntries, RecordWithAclWriter } from "../../src/application/ports/record-with-acl-writer.js";
+import type { RecordStore, WriteOptions } from "../../src/application/ports/record-store.js";
+import type { UnitOfWork } from "../../src/application/ports/unit-of-work.js";
 import { GrantsResolvedToIds } from "../../src/application/record-access.js";
 import { RecordService, withTieBreaker } from "../../src/application/record-service.js";
 import type { CommittedChanges, ResourceChanged } from "../../src/application/events.js";
@@ -373,6 +375,120 @@ describe("RecordService", () => {
     racing.create = () => Promise.reject(new ConflictError(null));
     const raced = serviceOver(racing, permissions, () => "x");
     await expectRejection(raced.replace(alice, articles, "a1", { data: {} }), ConflictError);
+  });
+
+  it("announces a PUT over an existing record as an update, with the record before and after", async () => {
+    const events: ResourceChanged[] = [];
+    const announced = serviceOver(records, permissions, () => "gen", {
+      resourceChanged: (e: ResourceChanged) => events.push(e),
+    } as unknown as CommittedChanges);
+    const created = await announced.replace(alice, articles, "a1", { data: { n: 1 } });
+    now += 10;
+    const replaced = await announced.replace(alice, articles, "a1", { data: { n: 2 } });
+    expect(replaced.record).to.deep.equal({ id: "a1", lastModified: 1_000_010, data: { n: 2 } });
+    const scope = { collection: "articles", parentId: "", userId: "alice" };
+    expect(events).to.deep.equal([
+      { ...scope, action: "create", timestamp: 1_000_000, impacted: [{ new: { id: "a1", lastModified: 1_000_000, data: { n: 1 } } }] },
+      {
+        ...scope,
+        action: "update",
+        timestamp: 1_000_010,
+        impacted: [{ old: created.record, new: { id: "a1", lastModified: 1_000_010, data: { n: 2 } } }],
+      },
+    ]);
+  });
+
+  it("announces nothing for a plural DELETE that deletes nothing", async () => {
+    const events: ResourceChanged[] = [];
+    const announced = serviceOver(records, permissions, () => "gen", {
+      resourceChanged: (e: ResourceChanged) => events.push(e),
+    } as unknown as CommittedChanges);
+    const owned: ResourceDefinition = { ...articles, settingsPrincipals: { write: ["alice"], read: ["alice"], create: ["alice"] } };
+    await announced.create(alice, owned, { data: { id: "a1" } });
+    events.length = 0;
+    const none = await announced.deleteAll(alice, owned, [{ field: "id", operator: "eq", value: "none" }]);
+    expect(none.tombstones).to.deep.equal([]);
+    expect(events).to.deep.equal([]);
+  });
+
+  describe("where ACLs share the record's transaction", () => {
+    /** An atomic unit of work that records what it is asked, and the writes made inside it, in order. */
+    class RecordingUnitOfWork implements UnitOfWork {
+      readonly atomic = true;
+      readonly journal: string[] = [];
+
+      async run<T>(work: () => Promise<T>): Promise<T> {
+        this.journal.push("run");
+        const result = await work();
+        this.journal.push("commit");
+        return result;
+      }
+
+      onRollback(): void {
+        this.journal.push("onRollback");
+      }
+
+      afterCommit(callback: () => void): void {
+        callback();
+      }
+    }
+
+    function sharedTransactionService(unitOfWork: RecordingUnitOfWork, createTogether?: RecordWithAclWriter): RecordService {
+      const journaled = Object.create(records) as MemoryRecordStore;
+      journaled.update = (...args) => {
+        unitOfWork.journal.push("record");
+        return records.update(...args);
+      };
+      const journaledPermissions = Object.create(permissions) as MemoryPermissionStore;
+      journaledPermissions.replaceObjectPermissions = (objectId, acl) => {
+        unitOfWork.journal.push(`acl ${objectId}`);
+        return permissions.replaceObjectPermissions(objectId, acl);
+      };
+      return new RecordService({
+        records: journaled,
+        kinds: resourceKinds({
+          authorizer: new Authorizer(journaledPermissions),
+          permissions: journaledPermissions,
+          ...(createTogether ? { createTogether } : {}),
+        }),
+        granted: new GrantsResolvedToIds(journaled, journaledPermissions),
+        unitOfWork,
+        aclInRecordTransaction: true,
+        ids: { generate: () => "gen" },
+        tokens: new PaginationTokens("secret"),
+      });
+    }
+
+    it("writes the ACL before the record, in the record's transaction, with nothing to undo", async () => {
+      await service.replace(alice, articles, "a1", { data: { n: 1 } });
+      const unitOfWork = new RecordingUnitOfWork();
+      const shared = sharedTransactionService(unitOfWork);
+      await shared.replace(alice, articles, "a1", { data: { n: 2 }, permissions: { read: ["bob"] } });
+      expect(unitOfWork.journal).to.deep.equal(["run", "acl /articles/a1", "record", "commit"]);
+      unitOfWork.journal.length = 0;
+      await shared.update(alice, articles, "a1", { data: { n: 3 }, permissions: { read: ["carol"] }, merge: false });
+      expect(unitOfWork.journal).to.deep.equal(["run", "acl /articles/a1", "record", "commit"]);
+      expect((await service.get(alice, articles, "a1")).permissions).to.deep.equal({ read: ["carol"], write: ["alice"] });
+    });
+
+    it("creates a record with its ACL in one step keeping the client's last_modified", async () => {
+      const asked: { id: string; options: WriteOptions; acl: RecordAclEntries }[] = [];
+      const createTogether: RecordWithAclWriter = {
+        async createWithAcl(scope, id, data, options, acl) {
+          asked.push({ id, options, acl });
+          const record = await records.create(scope, id, data, options);
+          await permissions.replaceObjectPermissions(acl.objectId, acl.permissions);
+          return record;
+        },
+      };
+      const shared = sharedTransactionService(new RecordingUnitOfWork(), createTogether);
+      const created = await shared.create(alice, articles, { data: { id: "a1", n: 1, last_modified: 1_050_000 } });
+      expect(created.record).to.deep.equal({ id: "a1", lastModified: 1_050_000, data: { n: 1 } });
+      expect(asked).to.deep.equal([
+        { id: "a1", options: { lastModified: 1_050_000 }, acl: { objectId: "/articles/a1", permissions: { read: [], write: ["alice"] } } },
+      ]);
+      expect((await service.get(alice, articles, "a1")).record.lastModified).to.equal(1_050_000);
+    });
   });
 });
 
