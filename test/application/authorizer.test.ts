@@ -65,6 +65,43 @@ describe("Authorizer", () => {
     expect(await authorizer.allowed(callerPrincipals("carol", ["group:readers"]), reviewed, "read", "/articles/r1", "read")).to.equal(true);
   });
 
+  it("grants the whole collection through settings principals only by a permission bound on the collection itself", async () => {
+    // A resource's own binding: `read` on the collection is granted by `read` on it or by
+    // `review` on another object (/moderation). Settings principals hold permissions on the
+    // collection only, so holding `review` there grants no collection-wide `read`.
+    const moderated: ResourceDefinition = {
+      ...articles,
+      permissions: ["read", "write", "review"],
+      settingsPrincipals: { review: ["group:editors"], read: ["group:readers"] },
+      boundPermissions: (objectId, permission) =>
+        objectId === "/articles" && permission === "read"
+          ? [
+              { objectId: "/articles", permission: "read" },
+              { objectId: "/moderation", permission: "review" },
+            ]
+          : [{ objectId, permission }],
+    };
+    const authorizer = new Authorizer(NO_PERMISSION_STORE);
+    expect(authorizer.settingsGrant(alice, moderated, "read")).to.equal(false);
+    expect(authorizer.settingsGrant(callerPrincipals("carol", ["group:readers"]), moderated, "read")).to.equal(true);
+  });
+
+  it("reads the record's own ACL only for permissions bound on the record, and asks the backend about the others", async () => {
+    // A resource's own binding: `read` on a record is granted only by `review` on the collection.
+    // Alice named under `review` in the record's own ACL holds no `read` of it.
+    const reviewedOnCollection: ResourceDefinition = {
+      ...articles,
+      permissions: ["read", "write", "review"],
+      boundPermissions: (objectId, permission) =>
+        objectId !== "/articles" && permission === "read" ? [{ objectId: "/articles", permission: "review" }] : [{ objectId, permission }],
+    };
+    const permissions = new MemoryPermissionStore();
+    const authorizer = new Authorizer(permissions);
+    expect(await authorizer.allowed(alice, reviewedOnCollection, "read", "/articles/r1", "read", { review: ["alice"] })).to.equal(false);
+    await permissions.replaceObjectPermissions("/articles", { review: ["alice"] });
+    expect(await authorizer.allowed(alice, reviewedOnCollection, "read", "/articles/r1", "read", { review: ["bob"] })).to.equal(true);
+  });
+
   it("hands a resource's own policy the whole request, and lets it overrule the default decision", async () => {
     const seen: AuthorizationRequest[] = [];
     const defaults: boolean[] = [];

@@ -144,4 +144,26 @@ describe("LiveFeed subscribers while they replay", function () {
     expect(carol.events.slice(0, 2)).to.deep.equal(["update r0@100", "create r1@101"]);
     expect(carol.events).to.have.length(1001);
   });
+
+  it("gives a plural write no place among the thousand actions it remembers: a create exactly at the bound is still a create", async () => {
+    await world.put("alice", "r0", {}); // 100: the create
+    await world.put("alice", "r1", { doomed: 1 }); // 101
+    await world.put("alice", "r2", { doomed: 1 }); // 102
+    for (let i = 3; i <= 999; i += 1) await world.put("alice", `r${i}`, {}); // r3@103 … r999@1099: 999 writes after the create
+    const deleted = await world.service.deleteAll(world.user("alice"), articles, [{ field: "doomed", operator: "eq", value: 1 }]);
+    expect(deleted.tombstones.map((t) => t.id).sort()).to.deep.equal(["r1", "r2"]);
+    const carol = await world.subscribe("carol", 99);
+    await carol.waitFor("live");
+    expect(carol.events.slice(0, 2)).to.deep.equal(["create r0@100", "create r3@103"]);
+    expect(carol.events).to.have.length(1000);
+  });
+
+  it("gives a scope touch no place among the thousand actions it remembers: a create exactly at the bound is still a create", async () => {
+    for (let i = 0; i <= 999; i += 1) await world.put("alice", `r${i}`, {}); // r0@100 … r999@1099
+    world.events.publishScopeTouched({ scope: { collection: "articles", parentId: "" }, timestamp: 1100 });
+    const carol = await world.subscribe("carol", 99);
+    await carol.waitFor("live");
+    expect(carol.events.slice(0, 2)).to.deep.equal(["create r0@100", "create r1@101"]);
+    expect(carol.events).to.have.length(1000);
+  });
 });

@@ -4,7 +4,7 @@ import { callerPrincipals } from "../../src/domain/principals.js";
 import type { CountQuery, ListQuery } from "../../src/application/listing.js";
 import type { PermissionStore } from "../../src/application/ports/permission-store.js";
 import type { RecordStore, Scope } from "../../src/application/ports/record-store.js";
-import { GrantsJoinedInStore, GrantsResolvedToIds } from "../../src/application/record-access.js";
+import { grantsOf, GrantsJoinedInStore, GrantsResolvedToIds } from "../../src/application/record-access.js";
 import type { GrantedRecordStore } from "../../src/application/ports/granted-record-store.js";
 import type { ResourceDefinition } from "../../src/application/resources.js";
 
@@ -73,5 +73,26 @@ describe("grants joined in the store", () => {
       ["count", scope, { filters: [] }, grants],
       ["deleteMany", scope, { filters: [] }, grants],
     ]);
+  });
+
+  it("takes the record permissions from the bindings on the records, not from those on the collection", () => {
+    // A resource's own binding: `read` on every record is granted by `review` on the records or by
+    // `read` on the collection; only `review` is a record permission.
+    const reviewed: ResourceDefinition = {
+      ...articles,
+      permissions: ["read", "write", "review"],
+      boundPermissions: (objectId, permission) =>
+        objectId === "/articles/*" && permission === "read"
+          ? [
+              { objectId: "/articles/*", permission: "review" },
+              { objectId: "/articles", permission: "read" },
+            ]
+          : [{ objectId, permission }],
+    };
+    expect(grantsOf(bob, reviewed, "read")).to.deep.equal({
+      principals: bob.principals,
+      permissions: ["review"],
+      objectIdPrefix: "/articles/",
+    });
   });
 });
