@@ -13,6 +13,7 @@ import { CommittedChanges } from "../../src/application/events.js";
 import { LostAccessPermissionStore } from "../../src/application/lost-access-permission-store.js";
 import { DirectUnitOfWork } from "../../src/adapters/system/direct-unit-of-work.js";
 import { afterPendingReads, articles, FeedWorld, notes, RecordingSink, HANG_GUARD_MS } from "../support/live-feed-world.js";
+import type { ResourceDefinition } from "../../src/application/resources.js";
 import { expectRejection } from "../support/rejection.js";
 
 const ARTICLES = { collection: "articles", parentId: "" };
@@ -105,6 +106,27 @@ describe("LiveFeed", function () {
     await carol.waitFor("update a1@106");
     expect(bob.lines).to.deep.equal(["create a1@100", "live", "create a3@102", "delete a1@105", "update a1@106"]);
     expect(carol.lines).to.deep.equal(["live", "create a3@102", "create a4@103", "update a1@104", "update a1@106"]);
+  });
+
+  it("with a resource's own bound permissions, gives a restricted subscriber the records whose ACL names him under a permission bound on the record itself", async () => {
+    // read on a record: read on the record, or review on the collection; review on the record grants nothing.
+    const reviewed: ResourceDefinition = {
+      ...articles,
+      permissions: ["read", "write", "review"],
+      boundPermissions: (objectId, permission) =>
+        objectId !== "/articles" && permission === "read"
+          ? [
+              { objectId, permission: "read" },
+              { objectId: "/articles", permission: "review" },
+            ]
+          : [{ objectId, permission }],
+    };
+    const bob = await world.subscribe("bob", undefined, [], reviewed); // the scope read first: its timestamp is now 100
+    await bob.waitFor("live");
+    await world.service.replace(world.user("alice"), reviewed, "a1", { data: { n: 1 }, permissions: { review: ["bob"] } }); // 101
+    await world.service.replace(world.user("alice"), reviewed, "a2", { data: { n: 2 }, permissions: { read: ["bob"] } }); // 102
+    await bob.waitFor("create a2@102");
+    expect(bob.lines).to.deep.equal(["live", "create a2@102"]);
   });
 
   it("applies the filters to records and lets every deletion through, in the replay and live", async () => {

@@ -143,6 +143,27 @@ describe("LostAccessPermissionStore", () => {
       expect(await acl("a1")).to.deep.equal({ share: ["erin"], write: ["alice"] });
     });
 
+    it("with a resource's own bound permissions, records a removed reader only under a permission bound on the record itself", async () => {
+      // read on a record: read on the record, or review on the collection; review on the record grants nothing.
+      const reviewed: ResourceDefinition = {
+        ...articles,
+        permissions: ["read", "write", "share", "review"],
+        boundPermissions: (objectId, permission) =>
+          objectId !== "/articles" && permission === "read"
+            ? [
+                { objectId, permission: "read" },
+                { objectId: "/articles", permission: "review" },
+              ]
+            : [{ objectId, permission }],
+      };
+      await inner.replaceObjectPermissions("/articles/a3", { read: ["dave"], review: ["bob"] });
+      const store = new LostAccessPermissionStore(inner, { records, shareable: () => reviewed, touchOnGrant: false });
+      await store.removePrincipalFromAce("/articles/a3", "review", "bob"); // bob never read a3: no loss
+      await store.removePrincipalFromAce("/articles/a3", "read", "dave"); // dave's loss: 103
+      expect(await losses()).to.deep.equal([{ id: "a3", lastModified: 103, principals: ["dave"] }]);
+      expect(await acl("a3")).to.deep.equal({});
+    });
+
     it("records the readers a replaced ACL drops, then gives the record a new timestamp for the new reader", async () => {
       await tracking(true).replaceObjectPermissions("/articles/a1", { read: ["dave"], write: ["alice"], share: [] });
       expect(await losses()).to.deep.equal([{ id: "a1", lastModified: 103, principals: ["bob"] }]);
