@@ -148,6 +148,8 @@ describe("shareable kind", () => {
     const acl = { read: ["bob"], write: ["alice"] };
     expect(kind.visibleAcl(alice, acl)).to.deep.equal(acl);
     expect(kind.visibleAcl(bob, acl)).to.deep.equal({});
+    // A record whose ACL was not read (none kept or not asked for): nothing to show, nothing to fail on.
+    expect(kind.visibleAcl(alice, undefined)).to.equal(undefined);
   });
 
   it("saves the ACL over every known permission, and forgets the ACLs of deleted records", async () => {
