@@ -13,8 +13,8 @@ import { CommittedChanges } from "../../src/application/events.js";
 import { LostAccessPermissionStore } from "../../src/application/lost-access-permission-store.js";
 import { DirectUnitOfWork } from "../../src/adapters/system/direct-unit-of-work.js";
 import { afterPendingReads, articles, FeedWorld, notes, RecordingSink, HANG_GUARD_MS } from "../support/live-feed-world.js";
-import type { ResourceDefinition } from "../../src/application/resources.js";
 import { expectRejection } from "../support/rejection.js";
+import { reviewedVersionOf } from "../support/reviewed-resource.js";
 
 const ARTICLES = { collection: "articles", parentId: "" };
 
@@ -109,18 +109,7 @@ describe("LiveFeed", function () {
   });
 
   it("with a resource's own bound permissions, gives a restricted subscriber the records whose ACL names him under a permission bound on the record itself", async () => {
-    // read on a record: read on the record, or review on the collection; review on the record grants nothing.
-    const reviewed: ResourceDefinition = {
-      ...articles,
-      permissions: ["read", "write", "review"],
-      boundPermissions: (objectId, permission) =>
-        objectId !== "/articles" && permission === "read"
-          ? [
-              { objectId, permission: "read" },
-              { objectId: "/articles", permission: "review" },
-            ]
-          : [{ objectId, permission }],
-    };
+    const reviewed = reviewedVersionOf(articles);
     const bob = await world.subscribe("bob", undefined, [], reviewed); // the scope read first: its timestamp is now 100
     await bob.waitFor("live");
     await world.service.replace(world.user("alice"), reviewed, "a1", { data: { n: 1 }, permissions: { review: ["bob"] } }); // 101

@@ -17,6 +17,7 @@ import { MemoryPermissionStore } from "../../src/adapters/memory/memory-permissi
 import { MemoryRecordStore } from "../../src/adapters/memory/memory-record-store.js";
 import { DirectUnitOfWork } from "../../src/adapters/system/direct-unit-of-work.js";
 import { expectRejection } from "../support/rejection.js";
+import { reviewedVersionOf } from "../support/reviewed-resource.js";
 
 const articles: ResourceDefinition = {
   name: "articles",
@@ -144,18 +145,7 @@ describe("LostAccessPermissionStore", () => {
     });
 
     it("with a resource's own bound permissions, records a removed reader only under a permission bound on the record itself", async () => {
-      // read on a record: read on the record, or review on the collection; review on the record grants nothing.
-      const reviewed: ResourceDefinition = {
-        ...articles,
-        permissions: ["read", "write", "share", "review"],
-        boundPermissions: (objectId, permission) =>
-          objectId !== "/articles" && permission === "read"
-            ? [
-                { objectId, permission: "read" },
-                { objectId: "/articles", permission: "review" },
-              ]
-            : [{ objectId, permission }],
-      };
+      const reviewed = reviewedVersionOf(articles);
       await inner.replaceObjectPermissions("/articles/a3", { read: ["dave"], review: ["bob"] });
       const store = new LostAccessPermissionStore(inner, { records, shareable: () => reviewed, touchOnGrant: false });
       await store.removePrincipalFromAce("/articles/a3", "review", "bob"); // bob never read a3: no loss
