@@ -5,6 +5,7 @@
  * tombstone and a missing id, for users with and without extra principals. Then the same GETs
  * through RecordService with and without the capability: same answers and same refusals.
  */
+import { AsyncLocalStorage } from "node:async_hooks";
 import { expect } from "chai";
 import { PostgresDatabases } from "../../src/adapters/postgres/postgres-databases.js";
 import { PostgresPermissionStore } from "../../src/adapters/postgres/postgres-permission-store.js";
@@ -15,11 +16,13 @@ import { Authorizer } from "../../src/application/authorizer.js";
 import { resourceKinds } from "../../src/application/kinds/resource-kinds.js";
 import { PaginationTokens } from "../../src/application/pagination-token.js";
 import type { ObjectPermissions } from "../../src/application/ports/permission-store.js";
+import type { RecordWithAcl } from "../../src/application/ports/record-with-acl-reader.js";
 import { GrantsJoinedInStore } from "../../src/application/record-access.js";
 import { RecordService } from "../../src/application/record-service.js";
 import { anonymousRequester, authenticatedRequester, type Requester } from "../../src/application/requester.js";
 import type { ResourceDefinition } from "../../src/application/resources.js";
 import { databaseUrl, ensureDatabase } from "../support/postgres.js";
+import { RecordingDatabase } from "../support/recording-database.js";
 import { requireService } from "../support/services.js";
 
 const DATABASE = "tessera_read_together_test";
@@ -144,5 +147,61 @@ describe("a read in one statement vs the three lookups it replaces", function ()
     }
     // The table covers reads (alice through her group), 401, 403 and 404 (bob still holds read on the tombstone's ACL).
     expect([...seen].sort()).to.deep.equal(["ForbiddenError", "RecordNotFoundError", "UnauthenticatedError", "ok"]);
+  });
+
+  describe("reads made at once", () => {
+    let recording: RecordingDatabase;
+    let burstReader: PostgresRecordWithAclReader;
+    const readsSent = () => recording.sent.filter((sent) => sent.text.includes("user_principals")).length;
+
+    before(() => {
+      recording = new RecordingDatabase({ url: databaseUrl(DATABASE), poolSize: 4 });
+      burstReader = new PostgresRecordWithAclReader(recording);
+    });
+    after(() => recording?.close());
+
+    it("go out as one statement per burst, each answered with its own record, ACL and principals", async () => {
+      const reads = IDS.flatMap((id) =>
+        USERS.map((user) => ({ id, user, query: { objectId: `/articles/${id}`, permissions: articles.permissions, principalsOf: user } })),
+      );
+      const answers = await Promise.all(reads.map(({ id, query }) => burstReader.getWithAcl(scope, id, query)));
+      // The first read finds nothing in flight and goes alone; the others wait for it, then go together.
+      expect(readsSent()).to.equal(2);
+      for (const [i, { id, user, query }] of reads.entries()) {
+        const answer = answers[i];
+        expect(answer?.record, `${id} for ${user}`).to.deep.equal(await records.get(scope, id));
+        expect(plain(answer?.acl ?? {}), `${id} for ${user}`).to.deep.equal(
+          plain(await permissions.objectPermissions(query.objectId, query.permissions)),
+        );
+        const principals = user === undefined ? undefined : [...(await permissions.userPrincipals(user))].sort();
+        expect(answer?.principals && [...answer.principals].sort(), `${id} for ${user}`).to.deep.equal(principals);
+      }
+    });
+
+    it("inside a unit of work go alone, on its transaction, and see its own writes, while others' are in flight", async () => {
+      const units = new PostgresUnitOfWork(recording);
+      const inUnit = new PostgresRecordStore(recording);
+      const read = (id: string) =>
+        burstReader.getWithAcl(scope, id, { objectId: `/articles/${id}`, permissions: ["read"], principalsOf: undefined });
+      const outsideTheUnit = AsyncLocalStorage.snapshot();
+      const before = readsSent();
+      const rolledBack = new Error("roll back");
+      let othersRead: Promise<RecordWithAcl> | undefined;
+      const seen = await units
+        .run(async () => {
+          await inUnit.create(scope, "uncommitted", { title: "u" });
+          // Another request's read is in flight (sent at once): reads arriving now would wait for it and go with the next burst.
+          othersRead = outsideTheUnit(() => read("uncommitted"));
+          const [first, second] = await Promise.all(["uncommitted", "shared"].map(read));
+          expect(first?.record?.data).to.deep.equal({ title: "u" });
+          expect(second?.record?.id).to.equal("shared");
+          throw rolledBack;
+        })
+        .catch((error: unknown) => error);
+      expect(seen).to.equal(rolledBack);
+      expect((await othersRead)?.record).to.equal(undefined);
+      expect(readsSent() - before).to.equal(3);
+      expect(await records.get(scope, "uncommitted")).to.equal(undefined);
+    });
   });
 });

@@ -3,14 +3,16 @@
  * database feed each other's subscribers. A notification carries the scope, the timestamp and,
  * for a single-record write, its id and action: never record data (subscribers read it back
  * under their own permissions). Notifications go out through the pool, after commit, those
- * published while one statement is under way together in the next (one round trip per burst of
- * writes, not per write, in their order); one dedicated connection listens. When it breaks it is reopened (with a growing delay) and every
- * subscriber is woken, since signals may have been missed meanwhile: an error on that connection
- * never reaches the process as an unhandled 'error' event.
+ * published while one statement is under way together in the next (statement-bursts.ts: one
+ * round trip per burst of writes, not per write, in their order); one dedicated connection
+ * listens. When it breaks it is reopened (with a growing delay) and every subscriber is woken,
+ * since signals may have been missed meanwhile: an error on that connection never reaches the
+ * process as an unhandled 'error' event.
  */
 import pg from "pg";
 import { EVERY_SCOPE, type ChangeBroadcast, type ChangeSignal } from "../../application/ports/change-broadcast.js";
 import type { PostgresDatabase } from "./postgres-database.js";
+import { StatementBursts } from "./statement-bursts.js";
 
 export const CHANGES_CHANNEL = "tessera_changes";
 const NOTIFY = {
@@ -20,11 +22,6 @@ const NOTIFY = {
 /** Notifications per statement at most (each payload is well under PostgreSQL's 8000 bytes). */
 const MAX_NOTIFY_BATCH = 500;
 
-interface QueuedNotification {
-  readonly payload: string;
-  readonly resolve: () => void;
-  readonly reject: (error: unknown) => void;
-}
 const MAX_RECONNECT_DELAY_MS = 5000;
 
 function parseSignal(payload: string | undefined): ChangeSignal | undefined {
@@ -51,8 +48,11 @@ export class PostgresChangeBroadcast implements ChangeBroadcast {
   private retry: ReturnType<typeof setTimeout> | undefined;
   private delayMs = 100;
   private closed = false;
-  private readonly queued: QueuedNotification[] = [];
-  private sending = false;
+  // One statement in flight at a time keeps the notifications in the order they were published.
+  private readonly bursts = new StatementBursts<string, void>((payloads) => this.notify(payloads), {
+    maxInFlight: 1,
+    maxBurst: MAX_NOTIFY_BATCH,
+  });
 
   constructor(
     private readonly database: PostgresDatabase,
@@ -67,24 +67,12 @@ export class PostgresChangeBroadcast implements ChangeBroadcast {
       t: signal.timestamp,
       ...(signal.id !== undefined ? { i: signal.id, a: signal.action } : {}),
     });
-    return new Promise<void>((resolve, reject) => {
-      this.queued.push({ payload, resolve, reject });
-      if (!this.sending) void this.sendQueued();
-    });
+    return this.bursts.submit(payload);
   }
 
-  private async sendQueued(): Promise<void> {
-    this.sending = true;
-    while (this.queued.length > 0) {
-      const batch = this.queued.splice(0, MAX_NOTIFY_BATCH);
-      try {
-        await this.database.query("storage", NOTIFY, [batch.map((n) => n.payload)]);
-        for (const n of batch) n.resolve();
-      } catch (error) {
-        for (const n of batch) n.reject(error);
-      }
-    }
-    this.sending = false;
+  private async notify(payloads: readonly string[]): Promise<void[]> {
+    await this.database.query("storage", NOTIFY, [payloads]);
+    return payloads.map(() => undefined);
   }
 
   subscribe(listener: (signal: ChangeSignal) => void, onError?: (error: unknown) => void): () => void {

@@ -2,7 +2,9 @@
  * RecordWithAclReader on PostgreSQL: the record, its ACEs and the user's extra principals as one
  * statement over the storage and permission tables, which must be in the same database (the
  * composition root binds it only then). Each part is the same lookup, on the same index, as
- * RecordStore.get, PermissionStore.objectPermissions and userPrincipals.
+ * RecordStore.get, PermissionStore.objectPermissions and userPrincipals. Reads that arrive while
+ * one such statement is in flight go together in the next (statement-bursts.ts); a read inside a
+ * unit of work goes alone on its transaction, which may hold writes of its own to see.
  */
 import type { RecordAclQuery, RecordWithAcl, RecordWithAclReader } from "../../application/ports/record-with-acl-reader.js";
 import type { ObjectPermissions } from "../../application/ports/permission-store.js";
@@ -10,20 +12,39 @@ import type { Scope } from "../../application/ports/record-store.js";
 import type { JsonObject } from "../../domain/json.js";
 import { AUTHENTICATED } from "../../domain/principals.js";
 import type { PostgresDatabase, Statement } from "./postgres-database.js";
+import { StatementBursts } from "./statement-bursts.js";
 
-// One row always (a missing record is a LEFT JOIN miss); the ACL as [permission, principal] pairs.
-// $6 NULL skips the principals (the subquery's filter is constant false then).
+/**
+ * One row per read, in the reads' order (a missing record is a LEFT JOIN miss); the ACL as
+ * [permission, principal] pairs, each looked up by its key prefix ($6/$7: the reads' permissions
+ * as (read number, permission) pairs); a NULL user skips the principals.
+ */
 const GET_WITH_ACL: Statement = {
   name: "tessera_records_get_with_acl",
   text: `SELECT r.last_modified, r.data,
-      (SELECT json_agg(json_build_array(a.permission, a.principal)) FROM access_control_entries a
-        WHERE a.object_id = $4 AND a.permission = ANY($5::text[])) AS acl,
-      CASE WHEN $6::text IS NOT NULL THEN
-        (SELECT coalesce(array_agg(DISTINCT u.principal), '{}') FROM user_principals u WHERE u.user_id = $6 OR u.user_id = $7)
+      (SELECT json_agg(json_build_array(a.permission, a.principal))
+        FROM unnest($6::int[], $7::text[]) AS q (n, permission) CROSS JOIN LATERAL (
+          SELECT a.permission, a.principal FROM access_control_entries a
+          WHERE a.object_id = i.object_id AND a.permission = q.permission OFFSET 0) AS a
+        WHERE q.n = i.n) AS acl,
+      CASE WHEN i.user_id IS NOT NULL THEN
+        (SELECT coalesce(array_agg(DISTINCT u.principal), '{}') FROM user_principals u WHERE u.user_id = i.user_id OR u.user_id = $8)
       END AS principals
-    FROM (VALUES (1)) AS one (n)
-    LEFT JOIN records r ON r.collection = $1 AND r.parent_id = $2 AND r.id = $3 AND NOT r.deleted`,
+    FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[]) WITH ORDINALITY AS i (collection, parent_id, id, object_id, user_id, n)
+    LEFT JOIN LATERAL (
+      SELECT r.last_modified, r.data FROM records r
+      WHERE r.collection = i.collection AND r.parent_id = i.parent_id AND r.id = i.id AND NOT r.deleted LIMIT 1) AS r ON TRUE
+    ORDER BY i.n`,
 };
+
+/** Reads per statement at most. */
+const MAX_BURST = 64;
+
+interface Read {
+  readonly scope: Scope;
+  readonly id: string;
+  readonly query: RecordAclQuery;
+}
 
 interface Row extends Record<string, unknown> {
   last_modified: string | null;
@@ -33,22 +54,44 @@ interface Row extends Record<string, unknown> {
 }
 
 export class PostgresRecordWithAclReader implements RecordWithAclReader {
+  private readonly bursts = new StatementBursts<Read, RecordWithAcl>((reads) => this.read(reads), { maxInFlight: 1, maxBurst: MAX_BURST });
+
   /** The database belongs to whoever opened it (PostgresDatabases), which closes it. */
   constructor(private readonly database: PostgresDatabase) {}
 
   async getWithAcl(scope: Scope, id: string, query: RecordAclQuery): Promise<RecordWithAcl> {
+    const read = { scope, id, query };
+    if (!this.database.inTransaction()) return this.bursts.submit(read);
+    const [alone] = await this.read([read]);
+    if (!alone) throw new Error("a record read answered no row");
+    return alone;
+  }
+
+  private async read(reads: readonly Read[]): Promise<RecordWithAcl[]> {
+    const numbers: number[] = [];
+    const permissions: string[] = [];
+    reads.forEach(({ query }, i) => {
+      for (const permission of query.permissions) {
+        numbers.push(i + 1);
+        permissions.push(permission);
+      }
+    });
     const values = [
-      scope.collection,
-      scope.parentId,
-      id,
-      query.objectId,
-      [...query.permissions],
-      query.principalsOf ?? null,
+      reads.map((read) => read.scope.collection),
+      reads.map((read) => read.scope.parentId),
+      reads.map((read) => read.id),
+      reads.map((read) => read.query.objectId),
+      reads.map((read) => read.query.principalsOf ?? null),
+      numbers,
+      permissions,
       AUTHENTICATED,
     ];
-    const [row] = await this.database.query<Row>("storage", GET_WITH_ACL, values);
-    const record = row?.last_modified != null && row.data ? { id, lastModified: Number(row.last_modified), data: row.data } : undefined;
-    return { record, acl: aclOf(row?.acl ?? []), principals: row?.principals ? new Set(row.principals) : undefined };
+    const rows = await this.database.query<Row>("storage", GET_WITH_ACL, values);
+    return rows.map((row, i) => {
+      const id = reads[i]?.id ?? "";
+      const record = row.last_modified !== null && row.data ? { id, lastModified: Number(row.last_modified), data: row.data } : undefined;
+      return { record, acl: aclOf(row.acl ?? []), principals: row.principals ? new Set(row.principals) : undefined };
+    });
   }
 }
 
