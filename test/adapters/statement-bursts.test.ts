@@ -67,6 +67,20 @@ describe("statement bursts", () => {
     expect(statement.sent).to.have.length(2);
   });
 
+  it("with gatherTurn, waits when idle for the calls of the same turn and sends them together", async () => {
+    const statement = new HeldStatement();
+    const bursts = new StatementBursts(statement.send, { maxInFlight: 1, maxBurst: 10, gatherTurn: true });
+    const answers = [1, 2, 3].map((item) => bursts.submit(item));
+    expect(statement.sent).to.deep.equal([]);
+    await settle();
+    expect(statement.sent).to.deep.equal([[1, 2, 3]]);
+    const later = bursts.submit(4);
+    await statement.answer();
+    expect(statement.sent).to.deep.equal([[1, 2, 3], [4]]);
+    await statement.answer();
+    expect(await Promise.all([...answers, later])).to.deep.equal(["r1", "r2", "r3", "r4"]);
+  });
+
   it("puts at most maxBurst calls in one statement and keeps at most maxInFlight statements under way", async () => {
     const statement = new HeldStatement();
     const bursts = new StatementBursts(statement.send, { maxInFlight: 2, maxBurst: 3 });

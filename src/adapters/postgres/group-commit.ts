@@ -5,7 +5,9 @@
  * counter once at the end and commits once (one fsync). Each write keeps its own outcome.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
+import pg from "pg";
 import type { Scope } from "../../application/ports/record-store.js";
+import { ValidationError } from "../../domain/errors.js";
 import type { PostgresDatabase, Statement } from "./postgres-database.js";
 import { NOW_MS } from "./sql-clock.js";
 
@@ -16,10 +18,36 @@ import { NOW_MS } from "./sql-clock.js";
  */
 const MAX_GROUP_SIZE = 48;
 
+interface CounterRow extends Record<string, unknown> {
+  readonly last_modified: string;
+  readonly now: string;
+}
+
 const LOCK_COUNTER: Statement = {
   name: "tessera_group_lock_counter",
   text: `SELECT last_modified, ${NOW_MS} AS now FROM timestamps WHERE collection = $1 AND parent_id = $2 FOR UPDATE`,
 };
+
+/** The scope's key as SQL literals (PostgreSQL text cannot hold NUL: refused as a bad string would be). */
+function scopeLiterals(scope: Scope): [string, string] {
+  if (scope.collection.includes("\u0000") || scope.parentId.includes("\u0000")) {
+    throw ValidationError.single("path", null, "strings may not contain the NUL character (\\u0000)");
+  }
+  return [pg.escapeLiteral(scope.collection), pg.escapeLiteral(scope.parentId)];
+}
+
+/** LOCK_COUNTER for BEGIN's round trip. */
+function lockCounterSql(scope: Scope): string {
+  const [collection, parentId] = scopeLiterals(scope);
+  return `SELECT last_modified, ${NOW_MS} AS now FROM timestamps WHERE collection = ${collection} AND parent_id = ${parentId} FOR UPDATE`;
+}
+
+/** STORE_COUNTER for COMMIT's round trip. */
+function storeCounterSql(scope: Scope, counter: number): string {
+  if (!Number.isSafeInteger(counter)) throw new Error(`a counter of ${counter} cannot be stored`);
+  const [collection, parentId] = scopeLiterals(scope);
+  return `UPDATE timestamps SET last_modified = ${counter} WHERE collection = ${collection} AND parent_id = ${parentId}`;
+}
 const CREATE_COUNTER: Statement = {
   name: "tessera_group_create_counter",
   text: `INSERT INTO timestamps (collection, parent_id, last_modified) VALUES ($1, $2, ${NOW_MS}) ON CONFLICT DO NOTHING RETURNING last_modified`,
@@ -235,7 +263,17 @@ export class GroupCommit {
     // batching (once), after which a raising item is a member that aborted.
     while (pending.length > 0) {
       try {
-        const outcomes = await this.database.transaction("storage", () => this.runMembers(scope, pending, savepoints, batching));
+        let counter: number | undefined;
+        const outcomes = await this.database.transaction<MemberOutcome[], CounterRow>(
+          "storage",
+          async (locked) => {
+            const ran = await this.runMembers(scope, pending, savepoints, batching, locked);
+            counter = ran.counter;
+            return ran.outcomes;
+          },
+          // The counter row's lock and its final value share the round trips of BEGIN and COMMIT.
+          { afterBegin: lockCounterSql(scope), beforeCommit: () => (counter === undefined ? undefined : storeCounterSql(scope, counter)) },
+        );
         pending.forEach((member, i) => {
           const outcome = outcomes[i];
           if (outcome?.ok) member.resolve(outcome.value);
@@ -257,8 +295,15 @@ export class GroupCommit {
     }
   }
 
-  private async runMembers(scope: Scope, members: readonly Member[], savepoints: boolean, batching: boolean): Promise<MemberOutcome[]> {
-    const clock = await this.lockCounter(scope);
+  /** The members' outcomes, and the counter's value to store before COMMIT (none when nothing was written). */
+  private async runMembers(
+    scope: Scope,
+    members: readonly Member[],
+    savepoints: boolean,
+    batching: boolean,
+    locked: readonly CounterRow[],
+  ): Promise<{ outcomes: MemberOutcome[]; counter: number | undefined }> {
+    const clock = await this.lockCounter(scope, locked);
     const outcomes: MemberOutcome[] = [];
     for (let i = 0; i < members.length;) {
       // After a failed batch, each item runs alone: a raise is then its own.
@@ -282,9 +327,7 @@ export class GroupCommit {
         outcomes.push({ ok: false, error });
       }
     }
-    const counter = clock.finalCounter();
-    if (counter !== undefined) await this.run(STORE_COUNTER, [scope.collection, scope.parentId, counter]);
-    return outcomes;
+    return { outcomes, counter: clock.finalCounter() };
   }
 
   /** One statement for a run of batched members; the members' stamps count once it returned. */
@@ -314,15 +357,18 @@ export class GroupCommit {
     return outcomes;
   }
 
-  /** Locks the scope's counter row for the group (creating it on the scope's first write). */
-  private async lockCounter(scope: Scope): Promise<GroupClock> {
+  /**
+   * Locks the scope's counter row for the group (creating it on the scope's first write); `locked`:
+   * the row, when the lock was already taken with BEGIN.
+   */
+  private async lockCounter(scope: Scope, locked?: readonly CounterRow[]): Promise<GroupClock> {
     const values = [scope.collection, scope.parentId];
-    let rows = await this.run<{ last_modified: string; now: string }>(LOCK_COUNTER, values);
+    let rows = locked && locked.length > 0 ? locked : await this.run<CounterRow>(LOCK_COUNTER, values);
     let created = false;
     if (rows.length === 0) {
       // Ours when the insert returns it (the scope's first write); else another writer's.
       created = (await this.run(CREATE_COUNTER, values)).length > 0;
-      rows = await this.run<{ last_modified: string; now: string }>(LOCK_COUNTER, values);
+      rows = await this.run<CounterRow>(LOCK_COUNTER, values);
     }
     const row = rows[0];
     if (!row) throw new Error(`no timestamp row for ${scope.collection}`);

@@ -48,10 +48,12 @@ export class PostgresChangeBroadcast implements ChangeBroadcast {
   private retry: ReturnType<typeof setTimeout> | undefined;
   private delayMs = 100;
   private closed = false;
-  // One statement in flight at a time keeps the notifications in the order they were published.
+  // One statement in flight at a time keeps the notifications in the order they were published;
+  // the writes of a group commit, answered in one turn, go in one statement.
   private readonly bursts = new StatementBursts<string, void>((payloads) => this.notify(payloads), {
     maxInFlight: 1,
     maxBurst: MAX_NOTIFY_BATCH,
+    gatherTurn: true,
   });
 
   constructor(

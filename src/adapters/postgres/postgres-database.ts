@@ -46,6 +46,23 @@ const MIGRATION_LOCK_KEY = 7_364_211_093;
 /** Connections TypeORM may open while it runs migrations (it uses one at a time). */
 const MIGRATION_CONNECTIONS = 2;
 
+/**
+ * Statements that share the round trip of a transaction's BEGIN or COMMIT, sent as one simple
+ * query: literals only (`pg.escapeLiteral`), no parameters. One round trip costs the server far
+ * more CPU than the statement costs PostgreSQL (docs/adr/0013).
+ */
+export interface TransactionEdges {
+  /** Runs right after BEGIN; its rows are handed to the work. */
+  readonly afterBegin?: string;
+  /** Asked once the work succeeded: runs right before COMMIT (undefined: nothing to run). */
+  readonly beforeCommit?: () => string | undefined;
+}
+
+/** The rows of a simple query's last statement (pg answers an array of results for several). */
+function lastRows<O extends pg.QueryResultRow>(result: pg.QueryResult<O> | pg.QueryResult<O>[]): readonly O[] {
+  return (Array.isArray(result) ? result.at(-1) : result)?.rows ?? [];
+}
+
 /** The connection of a unit of work, and what to take back elsewhere if it rolls back. */
 interface Transaction {
   readonly client: pg.PoolClient;
@@ -130,12 +147,20 @@ export class PostgresDatabase {
     return this.transactions.getStore() !== undefined;
   }
 
-  /** Runs `work` in one transaction (joined when one is already open); rolls back when it throws. */
-  async transaction<T>(backend: PostgresBackendName, work: () => Promise<T>): Promise<T> {
-    if (this.inTransaction()) return work();
+  /**
+   * Runs `work` in one transaction (joined when one is already open); rolls back when it throws.
+   * `edges` go out in the round trips of BEGIN and COMMIT (a joined transaction runs neither).
+   */
+  async transaction<T, O extends pg.QueryResultRow = pg.QueryResultRow>(
+    backend: PostgresBackendName,
+    work: (opened: readonly O[]) => Promise<T>,
+    edges: TransactionEdges = {},
+  ): Promise<T> {
+    if (this.inTransaction()) return work([]);
     const client = await this.checkout(backend);
+    let opened: readonly O[];
     try {
-      await client.query("BEGIN");
+      opened = lastRows<O>(await client.query<O>(edges.afterBegin === undefined ? "BEGIN" : `BEGIN; ${edges.afterBegin}`));
     } catch (err) {
       client.release(true);
       throw toDomainError(backend, err);
@@ -143,7 +168,7 @@ export class PostgresDatabase {
     const transaction: Transaction = { client, undos: [] };
     let result: T;
     try {
-      result = await this.transactions.run(transaction, work);
+      result = await this.transactions.run(transaction, () => work(opened));
     } catch (err) {
       // A connection that cannot even roll back is broken: release(true) destroys it.
       const broken = await client.query("ROLLBACK").then(
@@ -155,7 +180,8 @@ export class PostgresDatabase {
       throw err;
     }
     try {
-      await client.query("COMMIT");
+      const closing = edges.beforeCommit?.();
+      await client.query(closing === undefined ? "COMMIT" : `${closing}; COMMIT`);
     } catch (err) {
       client.release(true);
       await undo(transaction);

@@ -12,6 +12,11 @@ export interface BurstOptions {
   readonly maxInFlight: number;
   /** Calls per statement at most. */
   readonly maxBurst: number;
+  /**
+   * When idle, wait for the calls made in the same turn of the event loop (e.g. the writes of one
+   * group commit, answered together) and send them together, instead of the first one alone.
+   */
+  readonly gatherTurn?: boolean;
 }
 
 interface Queued<I, R> {
@@ -33,12 +38,15 @@ export class StatementBursts<I, R> {
   submit(item: I): Promise<R> {
     return new Promise<R>((resolve, reject) => {
       this.queued.push({ item, resolve, reject });
-      if (this.inFlight < this.options.maxInFlight) void this.sendQueued();
+      if (this.inFlight >= this.options.maxInFlight) return;
+      this.inFlight++;
+      if (this.options.gatherTurn === true) setImmediate(() => void this.sendQueued());
+      else void this.sendQueued();
     });
   }
 
+  /** Sends what is queued, burst after burst, then leaves its place in flight. */
   private async sendQueued(): Promise<void> {
-    this.inFlight++;
     while (this.queued.length > 0) await this.sendBurst(this.queued.splice(0, this.options.maxBurst));
     this.inFlight--;
   }
