@@ -7,8 +7,8 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import pg from "pg";
 import type { Scope } from "../../application/ports/record-store.js";
-import { ValidationError } from "../../domain/errors.js";
 import type { PostgresDatabase, Statement } from "./postgres-database.js";
+import { unstorableText } from "./postgres-errors.js";
 import { NOW_MS } from "./sql-clock.js";
 
 /**
@@ -23,38 +23,38 @@ interface CounterRow extends Record<string, unknown> {
   readonly now: string;
 }
 
-const LOCK_COUNTER: Statement = {
-  name: "tessera_group_lock_counter",
-  text: `SELECT last_modified, ${NOW_MS} AS now FROM timestamps WHERE collection = $1 AND parent_id = $2 FOR UPDATE`,
-};
+/** The counter row's lock, for a scope named by two SQL expressions (parameters or literals). */
+function lockCounterText(collection: string, parentId: string): string {
+  return `SELECT last_modified, ${NOW_MS} AS now FROM timestamps WHERE collection = ${collection} AND parent_id = ${parentId} FOR UPDATE`;
+}
+
+function storeCounterText(counter: string, collection: string, parentId: string): string {
+  return `UPDATE timestamps SET last_modified = ${counter} WHERE collection = ${collection} AND parent_id = ${parentId}`;
+}
+
+const LOCK_COUNTER: Statement = { name: "tessera_group_lock_counter", text: lockCounterText("$1", "$2") };
+const STORE_COUNTER: Statement = { name: "tessera_group_store_counter", text: storeCounterText("$3", "$1", "$2") };
 
 /** The scope's key as SQL literals (PostgreSQL text cannot hold NUL: refused as a bad string would be). */
 function scopeLiterals(scope: Scope): [string, string] {
-  if (scope.collection.includes("\u0000") || scope.parentId.includes("\u0000")) {
-    throw ValidationError.single("path", null, "strings may not contain the NUL character (\\u0000)");
-  }
+  if (scope.collection.includes("\u0000") || scope.parentId.includes("\u0000")) throw unstorableText();
   return [pg.escapeLiteral(scope.collection), pg.escapeLiteral(scope.parentId)];
 }
 
 /** LOCK_COUNTER for BEGIN's round trip. */
 function lockCounterSql(scope: Scope): string {
-  const [collection, parentId] = scopeLiterals(scope);
-  return `SELECT last_modified, ${NOW_MS} AS now FROM timestamps WHERE collection = ${collection} AND parent_id = ${parentId} FOR UPDATE`;
+  return lockCounterText(...scopeLiterals(scope));
 }
 
 /** STORE_COUNTER for COMMIT's round trip. */
 function storeCounterSql(scope: Scope, counter: number): string {
   if (!Number.isSafeInteger(counter)) throw new Error(`a counter of ${counter} cannot be stored`);
-  const [collection, parentId] = scopeLiterals(scope);
-  return `UPDATE timestamps SET last_modified = ${counter} WHERE collection = ${collection} AND parent_id = ${parentId}`;
+  return storeCounterText(String(counter), ...scopeLiterals(scope));
 }
+
 const CREATE_COUNTER: Statement = {
   name: "tessera_group_create_counter",
   text: `INSERT INTO timestamps (collection, parent_id, last_modified) VALUES ($1, $2, ${NOW_MS}) ON CONFLICT DO NOTHING RETURNING last_modified`,
-};
-const STORE_COUNTER: Statement = {
-  name: "tessera_group_store_counter",
-  text: "UPDATE timestamps SET last_modified = $3 WHERE collection = $1 AND parent_id = $2",
 };
 
 /**

@@ -13,13 +13,16 @@ function sqlState(err: unknown): string | undefined {
   return typeof code === "string" ? code : undefined;
 }
 
+/** A string PostgreSQL cannot store (a NUL): bad input, answered 400. */
+export function unstorableText(): ValidationError {
+  return ValidationError.single("body", null, "strings may not contain the NUL character (\\u0000)");
+}
+
 /** Domain errors pass through; a unique violation is a conflict; anything else is a backend failure. */
 export function toDomainError(backend: PostgresBackendName, err: unknown): Error {
   if (err instanceof TesseraError) return err;
   const state = sqlState(err);
   if (state === UNIQUE_VIOLATION) return new ConflictError(null);
-  if (state !== undefined && UNSTORABLE_TEXT.has(state)) {
-    return ValidationError.single("body", null, "strings may not contain the NUL character (\\u0000)");
-  }
+  if (state !== undefined && UNSTORABLE_TEXT.has(state)) return unstorableText();
   return new BackendError(backend, err);
 }
