@@ -48,6 +48,26 @@ describe("PostgreSQL transaction edges", function () {
     expect(written[0]?.xmin).to.equal(written[1]?.xmin);
   });
 
+  it("runs both statements around the work of a transaction joined inside another", async () => {
+    const seen = await database.transaction(
+      "storage",
+      () =>
+        database.transaction<unknown, { answer: number }>(
+          "storage",
+          async (opened) => {
+            await database.query("storage", `INSERT INTO ${TABLE} VALUES (6)`);
+            return opened;
+          },
+          { afterBegin: "SELECT 6 * 7 AS answer", beforeCommit: () => `INSERT INTO ${TABLE} VALUES (7)` },
+        ),
+      { beforeCommit: () => `INSERT INTO ${TABLE} VALUES (8)` },
+    );
+    expect(seen).to.deep.equal([{ answer: 42 }]);
+    const written = await rows();
+    expect(written.map((row) => row.v)).to.deep.equal([6, 7, 8]);
+    expect(new Set(written.map((row) => row.xmin)).size).to.equal(1);
+  });
+
   it("takes the work back when the statement sent with COMMIT fails, and serves the next statement", async () => {
     const failed = await database
       .transaction("storage", () => database.query("storage", `INSERT INTO ${TABLE} VALUES (3)`), {

@@ -149,14 +149,15 @@ export class PostgresDatabase {
 
   /**
    * Runs `work` in one transaction (joined when one is already open); rolls back when it throws.
-   * `edges` go out in the round trips of BEGIN and COMMIT (a joined transaction runs neither).
+   * `edges` go out in the round trips of BEGIN and COMMIT; a joined transaction runs them as
+   * statements of its own, around the work.
    */
   async transaction<T, O extends pg.QueryResultRow = pg.QueryResultRow>(
     backend: PostgresBackendName,
     work: (opened: readonly O[]) => Promise<T>,
     edges: TransactionEdges = {},
   ): Promise<T> {
-    if (this.inTransaction()) return work([]);
+    if (this.inTransaction()) return this.joined(backend, work, edges);
     const client = await this.checkout(backend);
     let opened: readonly O[];
     try {
@@ -188,6 +189,18 @@ export class PostgresDatabase {
       throw toDomainError(backend, err);
     }
     client.release();
+    return result;
+  }
+
+  /** `work` and its edges inside the transaction already open. */
+  private async joined<T, O extends pg.QueryResultRow>(
+    backend: PostgresBackendName,
+    work: (opened: readonly O[]) => Promise<T>,
+    edges: TransactionEdges,
+  ): Promise<T> {
+    const result = await work(edges.afterBegin === undefined ? [] : await this.query<O>(backend, edges.afterBegin));
+    const closing = edges.beforeCommit?.();
+    if (closing !== undefined) await this.query(backend, closing);
     return result;
   }
 
