@@ -11,6 +11,14 @@ import { CLIENT_TIMESTAMP_RULE, isAcceptableTimestamp } from "./list-query.js";
 
 const TOP_LEVEL_KEYS = new Set(["data", "permissions"]);
 
+/**
+ * A client `last_modified` that is an integer is bounded like `_since`; anything else is ignored
+ * and overwritten by the server's timestamp, as Kinto does (its `IgnoredFieldsTest`).
+ */
+function refusedTimestamp(value: unknown, now: number): boolean {
+  return Number.isInteger(value) && !isAcceptableTimestamp(value, now);
+}
+
 interface Checked {
   data?: JsonObject;
   permissions?: Record<string, string[] | null>;
@@ -45,9 +53,7 @@ function check(body: unknown, resource: ResourceDefinition, now: number, allowNu
     }
   }
   // A future timestamp would become the collection's clock and break `_since` for every reader.
-  const clientTimestamp = result.data?.last_modified;
-  if (clientTimestamp !== undefined && clientTimestamp !== null && !isAcceptableTimestamp(clientTimestamp, now))
-    bad("data.last_modified", CLIENT_TIMESTAMP_RULE);
+  if (refusedTimestamp(result.data?.last_modified, now)) bad("data.last_modified", CLIENT_TIMESTAMP_RULE);
   if (result.data?.id !== undefined && !isValidRecordId(result.data.id)) {
     problems.push({ location: "path", name: null, description: "Invalid object id" });
   }
@@ -85,7 +91,7 @@ export function submitted<T>(parse: () => T): Submitted<T> {
 }
 
 /**
- * JSON Patch operations may set `last_modified` too: a literal value is bounded like any client
+ * JSON Patch operations may set `last_modified` too: a literal integer is bounded like any client
  * timestamp; one copied or moved from elsewhere cannot be checked here and is refused.
  */
 export function checkJsonPatchTimestamp(operations: readonly JsonPatchOperation[], now: number): JsonPatchOperation[] {
@@ -97,8 +103,7 @@ export function checkJsonPatchTimestamp(operations: readonly JsonPatchOperation[
       problems.push({ location: "body", name: `${i}.path`, description: "last_modified cannot be copied or moved" });
     if (operation.op !== "add" && operation.op !== "replace") return;
     const value = whole ? (isJsonObject(operation.value) ? operation.value.last_modified : undefined) : operation.value;
-    if (value !== undefined && value !== null && !isAcceptableTimestamp(value, now))
-      problems.push({ location: "body", name: `${i}.value`, description: CLIENT_TIMESTAMP_RULE });
+    if (refusedTimestamp(value, now)) problems.push({ location: "body", name: `${i}.value`, description: CLIENT_TIMESTAMP_RULE });
   });
   if (problems.length > 0) throw new ValidationError(problems);
   return [...operations];
