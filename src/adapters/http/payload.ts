@@ -2,7 +2,7 @@
 import { ValidationError, type ValidationDetail } from "../../domain/errors.js";
 import { isJsonObject, type JsonObject } from "../../domain/json.js";
 import type { JsonPatchOperation } from "../../domain/json-patch.js";
-import { isValidPrincipal } from "../../domain/principals.js";
+import { isValidPrincipal, unknownSystemPrincipal } from "../../domain/principals.js";
 import { isValidRecordId } from "../../domain/records.js";
 import type { PatchPayload, RecordPayload, Submitted } from "../../application/record-service.js";
 import type { ResourceDefinition } from "../../application/resources.js";
@@ -48,7 +48,11 @@ function check(body: unknown, resource: ResourceDefinition, now: number, allowNu
         else if (!Array.isArray(principals))
           bad(`permissions.${permission}`, `"${typeof principals === "string" ? principals : pythonRepr(principals)}" is not iterable`);
         else if (!principals.every(isValidPrincipal)) bad(`permissions.${permission}`, "must be a list of principal strings");
-        else result.permissions[permission] = principals;
+        else {
+          const typo = unknownSystemPrincipal(principals);
+          if (typo) bad(`permissions.${permission}`, typo);
+          else result.permissions[permission] = principals;
+        }
       }
     }
   }
