@@ -72,6 +72,7 @@ export class HttpMetrics {
   private readonly series = new Map<string, { count: Counter.Internal; duration: Histogram.Internal<"method" | "route" | "status"> }>();
 
   constructor() {
+    processMetrics(); // from startup: what happens before the first scrape (GCs, event-loop delay) counts too
     for (const backend of BACKENDS) this.backendErrors.inc({ backend }, 0);
     const pools = () => this.pools;
     const subscribers = () => this.feedSubscribers();
