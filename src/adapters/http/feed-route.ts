@@ -129,6 +129,7 @@ export function registerFeedRoute(router: Router, services: HttpServices): void 
     const definition = resource.definition;
     const scope = { collection: definition.name, parentId: definition.kind === "user" ? (requester.userId ?? "") : "" };
     const res = ctx.res;
+    const head = ctx.method === "HEAD";
     const subscription = await feed.subscribe({ requester, resource: definition, filters: rest, since }, scope, () => {
       ctx.respond = false;
       res.statusCode = 200;
@@ -138,10 +139,18 @@ export function registerFeedRoute(router: Router, services: HttpServices): void 
       // Chunked, said explicitly, so that the chunks SseSink frames itself are what the client expects.
       const rawChunks = ctx.req.httpVersionMajor === 1 && ctx.req.httpVersionMinor >= 1;
       if (rawChunks) res.setHeader("Transfer-Encoding", "chunked");
-      res.flushHeaders();
-      res.write(": connected\n\n");
+      // HEAD: the checks and headers of GET, no body (the sink of an ended response sends nothing).
+      if (head) res.end();
+      else {
+        res.flushHeaders();
+        res.write(": connected\n\n");
+      }
       return new SseSink(res, services.options.feedBufferBytes ?? DEFAULT_BUFFER_BYTES, rawChunks);
     });
+    if (head) {
+      subscription.close();
+      return;
+    }
     ctx.req.once("close", () => subscription.close());
     res.once("close", () => subscription.close());
   });
