@@ -51,12 +51,14 @@ function isSameOrigin(origin: string, host: string): boolean {
 
 export function corsMiddleware(options: { origins: readonly string[]; maxAgeSeconds: number | undefined }) {
   const allowed = originMatcher(options.origins);
-  // Like Kinto (cornice): `*` when every origin is allowed, the caller's origin otherwise.
+  // Like Kinto (cornice): `*` when every origin is allowed, the caller's origin otherwise. Only an
+  // echoed origin may be sent credentials (a browser refuses them with `*`).
   const everyOrigin = options.origins.includes("*");
   return async (ctx: Context, next: Next): Promise<void> => {
     const origin = ctx.get("origin");
     if (origin && allowed(origin)) {
       ctx.set("Access-Control-Allow-Origin", everyOrigin ? "*" : origin);
+      if (!everyOrigin) ctx.set("Access-Control-Allow-Credentials", "true");
       ctx.set("Access-Control-Expose-Headers", EXPOSED_HEADERS.join(", "));
       ctx.vary("Origin");
     } else if (origin && !isSameOrigin(origin, ctx.get("host"))) {
