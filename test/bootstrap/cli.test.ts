@@ -36,6 +36,38 @@ describe("tessera command line", function () {
     expect(refused).to.equal(true);
   });
 
+  it("prints its usage for --help, -h and help, exits 0 and starts nothing, even without settings", async () => {
+    const variants = [["--help"], ["-h"], ["help"], ["serve", "--help"], ["purge", "-h"]];
+    const results = await Promise.all(variants.map((args) => runCli(args)));
+    for (const [i, args] of variants.entries()) {
+      const result = results[i]!;
+      expect(result.code, args.join(" ")).to.equal(0);
+      expect(result.stdout, args.join(" ")).to.match(/^usage: tessera \[serve\|migrate\|purge\|help\]/);
+      for (const text of ["serve", "migrate", "purge", "--config", "--before"]) expect(result.stdout).to.contain(text);
+      expect(result.stdout + result.stderr, args.join(" ")).to.not.match(/listening|Invalid configuration/);
+    }
+  });
+
+  it("refuses unknown or misplaced options with status 2 and its usage, before starting anything", async () => {
+    const cases: [string[], string][] = [
+      [["serve", "--bogus"], "Unknown option '--bogus'"],
+      [["--bogus"], "Unknown option '--bogus'"],
+      [["migrate", "-x"], "Unknown option '-x'"],
+      [["serve", "--config"], "Option '--config <value>' argument missing"],
+      [["serve", "extra"], 'unexpected argument "extra"'],
+      [["serve", "--before", "1"], "--before applies to purge only"],
+    ];
+    const settings = { userid_hmac_secret: "s", resources: "notes:user", listen_port: "0" };
+    const results = await Promise.all(cases.map(([args]) => runCli(args, settings)));
+    for (const [i, [args, message]] of cases.entries()) {
+      const result = results[i]!;
+      expect(result.code, args.join(" ")).to.equal(2);
+      expect(result.stderr, args.join(" ")).to.contain(message);
+      expect(result.stderr, args.join(" ")).to.contain("usage: tessera");
+      expect(result.stdout, args.join(" ")).to.not.contain("listening");
+    }
+  });
+
   it("refuses an unknown command", async () => {
     const result = await runCli(["serv"], { userid_hmac_secret: "s" });
     expect(result.code).to.equal(2);
