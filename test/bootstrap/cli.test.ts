@@ -4,10 +4,12 @@ import { PostgresDatabase } from "../../src/adapters/postgres/postgres-database.
 import { PostgresRecordStore } from "../../src/adapters/postgres/postgres-record-store.js";
 import { runCli } from "../support/cli-process.js";
 import { startServerProcess } from "../support/server-process.js";
+import { SseClient } from "../sync/sse-client.js";
 import { databaseUrl, ensureDatabase } from "../support/postgres.js";
 import { requireService } from "../support/services.js";
 
 const DATABASE = "tessera_cli_test";
+const SIGTERM_DATABASE = "tessera_cli_sigterm_test";
 
 describe("tessera command line", function () {
   this.timeout(30_000);
@@ -86,6 +88,36 @@ describe("tessera command line", function () {
     };
 
     before(() => ensureDatabase(DATABASE, true));
+
+    it("stops on SIGTERM with live feed subscribers open, logging no error", async () => {
+      await ensureDatabase(SIGTERM_DATABASE, true);
+      const own = { ...settings, storage_url: databaseUrl(SIGTERM_DATABASE), permission_url: databaseUrl(SIGTERM_DATABASE) };
+      expect((await runCli(["migrate"], own)).code).to.equal(0);
+      const server = await startServerProcess(own);
+      const clients: SseClient[] = [];
+      try {
+        const alice = "alice:pw";
+        const written = await fetch(`${server.url}/v1/articles/sigterm`, {
+          method: "PUT",
+          headers: { Authorization: `Basic ${Buffer.from(alice).toString("base64")}`, "Content-Type": "application/json" },
+          body: JSON.stringify({ data: {} }),
+        });
+        expect(written.status).to.be.oneOf([200, 201]);
+        // One caught up and live (the shared reads and the LISTEN connection at work), then several
+        // still replaying when SIGTERM comes (test/bootstrap/shutdown-feed holds such reads deterministically).
+        const live = await SseClient.open(`${server.url}/v1/articles`, { user: alice });
+        clients.push(live);
+        await live.waitUntil(() => live.comments.includes("live"));
+        for (let i = 0; i < 5; i += 1) clients.push(await SseClient.open(`${server.url}/v1/articles?_since=0`, { user: alice }));
+        expect(await server.stop()).to.equal(0);
+        const errors = server.output.filter((line) => ((JSON.parse(line) as { level?: number }).level ?? 0) >= 50);
+        expect(errors).to.deep.equal([]);
+        expect(server.output.some((line) => line.includes('"msg":"tessera stopping"'))).to.equal(true);
+      } finally {
+        for (const client of clients) await client.close();
+        await server.stop();
+      }
+    });
 
     it("migrates a fresh database, and again with nothing to do", async () => {
       expect((await runCli(["migrate"], settings)).code).to.equal(0);
