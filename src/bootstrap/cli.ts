@@ -7,8 +7,6 @@
 import "reflect-metadata";
 import { parseArgs } from "node:util";
 import type { Container } from "inversify";
-import { buildContainer } from "./container.js";
-import { startServer } from "./server.js";
 import { loadSettings, SettingsError, type Settings } from "./settings.js";
 import { TOKENS } from "./tokens.js";
 import { superviseWorkers } from "./workers.js";
@@ -54,6 +52,8 @@ function parseCommandLine(argv: readonly string[]): CommandLine {
 
 async function serve(settings: Settings): Promise<void> {
   if (await superviseWorkers(settings)) return;
+  // Loaded only to run: help and usage errors answer at once, without the whole application.
+  const { startServer } = await import("./server.js");
   const running = await startServer(settings);
   let stopping = false;
   // `on`, not `once`: a second signal (the group's and the primary's) must not kill a draining worker.
@@ -75,6 +75,7 @@ async function serve(settings: Settings): Promise<void> {
 
 /** A one-off command over the same container as `serve`; unbinding it closes what it opened. */
 async function withContainer(settings: Settings, work: (container: Container) => Promise<void>): Promise<void> {
+  const { buildContainer } = await import("./container.js");
   const container = buildContainer(settings);
   try {
     await work(container);

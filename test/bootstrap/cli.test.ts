@@ -38,7 +38,8 @@ describe("tessera command line", function () {
     expect(refused).to.equal(true);
   });
 
-  it("prints its usage for --help, -h and help, exits 0 and starts nothing, even without settings", async () => {
+  it("prints its usage for --help, -h and help, exits 0 and starts nothing, even without settings", async function () {
+    this.timeout(90_000); // a server started by mistake is only killed after 60 s
     const variants = [["--help"], ["-h"], ["help"], ["serve", "--help"], ["purge", "-h"]];
     const results = await Promise.all(variants.map((args) => runCli(args)));
     for (const [i, args] of variants.entries()) {
@@ -50,7 +51,8 @@ describe("tessera command line", function () {
     }
   });
 
-  it("refuses unknown or misplaced options with status 2 and its usage, before starting anything", async () => {
+  it("refuses unknown or misplaced options with status 2 and its usage, before starting anything", async function () {
+    this.timeout(90_000);
     const cases: [string[], string][] = [
       [["serve", "--bogus"], "Unknown option '--bogus'"],
       [["--bogus"], "Unknown option '--bogus'"],
