@@ -9,15 +9,18 @@ import { pathToFileURL } from "node:url";
 import { expect } from "chai";
 import { PROJECT_ROOT } from "../support/tessera-process.js";
 
-const distModule = (relative: string) => JSON.stringify(pathToFileURL(path.join(PROJECT_ROOT, "dist", relative)).href);
+// From dist, or from sources with tsx (npm run test:ts).
+const fromSources = import.meta.url.endsWith(".ts");
+const productModule = (relative: string) =>
+  JSON.stringify(pathToFileURL(path.join(PROJECT_ROOT, ...(fromSources ? [relative.replace(/\.js$/, ".ts")] : ["dist", relative]))).href);
 
 /** Starts a server, forces a major GC, waits until GC entries are delivered, then scrapes once. */
 const SCRIPT = `
 import "reflect-metadata";
 import { PerformanceObserver } from "node:perf_hooks";
 import { pino } from "pino";
-import { startServer } from ${distModule("src/bootstrap/server.js")};
-import { loadSettings } from ${distModule("src/bootstrap/settings.js")};
+import { startServer } from ${productModule("src/bootstrap/server.js")};
+import { loadSettings } from ${productModule("src/bootstrap/settings.js")};
 const settings = loadSettings({ argv: [], env: { TESSERA_LISTEN_PORT: "0", TESSERA_RESOURCES: "notes:user", TESSERA_USERID_HMAC_SECRET: "s" }, defaultFile: false });
 const running = await startServer(settings, { logger: pino({ level: "silent" }) });
 // Entries reach every GC observer in the same dispatch: once this one saw the GC, prom-client's did too.
@@ -32,7 +35,9 @@ await running.stop();
 `;
 
 function runScript(): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ["--expose-gc", "--input-type=module", "-e", SCRIPT], { cwd: PROJECT_ROOT });
+  const child = spawn(process.execPath, [...(fromSources ? ["--import", "tsx"] : []), "--expose-gc", "--input-type=module", "-e", SCRIPT], {
+    cwd: PROJECT_ROOT,
+  });
   let stdout = "";
   let stderr = "";
   child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
@@ -41,7 +46,7 @@ function runScript(): Promise<{ code: number | null; stdout: string; stderr: str
 }
 
 describe("process metrics", function () {
-  this.timeout(30_000);
+  this.timeout(60_000); // from sources, tsx compiles the whole application in the child first
 
   it("count a garbage collection that happened before the first scrape", async () => {
     const { code, stdout, stderr } = await runScript();
