@@ -118,7 +118,8 @@ export class ScopeFeed {
       for (const { id, timestamp } of this.inFlight.splice(0)) if (timestamp <= this.highWater) this.recheck.set(id, timestamp);
       await this.readRechecks();
     } catch (error) {
-      this.deps.log(error, "a live feed read failed; the scope's subscribers were closed");
+      // Every member closed meanwhile (a shutdown ends the streams, then closes the pools): nobody to fail.
+      if (this.members.size > 0) this.deps.log(error, "a live feed read failed; the scope's subscribers were closed");
       for (const subscription of [...this.members]) subscription.close();
     } finally {
       this.running = false;

@@ -122,7 +122,8 @@ export class Subscription implements Viewer {
         this.host.caughtUp(this);
       }
     } catch (error) {
-      this.host.log(error, "a live feed subscription failed and was closed");
+      // Closed meanwhile (the client left, or a shutdown closed the stream, then the pools): nobody to fail.
+      if (!this.closed) this.host.log(error, "a live feed subscription failed and was closed");
       this.close();
     } finally {
       this.running = false;

@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import type { Container } from "inversify";
 import type { Logger } from "pino";
+import { handleClientErrors } from "../adapters/http/client-errors.js";
 import { metricsListener } from "../adapters/http/metrics-route.js";
 import { buildContainer, type CompositionOptions } from "./container.js";
 import type { ConnectionLimits, Settings } from "./settings.js";
@@ -36,6 +37,7 @@ export async function startServer(settings: Settings, options: CompositionOption
         throw error;
       },
     );
+    handleClientErrors(server, logger, metrics);
     // After listening, a server error (say, out of file descriptors on accept) is logged, never a crash.
     for (const listening of [server, metricsServer]) listening?.on("error", (error) => logger.error({ err: error }, "server error"));
     const url = urlOf(server, settings.listenHost);

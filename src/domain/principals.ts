@@ -30,3 +30,14 @@ export function isValidPrincipal(value: unknown): value is string {
   // eslint-disable-next-line no-control-regex
   return typeof value === "string" && value.length > 0 && value.length <= 1024 && !/[\u0000-\u001f]/.test(value);
 }
+
+/** The `system.` principals that exist: any other (`system.everyone`) is a typo that would grant nothing. */
+const SYSTEM_PRINCIPALS: ReadonlySet<string> = new Set([EVERYONE, AUTHENTICATED]);
+
+/** Why a list of principals is refused for naming an unknown `system.` principal, or undefined. */
+export function unknownSystemPrincipal(principals: Iterable<string>): string | undefined {
+  for (const principal of principals)
+    if (/^system\./i.test(principal) && !SYSTEM_PRINCIPALS.has(principal))
+      return `"${principal}" is not a system principal (${[...SYSTEM_PRINCIPALS].join(", ")})`;
+  return undefined;
+}

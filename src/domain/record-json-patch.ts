@@ -7,7 +7,7 @@ import type { Acl } from "./acl.js";
 import { ValidationError } from "./errors.js";
 import { isJsonObject, type JsonObject } from "./json.js";
 import { applyJsonPatch, JsonPatchError, type JsonPatchOperation } from "./json-patch.js";
-import { isValidPrincipal } from "./principals.js";
+import { isValidPrincipal, unknownSystemPrincipal } from "./principals.js";
 
 export interface PatchedRecord {
   readonly data: JsonObject;
@@ -49,6 +49,8 @@ export function applyRecordJsonPatch(
       throw ValidationError.single("body", `permissions.${name}`, `"${name}" is not one of ${permissionNames.join(", ")}`);
     if (!isJsonObject(principals) || !Object.keys(principals).every(isValidPrincipal))
       throw failed(`permissions.${name} must remain a set of principals`);
+    const unknown = unknownSystemPrincipal(Object.keys(principals));
+    if (unknown) throw ValidationError.single("body", `permissions.${name}`, unknown);
     patched[name] = Object.keys(principals);
   }
   return { data: result.data, permissions: patched };

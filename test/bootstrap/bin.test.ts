@@ -27,4 +27,18 @@ describe("the tessera bin after npm run build", function () {
     expect(code).to.equal(2);
     expect(stderr).to.contain("unknown command");
   });
+
+  it("prints its usage for --help and exits 0", async () => {
+    const child = spawn(bin, ["--help"], { env: settingsEnv({}), cwd: PROJECT_ROOT });
+    let stdout = "";
+    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+    const stuck = setTimeout(() => child.kill("SIGKILL"), 15_000); // a server started by mistake never exits
+    const code = await new Promise<number | null>((resolve, reject) => {
+      child.once("error", reject);
+      child.once("close", resolve);
+    });
+    clearTimeout(stuck);
+    expect(code).to.equal(0);
+    expect(stdout).to.match(/^usage: tessera /);
+  });
 });

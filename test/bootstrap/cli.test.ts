@@ -4,10 +4,12 @@ import { PostgresDatabase } from "../../src/adapters/postgres/postgres-database.
 import { PostgresRecordStore } from "../../src/adapters/postgres/postgres-record-store.js";
 import { runCli } from "../support/cli-process.js";
 import { startServerProcess } from "../support/server-process.js";
+import { SseClient } from "../sync/sse-client.js";
 import { databaseUrl, ensureDatabase } from "../support/postgres.js";
 import { requireService } from "../support/services.js";
 
 const DATABASE = "tessera_cli_test";
+const SIGTERM_DATABASE = "tessera_cli_sigterm_test";
 
 describe("tessera command line", function () {
   this.timeout(30_000);
@@ -36,6 +38,40 @@ describe("tessera command line", function () {
     expect(refused).to.equal(true);
   });
 
+  it("prints its usage for --help, -h and help, exits 0 and starts nothing, even without settings", async function () {
+    this.timeout(90_000); // a server started by mistake is only killed after 60 s
+    const variants = [["--help"], ["-h"], ["help"], ["serve", "--help"], ["purge", "-h"]];
+    const results = await Promise.all(variants.map((args) => runCli(args)));
+    for (const [i, args] of variants.entries()) {
+      const result = results[i]!;
+      expect(result.code, args.join(" ")).to.equal(0);
+      expect(result.stdout, args.join(" ")).to.match(/^usage: tessera \[serve\|migrate\|purge\|help\]/);
+      for (const text of ["serve", "migrate", "purge", "--config", "--before"]) expect(result.stdout).to.contain(text);
+      expect(result.stdout + result.stderr, args.join(" ")).to.not.match(/listening|Invalid configuration/);
+    }
+  });
+
+  it("refuses unknown or misplaced options with status 2 and its usage, before starting anything", async function () {
+    this.timeout(90_000);
+    const cases: [string[], string][] = [
+      [["serve", "--bogus"], "Unknown option '--bogus'"],
+      [["--bogus"], "Unknown option '--bogus'"],
+      [["migrate", "-x"], "Unknown option '-x'"],
+      [["serve", "--config"], "Option '--config <value>' argument missing"],
+      [["serve", "extra"], 'unexpected argument "extra"'],
+      [["serve", "--before", "1"], "--before applies to purge only"],
+    ];
+    const settings = { userid_hmac_secret: "s", resources: "notes:user", listen_port: "0" };
+    const results = await Promise.all(cases.map(([args]) => runCli(args, settings)));
+    for (const [i, [args, message]] of cases.entries()) {
+      const result = results[i]!;
+      expect(result.code, args.join(" ")).to.equal(2);
+      expect(result.stderr, args.join(" ")).to.contain(message);
+      expect(result.stderr, args.join(" ")).to.contain("usage: tessera");
+      expect(result.stdout, args.join(" ")).to.not.contain("listening");
+    }
+  });
+
   it("refuses an unknown command", async () => {
     const result = await runCli(["serv"], { userid_hmac_secret: "s" });
     expect(result.code).to.equal(2);
@@ -54,6 +90,36 @@ describe("tessera command line", function () {
     };
 
     before(() => ensureDatabase(DATABASE, true));
+
+    it("stops on SIGTERM with live feed subscribers open, logging no error", async () => {
+      await ensureDatabase(SIGTERM_DATABASE, true);
+      const own = { ...settings, storage_url: databaseUrl(SIGTERM_DATABASE), permission_url: databaseUrl(SIGTERM_DATABASE) };
+      expect((await runCli(["migrate"], own)).code).to.equal(0);
+      const server = await startServerProcess(own);
+      const clients: SseClient[] = [];
+      try {
+        const alice = "alice:pw";
+        const written = await fetch(`${server.url}/v1/articles/sigterm`, {
+          method: "PUT",
+          headers: { Authorization: `Basic ${Buffer.from(alice).toString("base64")}`, "Content-Type": "application/json" },
+          body: JSON.stringify({ data: {} }),
+        });
+        expect(written.status).to.be.oneOf([200, 201]);
+        // One caught up and live (the shared reads and the LISTEN connection at work), then several
+        // still replaying when SIGTERM comes (test/bootstrap/shutdown-feed holds such reads deterministically).
+        const live = await SseClient.open(`${server.url}/v1/articles`, { user: alice });
+        clients.push(live);
+        await live.waitUntil(() => live.comments.includes("live"));
+        for (let i = 0; i < 5; i += 1) clients.push(await SseClient.open(`${server.url}/v1/articles?_since=0`, { user: alice }));
+        expect(await server.stop()).to.equal(0);
+        const errors = server.output.filter((line) => ((JSON.parse(line) as { level?: number }).level ?? 0) >= 50);
+        expect(errors).to.deep.equal([]);
+        expect(server.output.some((line) => line.includes('"msg":"tessera stopping"'))).to.equal(true);
+      } finally {
+        for (const client of clients) await client.close();
+        await server.stop();
+      }
+    });
 
     it("migrates a fresh database, and again with nothing to do", async () => {
       expect((await runCli(["migrate"], settings)).code).to.equal(0);

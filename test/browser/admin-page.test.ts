@@ -118,10 +118,15 @@ describe("admin page in a browser", function () {
     const page = await newPage();
     await page.goto(`${server.url}/v1/admin/`);
     await page.waitForSelector("#sign-in-view", { state: "visible" });
+    // Nobody is signed in yet: no "Signed in as" and no "Sign out".
+    expect(await page.isVisible("#session")).to.equal(false);
+    expect(await page.getByText("Signed in as").isVisible()).to.equal(false);
+    expect(await page.getByRole("button", { name: "Sign out" }).isVisible()).to.equal(false);
     await screenshot(page, "1-sign-in");
     const shown = await signIn(page, "alice", "pw");
     const root = (await server.request("GET", "/v1/", { user: "alice:pw" })).body;
     expect(shown).to.equal(root.user.id);
+    expect(await page.isVisible("#session")).to.equal(true);
     expect(await page.$$eval("#principals li", (items) => items.map((i) => i.textContent))).to.deep.equal(root.user.principals);
     expect(await page.$$eval("#resources a", (links) => links.map((a) => a.dataset.collection))).to.deep.equal(["notes", "articles"]);
     await screenshot(page, "2-home");
@@ -201,5 +206,29 @@ describe("admin page in a browser", function () {
     expect(await bobPage.inputValue("#record-data")).to.contain("for bob");
     await alicePage.context().close();
     await bobPage.context().close();
+  });
+
+  it("works when cors_origins does not list the server's own origin (same-origin is never refused)", async () => {
+    const strict = await startTestServer({ cors_origins: "https://app.example.com" });
+    try {
+      const page = await newPage();
+      await page.goto(`${strict.url}/v1/admin/`);
+      await page.fill("#sign-in input[name=user]", "dave");
+      await page.fill("#sign-in input[name=password]", "pw");
+      await page.click("#sign-in button[type=submit]");
+      await page.waitForSelector("#home-view", { state: "visible" });
+      await page.click("#resources a[data-collection=notes]");
+      await page.waitForSelector("#collection-view", { state: "visible" });
+      // A write: the browser sends Origin (the server's own) with every POST.
+      await page.click("#new-record");
+      await page.fill("#record-data", JSON.stringify({ title: "same origin" }));
+      await page.click("#record-form button[type=submit]");
+      await page.waitForSelector("#message:has-text('Saved.')");
+      const listed = await strict.request("GET", "/v1/notes", { user: "dave:pw" });
+      expect(listed.body.data.map((r: { title: string }) => r.title)).to.deep.equal(["same origin"]);
+      await page.context().close();
+    } finally {
+      await strict.stop();
+    }
   });
 });

@@ -1,4 +1,7 @@
-/** A client `last_modified` is bounded like `_since`: an integer, not negative, at most 24 h ahead. */
+/**
+ * A client `last_modified` that is an integer is bounded like `_since`: not negative, at most 24 h
+ * ahead. One that is not an integer is ignored and overwritten, as Kinto does (`IgnoredFieldsTest`).
+ */
 import { expect } from "chai";
 import type { Clock } from "../../src/application/ports/clock.js";
 import { startTestServer, type TestServer } from "../support/http.js";
@@ -16,7 +19,8 @@ describe("HTTP client timestamps", () => {
   after(() => server.stop());
   afterEach(() => server.request("DELETE", "/v1/notes", { user: ALICE }));
 
-  const REFUSED: unknown[] = [4102444800000, NOW + DAY + 1, -1, 1.5, "1800000000000", true, [1], 2 ** 53];
+  const REFUSED: unknown[] = [4102444800000, NOW + DAY + 1, -1, 2 ** 53];
+  const IGNORED: unknown[] = [1.5, "1800000000000", "abc", true, [1], { t: 1 }];
 
   it("refuses what _since would refuse, on POST, PUT and PATCH, and writes nothing", async () => {
     await server.request("PUT", "/v1/notes/n1", { user: ALICE, body: { data: { v: 0 } } });
@@ -45,6 +49,41 @@ describe("HTTP client timestamps", () => {
     const listed = await server.request("GET", "/v1/notes", { user: ALICE });
     expect(listed.body.data.map((r: { id: string }) => r.id)).to.deep.equal(["n1"]);
     expect(listed.body.data[0].last_modified).to.be.at.most(NOW + DAY);
+  });
+
+  it("ignores and overwrites a last_modified that is not an integer, on POST, PUT and PATCH (Kinto)", async () => {
+    for (const value of IGNORED) {
+      const label = JSON.stringify(value);
+      const post = await server.request("POST", "/v1/notes", { user: ALICE, body: { data: { id: "n2", v: 1, last_modified: value } } });
+      expect(post.status, label).to.equal(201);
+      expect(post.body.data, label).to.deep.include({ id: "n2", v: 1 });
+      expect(post.body.data.last_modified, label).to.be.a("number").and.not.equal(value);
+      const put = await server.request("PUT", "/v1/notes/n1", { user: ALICE, body: { data: { v: 2, last_modified: value } } });
+      expect(put.status, label).to.be.oneOf([200, 201]);
+      expect(put.body.data.last_modified, label).to.be.a("number").and.not.equal(value);
+      for (const type of ["application/json", "application/merge-patch+json"]) {
+        const patch = await server.request("PATCH", "/v1/notes/n1", {
+          user: ALICE,
+          body: { data: { v: 3, last_modified: value } },
+          headers: { "Content-Type": type },
+        });
+        expect(patch.status, `${label} ${type}`).to.equal(200);
+        expect(patch.body.data, `${label} ${type}`).to.deep.include({ id: "n1", v: 3 });
+        expect(patch.body.data.last_modified, `${label} ${type}`).to.be.a("number").and.not.equal(value);
+      }
+      const jsonPatch = await server.request("PATCH", "/v1/notes/n1", {
+        user: ALICE,
+        body: [{ op: "replace", path: "/data/last_modified", value }],
+        headers: { "Content-Type": "application/json-patch+json" },
+      });
+      expect(jsonPatch.status, `${label} json-patch`).to.equal(200);
+      expect(jsonPatch.body.data.last_modified, `${label} json-patch`).to.be.a("number");
+      const stored = await server.request("GET", "/v1/notes/n1", { user: ALICE });
+      expect(stored.body.data.last_modified, label)
+        .to.be.a("number")
+        .and.at.most(NOW + DAY);
+      await server.request("DELETE", "/v1/notes", { user: ALICE });
+    }
   });
 
   it("bounds JSON Patch operations that set last_modified", async () => {

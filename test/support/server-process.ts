@@ -5,6 +5,8 @@ import { PROJECT_ROOT, settingsEnv, tesseraArgs } from "./tessera-process.js";
 
 export interface ServerProcess {
   readonly url: string;
+  /** Every line the process wrote to stdout (its JSON log), so far. */
+  readonly output: readonly string[];
   /** False once the process has exited (on its own: a crash, or after stop()). */
   alive(): boolean;
   /** SIGTERM, then the exit code once the process is gone. */
@@ -23,12 +25,14 @@ export function startServerProcess(settings: Record<string, string>): Promise<Se
       reject(error);
     };
     child.once("exit", (code) => fail(new Error(`server process exited with ${code}`)));
+    const output: string[] = [];
     createInterface({ input: child.stdout as NodeJS.ReadableStream }).on("line", (line) => {
+      output.push(line);
       const url = /"url":"([^"]+)","msg":"tessera listening"/.exec(line)?.[1];
       if (!url) return;
       clearTimeout(timer);
       child.removeAllListeners("exit");
-      resolve({ url, alive: () => child.exitCode === null && child.signalCode === null, stop: () => stop(child) });
+      resolve({ url, output, alive: () => child.exitCode === null && child.signalCode === null, stop: () => stop(child) });
     });
   });
 }

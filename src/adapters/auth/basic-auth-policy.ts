@@ -5,6 +5,21 @@
 import { createHmac } from "node:crypto";
 import type { AuthenticationPolicy, RequestCredentials } from "../../application/ports/authentication-policy.js";
 
+/** Strict: an invalid sequence throws instead of becoming U+FFFD; a leading BOM is kept, as Python keeps it. */
+const UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+/**
+ * UTF-8, else Latin-1, as Kinto (Pyramid) decodes credentials: without loss, so that two byte
+ * strings that are not valid UTF-8 never become the same text (and the same user).
+ */
+function decodeCredentials(bytes: Buffer): string {
+  try {
+    return UTF8.decode(bytes);
+  } catch {
+    return bytes.toString("latin1");
+  }
+}
+
 /** Distinct Authorization values whose user id is remembered (oldest forgotten first). */
 const REMEMBERED = 1000;
 
@@ -29,7 +44,7 @@ export class BasicAuthPolicy implements AuthenticationPolicy {
   private identify(header: string): string | undefined {
     const match = /^basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header);
     if (!match?.[1]) return undefined;
-    const decoded = Buffer.from(match[1], "base64").toString("utf8");
+    const decoded = decodeCredentials(Buffer.from(match[1], "base64"));
     const colon = decoded.indexOf(":");
     if (colon <= 0) return undefined; // no separator or empty username: anonymous
     return this.userId(decoded);

@@ -1,6 +1,7 @@
 /**
  * CORS on every response, errors and unknown URLs included; preflights answered here, before
- * authentication. A request from an origin `cors_origins` does not allow is refused with a 400.
+ * authentication. A request from an origin `cors_origins` does not allow is refused with a 400,
+ * unless it comes from the server's own origin (the admin page): same-origin is never refused.
  */
 import type { Context, Next } from "koa";
 import { ValidationError } from "../../domain/errors.js";
@@ -36,17 +37,32 @@ export function originMatcher(patterns: readonly string[]): (origin: string) => 
   return (origin) => regexes.some((r) => r.test(origin));
 }
 
+/**
+ * Whether `origin` is the one the request was sent to: its host (and port) is the `Host` header.
+ * The scheme is not compared: behind a proxy that ends TLS, the server sees plain HTTP.
+ */
+function isSameOrigin(origin: string, host: string): boolean {
+  try {
+    return host !== "" && new URL(origin).host === host.toLowerCase();
+  } catch {
+    return false; // `null` or garbage
+  }
+}
+
 export function corsMiddleware(options: { origins: readonly string[]; maxAgeSeconds: number | undefined }) {
   const allowed = originMatcher(options.origins);
-  // Like Kinto (cornice): `*` when every origin is allowed, the caller's origin otherwise.
+  // Like Kinto (cornice): `*` when every origin is allowed, the caller's origin otherwise. Only an
+  // echoed origin may be sent credentials (a browser refuses them with `*`).
   const everyOrigin = options.origins.includes("*");
   return async (ctx: Context, next: Next): Promise<void> => {
     const origin = ctx.get("origin");
-    if (origin) {
-      if (!allowed(origin)) throw ValidationError.single("header", "Origin", `${origin} not allowed`);
+    if (origin && allowed(origin)) {
       ctx.set("Access-Control-Allow-Origin", everyOrigin ? "*" : origin);
+      if (!everyOrigin) ctx.set("Access-Control-Allow-Credentials", "true");
       ctx.set("Access-Control-Expose-Headers", EXPOSED_HEADERS.join(", "));
       ctx.vary("Origin");
+    } else if (origin && !isSameOrigin(origin, ctx.get("host"))) {
+      throw ValidationError.single("header", "Origin", `${origin} not allowed`);
     }
     if (ctx.method === "OPTIONS") {
       if (origin && ctx.get("access-control-request-method")) {

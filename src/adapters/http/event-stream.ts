@@ -4,12 +4,12 @@ import type { Context } from "koa";
 export const EVENT_STREAM = "text/event-stream";
 const COLLECTION_PATH = /^\/v1\/[^/]+$/;
 
-/** A GET of a collection that prefers an event stream to JSON. */
+/** A GET (or HEAD) of a collection that prefers an event stream to JSON; media types are case-insensitive. */
 export function wantsEventStream(ctx: Context): boolean {
   return (
-    ctx.method === "GET" &&
+    (ctx.method === "GET" || ctx.method === "HEAD") &&
     COLLECTION_PATH.test(ctx.path) &&
-    ctx.get("accept").includes(EVENT_STREAM) &&
+    ctx.get("accept").toLowerCase().includes(EVENT_STREAM) &&
     ctx.accepts("application/json", EVENT_STREAM) === EVENT_STREAM
   );
 }

@@ -11,7 +11,7 @@ import { MODIFIED_FIELD, type Filter } from "../../application/listing.js";
 import type { FeedEvent, FeedSink } from "../../application/live-feed.js";
 import { EVENT_STREAM, wantsEventStream } from "./event-stream.js";
 import type { HttpServices } from "./http-services.js";
-import { parseListQuery } from "./list-query.js";
+import { parseListQuery, timestampValue } from "./list-query.js";
 import { allowedMethods, requesterOf } from "./record-routes.js";
 
 const DEFAULT_BUFFER_BYTES = 1024 * 1024;
@@ -91,14 +91,19 @@ class SseSink implements FeedSink {
   }
 }
 
-/** `Last-Event-ID` (a reconnecting client) wins over `_since`; both are timestamps. */
-function startOf(ctx: Context, filters: readonly Filter[]): { since: number | undefined; rest: Filter[] } {
+/** `Last-Event-ID` (a reconnecting client) wins over `_since`; both are timestamps, bounded by the same rule. */
+function startOf(ctx: Context, filters: readonly Filter[], now: number): { since: number | undefined; rest: Filter[] } {
   const rest = filters.filter((f) => !(f.field === MODIFIED_FIELD && f.operator === "gt"));
   const header = ctx.get("last-event-id");
   if (header !== "") {
-    if (!/^\d+$/.test(header) || !Number.isSafeInteger(Number(header)))
-      throw ValidationError.single("header", "Last-Event-ID", "Last-Event-ID must be a timestamp (a non-negative integer)");
-    return { since: Number(header), rest };
+    const since = timestampValue(header, now);
+    if (since === undefined)
+      throw ValidationError.single(
+        "header",
+        "Last-Event-ID",
+        "Last-Event-ID must be a timestamp: an integer of milliseconds, at most 24 hours ahead of the server clock",
+      );
+    return { since, rest };
   }
   const since = filters.find((f) => f.field === MODIFIED_FIELD && f.operator === "gt");
   return { since: typeof since?.value === "number" ? Math.floor(since.value) : undefined, rest };
@@ -112,17 +117,19 @@ export function registerFeedRoute(router: Router, services: HttpServices): void 
       await next();
       return;
     }
+    const now = services.clock.now();
     const query = parseListQuery(new URLSearchParams(ctx.querystring), {
       paginateBy: undefined,
       maxFetchSize: services.options.storageMaxFetchSize,
-      now: services.clock.now(),
+      now,
       limits: services.options.inputLimits,
     });
-    const { since, rest } = startOf(ctx, query.filters);
+    const { since, rest } = startOf(ctx, query.filters, now);
     const requester = requesterOf(ctx);
     const definition = resource.definition;
     const scope = { collection: definition.name, parentId: definition.kind === "user" ? (requester.userId ?? "") : "" };
     const res = ctx.res;
+    const head = ctx.method === "HEAD";
     const subscription = await feed.subscribe({ requester, resource: definition, filters: rest, since }, scope, () => {
       ctx.respond = false;
       res.statusCode = 200;
@@ -132,10 +139,18 @@ export function registerFeedRoute(router: Router, services: HttpServices): void 
       // Chunked, said explicitly, so that the chunks SseSink frames itself are what the client expects.
       const rawChunks = ctx.req.httpVersionMajor === 1 && ctx.req.httpVersionMinor >= 1;
       if (rawChunks) res.setHeader("Transfer-Encoding", "chunked");
-      res.flushHeaders();
-      res.write(": connected\n\n");
+      // HEAD: the checks and headers of GET, no body (the sink of an ended response sends nothing).
+      if (head) res.end();
+      else {
+        res.flushHeaders();
+        res.write(": connected\n\n");
+      }
       return new SseSink(res, services.options.feedBufferBytes ?? DEFAULT_BUFFER_BYTES, rawChunks);
     });
+    if (head) {
+      subscription.close();
+      return;
+    }
     ctx.req.once("close", () => subscription.close());
     res.once("close", () => subscription.close());
   });

@@ -60,12 +60,19 @@ export class HttpMetrics {
     buckets: [1, 2, 5, 10, 25, 50, 100],
     registers: [this.registry],
   });
+  private readonly clientErrors = new Counter({
+    name: "tessera_http_client_errors_total",
+    help: "Requests refused by Node's HTTP parser before reaching the application (bad syntax, headers too large, too slow), by error code.",
+    labelNames: ["code"] as const,
+    registers: [this.registry],
+  });
   private pools: readonly PoolProbe[] = [];
   private feedSubscribers: () => number = () => 0;
   /** Label children by "method route status": the hot path skips prom-client's label hashing. */
   private readonly series = new Map<string, { count: Counter.Internal; duration: Histogram.Internal<"method" | "route" | "status"> }>();
 
   constructor() {
+    processMetrics(); // from startup: what happens before the first scrape (GCs, event-loop delay) counts too
     for (const backend of BACKENDS) this.backendErrors.inc({ backend }, 0);
     const pools = () => this.pools;
     const subscribers = () => this.feedSubscribers();
@@ -142,6 +149,10 @@ export class HttpMetrics {
       series.count.inc();
       series.duration.observe((performance.now() - started) / 1000);
     };
+  }
+
+  clientErrorRefused(code: string): void {
+    this.clientErrors.inc({ code });
   }
 
   backendFailed(backend: string): void {

@@ -11,6 +11,11 @@ export const BODY_TYPES = [JSON_TYPE, MERGE_PATCH_TYPE, JSON_PATCH_TYPE];
 const PATCH_TYPES = [JSON_TYPE, MERGE_PATCH_TYPE, JSON_PATCH_TYPE];
 const WRITE_METHODS = new Set(["POST", "PUT", "PATCH"]);
 
+/** The request body's media type without parameters, lower-cased: RFC 9110 makes type and subtype case-insensitive. */
+export function bodyMediaType(ctx: Context): string {
+  return ctx.request.type.trim().toLowerCase();
+}
+
 export function negotiationMiddleware(options: { maxBodyBytes: number }) {
   return async (ctx: Context, next: Next): Promise<void> => {
     if (ctx.get("accept") && !ctx.accepts(JSON_TYPE) && !wantsEventStream(ctx)) throw new NotAcceptableError();
@@ -18,7 +23,7 @@ export function negotiationMiddleware(options: { maxBodyBytes: number }) {
     // Like Kinto, a declared media type is checked even for an empty body; no type at all is fine without a body.
     if (WRITE_METHODS.has(ctx.method) && (hasBody || ctx.get("content-type"))) {
       const accepted = ctx.method === "PATCH" ? PATCH_TYPES : [JSON_TYPE];
-      if (!accepted.includes(ctx.request.type)) throw new UnsupportedMediaTypeError(accepted);
+      if (!accepted.includes(bodyMediaType(ctx))) throw new UnsupportedMediaTypeError(accepted);
       if ((ctx.request.length ?? 0) > options.maxBodyBytes) throw new PayloadTooLargeError();
     }
     await next();

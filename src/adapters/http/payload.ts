@@ -2,7 +2,7 @@
 import { ValidationError, type ValidationDetail } from "../../domain/errors.js";
 import { isJsonObject, type JsonObject } from "../../domain/json.js";
 import type { JsonPatchOperation } from "../../domain/json-patch.js";
-import { isValidPrincipal } from "../../domain/principals.js";
+import { isValidPrincipal, unknownSystemPrincipal } from "../../domain/principals.js";
 import { isValidRecordId } from "../../domain/records.js";
 import type { PatchPayload, RecordPayload, Submitted } from "../../application/record-service.js";
 import type { ResourceDefinition } from "../../application/resources.js";
@@ -10,6 +10,14 @@ import { pythonRepr } from "./python-repr.js";
 import { CLIENT_TIMESTAMP_RULE, isAcceptableTimestamp } from "./list-query.js";
 
 const TOP_LEVEL_KEYS = new Set(["data", "permissions"]);
+
+/**
+ * A client `last_modified` that is an integer is bounded like `_since`; anything else is ignored
+ * and overwritten by the server's timestamp, as Kinto does (its `IgnoredFieldsTest`).
+ */
+function refusedTimestamp(value: unknown, now: number): boolean {
+  return Number.isInteger(value) && !isAcceptableTimestamp(value, now);
+}
 
 interface Checked {
   data?: JsonObject;
@@ -40,14 +48,16 @@ function check(body: unknown, resource: ResourceDefinition, now: number, allowNu
         else if (!Array.isArray(principals))
           bad(`permissions.${permission}`, `"${typeof principals === "string" ? principals : pythonRepr(principals)}" is not iterable`);
         else if (!principals.every(isValidPrincipal)) bad(`permissions.${permission}`, "must be a list of principal strings");
-        else result.permissions[permission] = principals;
+        else {
+          const typo = unknownSystemPrincipal(principals);
+          if (typo) bad(`permissions.${permission}`, typo);
+          else result.permissions[permission] = principals;
+        }
       }
     }
   }
   // A future timestamp would become the collection's clock and break `_since` for every reader.
-  const clientTimestamp = result.data?.last_modified;
-  if (clientTimestamp !== undefined && clientTimestamp !== null && !isAcceptableTimestamp(clientTimestamp, now))
-    bad("data.last_modified", CLIENT_TIMESTAMP_RULE);
+  if (refusedTimestamp(result.data?.last_modified, now)) bad("data.last_modified", CLIENT_TIMESTAMP_RULE);
   if (result.data?.id !== undefined && !isValidRecordId(result.data.id)) {
     problems.push({ location: "path", name: null, description: "Invalid object id" });
   }
@@ -85,7 +95,7 @@ export function submitted<T>(parse: () => T): Submitted<T> {
 }
 
 /**
- * JSON Patch operations may set `last_modified` too: a literal value is bounded like any client
+ * JSON Patch operations may set `last_modified` too: a literal integer is bounded like any client
  * timestamp; one copied or moved from elsewhere cannot be checked here and is refused.
  */
 export function checkJsonPatchTimestamp(operations: readonly JsonPatchOperation[], now: number): JsonPatchOperation[] {
@@ -97,8 +107,7 @@ export function checkJsonPatchTimestamp(operations: readonly JsonPatchOperation[
       problems.push({ location: "body", name: `${i}.path`, description: "last_modified cannot be copied or moved" });
     if (operation.op !== "add" && operation.op !== "replace") return;
     const value = whole ? (isJsonObject(operation.value) ? operation.value.last_modified : undefined) : operation.value;
-    if (value !== undefined && value !== null && !isAcceptableTimestamp(value, now))
-      problems.push({ location: "body", name: `${i}.value`, description: CLIENT_TIMESTAMP_RULE });
+    if (refusedTimestamp(value, now)) problems.push({ location: "body", name: `${i}.value`, description: CLIENT_TIMESTAMP_RULE });
   });
   if (problems.length > 0) throw new ValidationError(problems);
   return [...operations];

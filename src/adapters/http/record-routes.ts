@@ -13,7 +13,7 @@ import { UnknownUrlError } from "./http-errors.js";
 import { preconditionsOf } from "./http-preconditions.js";
 import type { Endpoint, HttpResource, HttpServices } from "./http-services.js";
 import { CLIENT_TIMESTAMP_RULE, parseListQuery, timestampValue } from "./list-query.js";
-import { JSON_PATCH_TYPE, MERGE_PATCH_TYPE } from "./negotiation.js";
+import { bodyMediaType, JSON_PATCH_TYPE, MERGE_PATCH_TYPE } from "./negotiation.js";
 import { checkJsonPatchTimestamp, parseRecordPatch, parseRecordPayload, submitted } from "./payload.js";
 import { respondWithList, respondWithRecord, setTimestampHeaders } from "./responses.js";
 import { requestUrl, urlText } from "./urls.js";
@@ -151,7 +151,7 @@ export function registerRecordRoutes(router: Router, services: HttpServices): vo
         return;
       }
       case "PATCH": {
-        const type = ctx.request.type;
+        const type = bodyMediaType(ctx);
         const parse = (): PatchPayload =>
           type === JSON_PATCH_TYPE
             ? { operations: checkJsonPatchTimestamp(parseJsonPatch(ctx.request.body), services.clock.now()), merge: false }
