@@ -28,7 +28,7 @@ import type { CollectionView, ResourceKindPolicy, ResourceKinds, Target } from "
 import { MODIFIED_FIELD, type Filter, type SortKey } from "./listing.js";
 import type { PaginationTokens } from "./pagination-token.js";
 import type { IdGenerator } from "./ports/clock.js";
-import type { RecordStore, Scope } from "./ports/record-store.js";
+import type { RecordedLoss, RecordStore, Scope } from "./ports/record-store.js";
 import type { UnitOfWork } from "./ports/unit-of-work.js";
 import { checkPreconditions, type Preconditions } from "./preconditions.js";
 import type { GrantedRecords, RecordSelection } from "./record-access.js";
@@ -251,6 +251,7 @@ export class RecordService {
     const record = existing
       ? await this.writeWithAcl(
           scope,
+          id,
           () => this.deps.records.update(scope, id, fields, { lastModified, ifMatch: numeric(preconditions.ifMatch) }),
           acl && !aclEqual(acl, kept) ? this.aclWrite(kind, resource, id, acl, kept) : undefined,
         )
@@ -310,6 +311,7 @@ export class RecordService {
       try {
         const record = await this.writeWithAcl(
           scope,
+          id,
           () => this.deps.records.update(scope, id, data, { lastModified, ifMatch: existing.lastModified }),
           acl && aclChanged ? this.aclWrite(kind, resource, id, acl, currentAcl) : undefined,
         );
@@ -342,8 +344,12 @@ export class RecordService {
     const removal = kind.aclRemoval(resource, [id]);
     const tombstone = await this.writeWithAcl(
       scope,
+      id,
       () => this.deps.records.delete(scope, id, { lastModified, ifMatch: numeric(preconditions.ifMatch) }),
-      removal && { write: removal, undo: () => kind.saveAcl(resource, id, found.acl ?? {}) },
+      removal && {
+        write: async () => (await removal()).flatMap((loss) => loss.principals),
+        undo: () => kind.saveAcl(resource, id, found.acl ?? {}),
+      },
     );
     this.changed(requester, scope, "delete", [{ old: existing, new: tombstone }]);
     return tombstone;
@@ -364,10 +370,17 @@ export class RecordService {
     checkPreconditions(preconditions, { timestamp: before }, false);
     const tombstones = await this.deps.unitOfWork.run(async () => {
       const deleted = await reach.records.deleteMany(scope, { filters });
-      await kind.aclRemoval(
-        resource,
-        deleted.map((t) => t.id),
-      )?.();
+      const losses =
+        (await kind.aclRemoval(
+          resource,
+          deleted.map((t) => t.id),
+        )?.()) ?? [];
+      // Each former reader loses a record at its tombstone's timestamp, the one answered.
+      const buried = new Map(deleted.map((t) => [t.id, t.lastModified]));
+      await this.recordLosses(
+        scope,
+        losses.map((loss) => ({ ...loss, lastModified: buried.get(loss.id) ?? 0 })),
+      );
       return deleted;
     });
     // The old records are not read back: a collection-wide delete reports tombstones only.
@@ -413,9 +426,24 @@ export class RecordService {
     return { caller, reach: { records: await this.deps.granted.select(caller, resource, permission), restricted: true } };
   }
 
-  /** Writes a record and its ACL together (record-acl-write.ts explains the order and the undo). */
-  private writeWithAcl<R>(scope: Scope, writeRecord: () => Promise<R>, acl: AclWrite | undefined): Promise<R> {
-    return writeRecordWithAcl(this.deps.unitOfWork, this.deps.aclInRecordTransaction === true, writeRecord, acl, scope);
+  /**
+   * Writes a record and its ACL together (record-acl-write.ts explains the order and the undo);
+   * whoever the ACL write made lose the record lost it at the record write's own timestamp.
+   */
+  private writeWithAcl<R extends { readonly lastModified: number }>(
+    scope: Scope,
+    id: string,
+    writeRecord: () => Promise<R>,
+    acl: AclWrite | undefined,
+  ): Promise<R> {
+    return writeRecordWithAcl(this.deps.unitOfWork, this.deps.aclInRecordTransaction === true, writeRecord, acl, scope, (written, lost) =>
+      this.recordLosses(scope, [{ id, lastModified: written.lastModified, principals: lost }]),
+    );
+  }
+
+  private async recordLosses(scope: Scope, losses: readonly RecordedLoss[]): Promise<void> {
+    const real = losses.filter((loss) => loss.principals.length > 0);
+    if (real.length > 0) await this.deps.records.recordLostAccessAt(scope, real);
   }
 
   /** A new record with its ACL: in one step where the kind's stores can, else both in one unit of work. */
@@ -433,15 +461,22 @@ export class RecordService {
       together ??
       this.writeWithAcl(
         scope,
+        id,
         () => this.deps.records.create(scope, id, fields, { lastModified }),
         acl && this.aclWrite(kind, resource, id, acl, {}),
       )
     );
   }
 
-  /** Storing `acl` for the record, undone by storing `previous` again. */
+  /** Storing `acl` for the record (who read it under `previous` and not under `acl` lost it), undone by storing `previous` again. */
   private aclWrite(kind: ResourceKindPolicy, resource: ResourceDefinition, id: string, acl: Acl, previous: Acl): AclWrite {
-    return { write: () => kind.saveAcl(resource, id, acl), undo: () => kind.saveAcl(resource, id, previous) };
+    return {
+      write: async () => {
+        await kind.saveAcl(resource, id, acl);
+        return kind.lostReaders(resource, id, previous, acl);
+      },
+      undo: () => kind.saveAcl(resource, id, previous),
+    };
   }
 
   /** The caller and the record with its ACL: one round trip where the kind's stores read them together. */

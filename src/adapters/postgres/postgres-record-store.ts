@@ -30,6 +30,7 @@ import {
   purgeLostAccessSql,
   RECORD_LOST_ACCESS,
   RECORD_LOST_ACCESS_STAMPED,
+  stampedLostAccessValues,
 } from "./lost-access-sql.js";
 import type { PostgresDatabase, Statement } from "./postgres-database.js";
 import { filterSql, grantedIdsSql, idsAccessSql, keysetSql, orderSql, SqlParams } from "./record-query-sql.js";
@@ -311,6 +312,12 @@ export class PostgresRecordStore implements RecordStore, GrantedRecordStore, Rec
       return Array.from({ length: count }, (_, i) => high - count + i + 1);
     }
     return this.groups.write(scope, (group) => this.stampedLostAccess(group, scope, values));
+  }
+
+  async recordLostAccessAt(scope: Scope, losses: readonly RecordedLoss[]): Promise<void> {
+    const { ids, principals, stamps } = stampedLostAccessValues(losses);
+    if (ids.length === 0) return;
+    await this.run(RECORD_LOST_ACCESS_STAMPED, [scope.collection, scope.parentId, ids, principals, stamps]);
   }
 
   private async stampedLostAccess(clock: GroupClock, scope: Scope, values: ReturnType<typeof lostAccessValues>): Promise<number[]> {
