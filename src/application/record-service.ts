@@ -114,6 +114,9 @@ interface Reach {
   readonly restricted: boolean;
 }
 
+/** A PUT re-decided after losing a create race; only a record deleted and created again between tries needs more than 2. */
+const MAX_CREATE_RACE_ATTEMPTS = 5;
+
 export class RecordService {
   private readonly turns = new RecordTurns();
 
@@ -234,6 +237,24 @@ export class RecordService {
     id: string,
     submitted: Submitted<RecordPayload>,
     preconditions: Preconditions = {},
+  ): Promise<RecordResult> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.replaceOnce(requester, resource, id, submitted, preconditions);
+      } catch (error) {
+        // Lost a create race (the record was missing when read): decided again on the winner's
+        // record, it is the replace it would have been (or 412 with If-None-Match: *), never a 409.
+        if (!(error instanceof ConflictError) || attempt >= MAX_CREATE_RACE_ATTEMPTS) throw error;
+      }
+    }
+  }
+
+  private async replaceOnce(
+    requester: Requester,
+    resource: ResourceDefinition,
+    id: string,
+    submitted: Submitted<RecordPayload>,
+    preconditions: Preconditions,
   ): Promise<RecordResult> {
     const kind = this.kindOf(resource);
     const scope = kind.scope(requester, resource);
