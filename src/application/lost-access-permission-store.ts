@@ -4,19 +4,23 @@
  * ACEs are deleted (the record is deleted), or an ACE granting read is removed or replaced.
  * Every other operation is passed through unchanged.
  *
- * `touchOnGrant`: a grant made straight through this port (an extension's code) gives the record
- * a new timestamp, so that whoever gains read gets it at their next sync, as with an ACL change
- * made through the API, where the record write itself does that (so the API's own store does
- * not touch). Group membership and collection-level grants are not followed (cost unbounded):
+ * What extensions get: ACL changes made straight through this port have no record write of their
+ * own, so each loss gets a new timestamp here. The API's record writes record their losses
+ * themselves, at the write's own timestamp (RecordService), through the undecorated store.
+ *
+ * `touchOnGrant`: a grant made straight through this port gives the record a new timestamp, so
+ * that whoever gains read gets it at their next sync, as with an ACL change made through the
+ * API, where the record write itself does that. Group membership and collection-level grants are not followed (cost unbounded):
  * clients resync in full (README "Sync and live changes").
  */
 import type { BoundPermissionsFn } from "../domain/permissions.js";
-import { READ, recordIdOf } from "../domain/permissions.js";
+import { recordIdOf } from "../domain/permissions.js";
 import { PreconditionFailedError, RecordNotFoundError } from "../domain/errors.js";
 import type { CommittedChanges } from "./events.js";
 import type { ObjectPermissions, PermissionStore } from "./ports/permission-store.js";
 import type { RecordStore, Scope } from "./ports/record-store.js";
-import { boundPermissionsOf, type ResourceDefinition } from "./resources.js";
+import { recordReaders, recordReadPermissions } from "./record-readers.js";
+import type { ResourceDefinition } from "./resources.js";
 
 export interface LostAccessOptions {
   readonly records: RecordStore;
@@ -146,15 +150,12 @@ export class LostAccessPermissionStore implements PermissionStore {
     const resource = this.options.shareable(collection);
     const id = resource && recordIdOf(resource.name, objectId);
     if (!resource || id === undefined) return undefined;
-    const readPermissions = boundPermissionsOf(resource)(objectId, READ)
-      .filter((b) => b.objectId === objectId)
-      .map((b) => b.permission);
+    const readPermissions = recordReadPermissions(resource, objectId);
     return { scope: { collection: resource.name, parentId: "" }, id, objectId, readPermissions };
   }
 
   private async readers(target: RecordTarget): Promise<Set<string>> {
-    const acl = await this.inner.objectPermissions(target.objectId, target.readPermissions);
-    return new Set(Object.values(acl).flatMap((principals) => [...principals]));
+    return recordReaders(target.readPermissions, await this.inner.objectPermissions(target.objectId, target.readPermissions));
   }
 
   private async recordLosses(losses: readonly { target: RecordTarget; lost: ReadonlySet<string> }[]): Promise<void> {

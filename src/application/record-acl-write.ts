@@ -12,28 +12,38 @@ import type { UnitOfWork } from "./ports/unit-of-work.js";
 
 /** An ACL write and how to take it back (restore what was there before). */
 export interface AclWrite {
-  readonly write: () => Promise<void>;
+  /** Resolves to the principals who lost read access to the record by this write (if any). */
+  readonly write: () => Promise<readonly string[] | void>;
   readonly undo: () => Promise<void>;
 }
 
-/** `scope`: the record's, so that the unit of work may join that scope's group commit. */
+/**
+ * `scope`: the record's, so that the unit of work may join that scope's group commit.
+ * `recordLoss`: called once both are written, in the same unit of work, with the record write's
+ * result and who lost read access: the loss is recorded at the record write's own timestamp.
+ */
 export function writeRecordWithAcl<R>(
   unitOfWork: UnitOfWork,
   aclSharesTransaction: boolean,
   writeRecord: () => Promise<R>,
   acl: AclWrite | undefined,
   scope?: Scope,
+  recordLoss?: (written: R, lost: readonly string[]) => Promise<void>,
 ): Promise<R> {
   if (!acl) return writeRecord();
   return unitOfWork.run(async () => {
+    let result: R;
+    let lost: readonly string[] | void;
     if (unitOfWork.atomic && aclSharesTransaction) {
-      await acl.write();
-      return writeRecord();
+      lost = await acl.write();
+      result = await writeRecord();
+    } else {
+      result = await writeRecord();
+      // Registered before writing: a write whose reply was lost may still have happened.
+      unitOfWork.onRollback?.(acl.undo);
+      lost = await acl.write();
     }
-    const result = await writeRecord();
-    // Registered before writing: a write whose reply was lost may still have happened.
-    unitOfWork.onRollback?.(acl.undo);
-    await acl.write();
+    if (lost && lost.length > 0) await recordLoss?.(result, lost);
     return result;
   }, scope);
 }

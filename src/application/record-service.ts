@@ -28,7 +28,7 @@ import type { CollectionView, ResourceKindPolicy, ResourceKinds, Target } from "
 import { MODIFIED_FIELD, type Filter, type SortKey } from "./listing.js";
 import type { PaginationTokens } from "./pagination-token.js";
 import type { IdGenerator } from "./ports/clock.js";
-import type { RecordStore, Scope } from "./ports/record-store.js";
+import type { RecordedLoss, RecordStore, Scope } from "./ports/record-store.js";
 import type { UnitOfWork } from "./ports/unit-of-work.js";
 import { checkPreconditions, type Preconditions } from "./preconditions.js";
 import type { GrantedRecords, RecordSelection } from "./record-access.js";
@@ -113,6 +113,9 @@ interface Reach {
   readonly records: RecordSelection;
   readonly restricted: boolean;
 }
+
+/** A PUT re-decided after losing a create race; only a record deleted and created again between tries needs more than 2. */
+const MAX_CREATE_RACE_ATTEMPTS = 5;
 
 export class RecordService {
   private readonly turns = new RecordTurns();
@@ -235,6 +238,24 @@ export class RecordService {
     submitted: Submitted<RecordPayload>,
     preconditions: Preconditions = {},
   ): Promise<RecordResult> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.replaceOnce(requester, resource, id, submitted, preconditions);
+      } catch (error) {
+        // Lost a create race (the record was missing when read): decided again on the winner's
+        // record, it is the replace it would have been (or 412 with If-None-Match: *), never a 409.
+        if (!(error instanceof ConflictError) || attempt >= MAX_CREATE_RACE_ATTEMPTS) throw error;
+      }
+    }
+  }
+
+  private async replaceOnce(
+    requester: Requester,
+    resource: ResourceDefinition,
+    id: string,
+    submitted: Submitted<RecordPayload>,
+    preconditions: Preconditions,
+  ): Promise<RecordResult> {
     const kind = this.kindOf(resource);
     const scope = kind.scope(requester, resource);
     const [caller, { record: existing, acl: currentAcl }] = await this.callerAndTarget(kind, requester, resource, scope, id);
@@ -251,6 +272,7 @@ export class RecordService {
     const record = existing
       ? await this.writeWithAcl(
           scope,
+          id,
           () => this.deps.records.update(scope, id, fields, { lastModified, ifMatch: numeric(preconditions.ifMatch) }),
           acl && !aclEqual(acl, kept) ? this.aclWrite(kind, resource, id, acl, kept) : undefined,
         )
@@ -310,6 +332,7 @@ export class RecordService {
       try {
         const record = await this.writeWithAcl(
           scope,
+          id,
           () => this.deps.records.update(scope, id, data, { lastModified, ifMatch: existing.lastModified }),
           acl && aclChanged ? this.aclWrite(kind, resource, id, acl, currentAcl) : undefined,
         );
@@ -342,8 +365,12 @@ export class RecordService {
     const removal = kind.aclRemoval(resource, [id]);
     const tombstone = await this.writeWithAcl(
       scope,
+      id,
       () => this.deps.records.delete(scope, id, { lastModified, ifMatch: numeric(preconditions.ifMatch) }),
-      removal && { write: removal, undo: () => kind.saveAcl(resource, id, found.acl ?? {}) },
+      removal && {
+        write: async () => (await removal()).flatMap((loss) => loss.principals),
+        undo: () => kind.saveAcl(resource, id, found.acl ?? {}),
+      },
     );
     this.changed(requester, scope, "delete", [{ old: existing, new: tombstone }]);
     return tombstone;
@@ -364,10 +391,17 @@ export class RecordService {
     checkPreconditions(preconditions, { timestamp: before }, false);
     const tombstones = await this.deps.unitOfWork.run(async () => {
       const deleted = await reach.records.deleteMany(scope, { filters });
-      await kind.aclRemoval(
-        resource,
-        deleted.map((t) => t.id),
-      )?.();
+      const losses =
+        (await kind.aclRemoval(
+          resource,
+          deleted.map((t) => t.id),
+        )?.()) ?? [];
+      // Each former reader loses a record at its tombstone's timestamp, the one answered.
+      const buried = new Map(deleted.map((t) => [t.id, t.lastModified]));
+      await this.recordLosses(
+        scope,
+        losses.map((loss) => ({ ...loss, lastModified: buried.get(loss.id) ?? 0 })),
+      );
       return deleted;
     });
     // The old records are not read back: a collection-wide delete reports tombstones only.
@@ -413,9 +447,24 @@ export class RecordService {
     return { caller, reach: { records: await this.deps.granted.select(caller, resource, permission), restricted: true } };
   }
 
-  /** Writes a record and its ACL together (record-acl-write.ts explains the order and the undo). */
-  private writeWithAcl<R>(scope: Scope, writeRecord: () => Promise<R>, acl: AclWrite | undefined): Promise<R> {
-    return writeRecordWithAcl(this.deps.unitOfWork, this.deps.aclInRecordTransaction === true, writeRecord, acl, scope);
+  /**
+   * Writes a record and its ACL together (record-acl-write.ts explains the order and the undo);
+   * whoever the ACL write made lose the record lost it at the record write's own timestamp.
+   */
+  private writeWithAcl<R extends { readonly lastModified: number }>(
+    scope: Scope,
+    id: string,
+    writeRecord: () => Promise<R>,
+    acl: AclWrite | undefined,
+  ): Promise<R> {
+    return writeRecordWithAcl(this.deps.unitOfWork, this.deps.aclInRecordTransaction === true, writeRecord, acl, scope, (written, lost) =>
+      this.recordLosses(scope, [{ id, lastModified: written.lastModified, principals: lost }]),
+    );
+  }
+
+  private async recordLosses(scope: Scope, losses: readonly RecordedLoss[]): Promise<void> {
+    const real = losses.filter((loss) => loss.principals.length > 0);
+    if (real.length > 0) await this.deps.records.recordLostAccessAt(scope, real);
   }
 
   /** A new record with its ACL: in one step where the kind's stores can, else both in one unit of work. */
@@ -433,15 +482,22 @@ export class RecordService {
       together ??
       this.writeWithAcl(
         scope,
+        id,
         () => this.deps.records.create(scope, id, fields, { lastModified }),
         acl && this.aclWrite(kind, resource, id, acl, {}),
       )
     );
   }
 
-  /** Storing `acl` for the record, undone by storing `previous` again. */
+  /** Storing `acl` for the record (who read it under `previous` and not under `acl` lost it), undone by storing `previous` again. */
   private aclWrite(kind: ResourceKindPolicy, resource: ResourceDefinition, id: string, acl: Acl, previous: Acl): AclWrite {
-    return { write: () => kind.saveAcl(resource, id, acl), undo: () => kind.saveAcl(resource, id, previous) };
+    return {
+      write: async () => {
+        await kind.saveAcl(resource, id, acl);
+        return kind.lostReaders(resource, id, previous, acl);
+      },
+      undo: () => kind.saveAcl(resource, id, previous),
+    };
   }
 
   /** The caller and the record with its ACL: one round trip where the kind's stores read them together. */

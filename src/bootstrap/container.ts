@@ -127,7 +127,8 @@ export function buildContainer(settings: Settings, options: CompositionOptions =
       createTogether: RecordWithAclWriter | undefined,
       principalsWithCheck: PrincipalsWithCheck | undefined,
     ) => {
-      const permissions = trackingLostAccess(stored, records, resources, false) ?? NO_PERMISSION_STORE;
+      // Undecorated: the service records who loses access itself, at each write's own timestamp.
+      const permissions = stored ?? NO_PERMISSION_STORE;
       const kinds = resourceKinds({
         authorizer: new Authorizer(permissions),
         permissions,

@@ -30,23 +30,23 @@ describe("LiveFeed", function () {
   it("replays what changed after `since`, says when it is live, then streams each change with its action", async () => {
     await world.put("alice", "a1", { n: 1 }); // 100
     await world.put("alice", "a2", { n: 2 }); // 101
-    await world.service.delete(world.user("alice"), articles, "a1"); // 102, and alice's loss of it 103
-    await world.put("alice", "a0", { n: 0 }); // 104: a record newer than a tombstone of the same replay
+    await world.service.delete(world.user("alice"), articles, "a1"); // 102, and alice's loss of it at the same 102
+    await world.put("alice", "a0", { n: 0 }); // 103: a record newer than a tombstone of the same replay
     const carol = await world.subscribe("carol", 100);
     await carol.waitFor("live");
-    await world.put("alice", "a3", { n: 3 }); // 105
-    await carol.waitFor("create a3@105"); // else one shared read may find it deleted already
-    await world.put("alice", "a2", { n: 22 }); // 106
-    await world.service.delete(world.user("alice"), articles, "a3"); // 107 (loss 108)
-    await carol.waitFor("delete a3@107");
+    await world.put("alice", "a3", { n: 3 }); // 104
+    await carol.waitFor("create a3@104"); // else one shared read may find it deleted already
+    await world.put("alice", "a2", { n: 22 }); // 105
+    await world.service.delete(world.user("alice"), articles, "a3"); // 106 (loss 106)
+    await carol.waitFor("delete a3@106");
     expect(carol.lines).to.deep.equal([
       "create a2@101",
       "delete a1@102",
-      "create a0@104",
+      "create a0@103",
       "live",
-      "create a3@105",
-      "update a2@106",
-      "delete a3@107",
+      "create a3@104",
+      "update a2@105",
+      "delete a3@106",
     ]);
   });
 
@@ -100,12 +100,12 @@ describe("LiveFeed", function () {
     await world.put("alice", "a3", { n: 3 }, { read: ["bob"] }); // 102
     await world.put("alice", "a4", { n: 4 }); // 103
     await carol.waitFor("create a4@103");
-    await world.put("alice", "a1", { n: 1 }, { read: [] }); // record 104, bob's loss 105
+    await world.put("alice", "a1", { n: 1 }, { read: [] }); // record 104, bob's loss at the same 104
     await carol.waitFor("update a1@104");
-    await world.put("alice", "a1", { n: 11 }, { read: ["bob"] }); // 106
-    await carol.waitFor("update a1@106");
-    expect(bob.lines).to.deep.equal(["create a1@100", "live", "create a3@102", "delete a1@105", "update a1@106"]);
-    expect(carol.lines).to.deep.equal(["live", "create a3@102", "create a4@103", "update a1@104", "update a1@106"]);
+    await world.put("alice", "a1", { n: 11 }, { read: ["bob"] }); // 105
+    await carol.waitFor("update a1@105");
+    expect(bob.lines).to.deep.equal(["create a1@100", "live", "create a3@102", "delete a1@104", "update a1@105"]);
+    expect(carol.lines).to.deep.equal(["live", "create a3@102", "create a4@103", "update a1@104", "update a1@105"]);
   });
 
   it("with a resource's own bound permissions, gives a restricted subscriber the records whose ACL names him under a permission bound on the record itself", async () => {
@@ -121,18 +121,18 @@ describe("LiveFeed", function () {
   it("applies the filters to records and lets every deletion through, in the replay and live", async () => {
     await world.put("alice", "a1", { kind: "a" }); // 100
     await world.put("alice", "b1", { kind: "b" }); // 101
-    await world.service.delete(world.user("alice"), articles, "b1"); // 102, and alice's loss of it 103
+    await world.service.delete(world.user("alice"), articles, "b1"); // 102, and alice's loss of it at the same 102
     const filtered = await world.subscribe("carol", 0, [{ field: "kind", operator: "eq", value: "a" }]);
-    const all = await world.subscribe("carol", 103);
+    const all = await world.subscribe("carol", 102);
     await filtered.waitFor("live");
     await all.waitFor("live");
-    await world.put("alice", "b2", { kind: "b" }); // 104
-    await all.waitFor("create b2@104"); // else one shared read may find it deleted already
-    await world.put("alice", "a2", { kind: "a" }); // 105
-    await world.service.delete(world.user("alice"), articles, "b2"); // 106 (loss 107)
-    await filtered.waitFor("delete b2@106");
-    expect(filtered.lines).to.deep.equal(["create a1@100", "delete b1@102", "live", "create a2@105", "delete b2@106"]);
-    expect(all.events).to.deep.equal(["create b2@104", "create a2@105", "delete b2@106"]);
+    await world.put("alice", "b2", { kind: "b" }); // 103
+    await all.waitFor("create b2@103"); // else one shared read may find it deleted already
+    await world.put("alice", "a2", { kind: "a" }); // 104
+    await world.service.delete(world.user("alice"), articles, "b2"); // 105 (loss 105)
+    await filtered.waitFor("delete b2@105");
+    expect(filtered.lines).to.deep.equal(["create a1@100", "delete b1@102", "live", "create a2@104", "delete b2@105"]);
+    expect(all.events).to.deep.equal(["create b2@103", "create a2@104", "delete b2@105"]);
   });
 
   it("reads long replays and bursts page by page, in order, without gap or duplicate", async () => {
@@ -140,17 +140,17 @@ describe("LiveFeed", function () {
     for (const id of ids) await world.put("alice", id, { id_: id }); // r000@100 … r249@349
     const early = await world.subscribe("carol", 99);
     await early.waitFor("live");
-    // Each deletion takes one timestamp, alice's loss of the record the next: r000@350 … r209@768.
+    // Each deletion takes one timestamp, alice's loss of the record the same: r000@350 … r209@559.
     for (const id of ids.slice(0, 210)) await world.service.delete(world.user("alice"), articles, id);
-    await early.waitFor("delete r209@768");
-    await world.put("alice", "z1", { n: 1 }); // 770 (alice's last loss 769): beyond the late replay's first page of deletions
-    await early.waitFor("create z1@770");
+    await early.waitFor("delete r209@559");
+    await world.put("alice", "z1", { n: 1 }); // 560: beyond the late replay's first page of deletions
+    await early.waitFor("create z1@560");
     const late = await world.subscribe("carol", 99);
     await late.waitFor("live");
     const created = ids.map((id, i) => `create ${id}@${100 + i}`);
-    const deleted = ids.slice(0, 210).map((id, i) => `delete ${id}@${350 + 2 * i}`);
-    expect(early.lines).to.deep.equal([...created, "live", ...deleted, "create z1@770"]);
-    expect(late.lines).to.deep.equal([...created.slice(210), ...deleted, "create z1@770", "live"]);
+    const deleted = ids.slice(0, 210).map((id, i) => `delete ${id}@${350 + i}`);
+    expect(early.lines).to.deep.equal([...created, "live", ...deleted, "create z1@560"]);
+    expect(late.lines).to.deep.equal([...created.slice(210), ...deleted, "create z1@560", "live"]);
   });
 
   it("drops a subscriber that stops reading, in its replay or live, and goes on serving the others", async () => {

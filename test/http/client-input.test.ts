@@ -107,7 +107,7 @@ describe("HTTP client input bounds", () => {
   });
 
   describe("numbers that would not be stored as written", () => {
-    for (const literal of ["1e400", "-1e400", "1e-400", "-2.5e-999", "123456789e999"]) {
+    for (const literal of ["1e400", "-1e400", "1e-400", "-2.5e-999", "123456789e999", "-0.0", "9007199254740993"]) {
       it(`refuses ${literal}`, async () => {
         const res = await put(`{"data":{"n":${literal}}}`);
         expect(res.status).to.equal(400);
@@ -117,7 +117,7 @@ describe("HTTP client input bounds", () => {
     }
 
     it("keeps zeros, subnormals and numbers inside strings", async () => {
-      const res = await put(String.raw`{"data":{"a":0,"b":-0.0,"c":0.000e-400,"d":1e-320,"e":"1e400","f":"\"1e-400"}}`);
+      const res = await put(String.raw`{"data":{"a":0,"c":0.000e-400,"d":1e-320,"e":"1e400","f":"\"1e-400"}}`);
       expect(res.status).to.equal(201);
       expect(res.body.data).to.include({ a: 0, c: 0, d: 1e-320, e: "1e400", f: '"1e-400' });
     });

@@ -43,10 +43,10 @@ const books: TesseraExtension = {
   ],
 };
 
-/** The HTTP methods of a path item (its other keys, like `parameters`, left out). */
+/** The HTTP methods of a path item (its other keys, like `parameters`, left out; `options`, the CORS preflight every path answers, too). */
 function methodsOf(item: Record<string, unknown>): string[] {
   return Object.keys(item)
-    .filter((k) => ["get", "head", "post", "put", "patch", "delete", "options", "trace"].includes(k))
+    .filter((k) => ["get", "head", "post", "put", "patch", "delete", "trace"].includes(k))
     .sort();
 }
 
@@ -137,7 +137,16 @@ describe("OpenAPI document (GET /v1/__api__)", () => {
     const list = document.paths["/articles"].get;
     const names = list.parameters.map((p: { $ref: string }) => document.components.parameters[p.$ref.split("/").pop() as string].name);
     expect(names).to.include.members(["_limit", "_sort", "_token", "_fields", "_since", "_before", "filters"]);
-    expect(list.responses["200"].headers).to.have.keys("ETag", "Last-Modified", "Next-Page");
+    expect(list.responses["200"].headers).to.include.keys("ETag", "Last-Modified", "Next-Page", "X-Request-Id", "Alert", "Backoff");
+    expect(list.responses["200"].content).to.have.keys("application/json", "text/event-stream");
+    expect(names).to.include.members(["Last-Event-ID", "Accept"]);
+    const limit = document.components.parameters.limit;
+    expect(limit.schema.minimum).to.equal(0);
+    expect(limit.description).to.include("cap");
+    for (const status of ["406", "410", "413", "415"]) expect(list.responses, status).to.have.property(status);
+    expect(document.paths["/articles"].post.responses).to.have.property("409");
+    for (const [path, item] of Object.entries(document.paths as Record<string, Record<string, { responses: object }>>))
+      expect(item.options?.responses, `preflight of ${path}`).to.have.property("200");
     expect(document.paths["/articles"].head.responses["200"].headers).to.include.keys("Total-Objects");
     expect(list.responses).to.include.keys("200", "304", "400", "401", "403", "405", "412", "503");
     expect(document.paths["/articles/{id}"].patch.responses).to.include.keys("200", "400", "401", "403", "404", "405", "412", "503");
@@ -162,6 +171,18 @@ describe("OpenAPI document (GET /v1/__api__)", () => {
     expect(bodyOf("/articles", "post").properties).to.have.keys("data", "permissions");
     expect(bodyOf("/notes", "post").properties).to.have.keys("data");
     expect(document.components.schemas["articles.Data"].properties).to.have.keys("id", "last_modified");
+  });
+
+  it("lets `defaults.path` supply each batch request's path (the README's example), and requires a path otherwise", async () => {
+    const batch = ajvWith(document).compile({ $ref: "openapi#/paths/~1batch/post/requestBody/content/application~1json/schema" });
+    const example = {
+      defaults: { method: "POST", path: "/articles" },
+      requests: [{ body: { data: { title: "a" } } }, { method: "GET", path: "/articles?_limit=5" }],
+    };
+    expect(batch(example), JSON.stringify(batch.errors)).to.equal(true);
+    expect((await server.request("POST", "/v1/batch", { user: "alice:pw", body: example })).status).to.equal(200);
+    expect(batch({ requests: [{ method: "GET" }] })).to.equal(false);
+    expect(batch({ defaults: { method: "GET" }, requests: [{ method: "GET" }] })).to.equal(false);
   });
 
   it("declares Basic Auth when it is among the capabilities", () => {

@@ -8,6 +8,7 @@ import type { TesseraExtension } from "../../src/application/extension.js";
 import type { Clock } from "../../src/application/ports/clock.js";
 import { startServer, type RunningServer } from "../../src/bootstrap/server.js";
 import { loadSettings } from "../../src/bootstrap/settings.js";
+import { ConformanceLog } from "./openapi-conformance.js";
 
 export const TEST_SECRET = "test-secret";
 
@@ -62,6 +63,7 @@ export async function startTestServer(
 ): Promise<TestServer> {
   const running = await startServer(settingsFrom(overrides), { extensions, logger: pino({ level: "silent" }), clock });
   const url = running.url;
+  const log = new ConformanceLog(url);
   return {
     url,
     running,
@@ -81,8 +83,12 @@ export async function startTestServer(
       } catch {
         // not JSON: the test sees the raw text
       }
+      log.record({ method, path, status: response.status, headers: response.headers, text });
       return { status: response.status, headers: response.headers, body: parsed };
     },
-    stop: () => running.stop(),
+    async stop() {
+      await log.check(); // while the server still serves its document
+      await running.stop();
+    },
   };
 }

@@ -148,6 +148,7 @@ export interface FeedWorldOptions {
 export class FeedWorld {
   readonly records = new HoldingRecords({ now: () => 100 });
   readonly acls = new MemoryPermissionStore();
+  /** The port as extensions get it: ACL changes made through it record losses of their own. */
   readonly permissions = new LostAccessPermissionStore(this.acls, {
     records: this.records,
     shareable: (collection) => (collection === articles.name ? articles : undefined),
@@ -168,12 +169,13 @@ export class FeedWorld {
   }
 
   constructor(options: FeedWorldOptions = {}) {
-    const kinds = resourceKinds({ authorizer: new Authorizer(this.permissions), permissions: this.permissions });
+    // As the composition root wires them: the service records its writes' losses itself.
+    const kinds = resourceKinds({ authorizer: new Authorizer(this.acls), permissions: this.acls });
     const unitOfWork = new DirectUnitOfWork();
     this.service = new RecordService({
       records: this.records,
       kinds,
-      granted: new GrantsResolvedToIds(this.records, this.permissions),
+      granted: new GrantsResolvedToIds(this.records, this.acls),
       unitOfWork,
       ids: { generate: () => `g${++this.nextId}` },
       tokens: new PaginationTokens("secret"),
@@ -182,7 +184,7 @@ export class FeedWorld {
     this.feed = new LiveFeed({
       records: this.service,
       store: this.records,
-      permissions: this.permissions,
+      permissions: this.acls,
       kinds,
       aclAfterRecord: options.aclAfterRecord ?? true,
       windowMs: 0,

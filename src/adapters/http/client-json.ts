@@ -4,8 +4,9 @@
  * - nesting deeper than the limit (the walk is iterative, so the check itself cannot overflow);
  * - text PostgreSQL cannot store or JSON cannot carry: NUL characters and lone surrogates, in
  *   keys as in values;
- * - numbers that do not survive a round trip: `1e400` parses to Infinity (stored as `null`) and
- *   `1e-400` to 0. The second looks like any 0 once parsed, so numbers are judged on the raw text.
+ * - numbers that would not be stored exactly as written (numbers are JSON doubles everywhere):
+ *   `1e400` parses to Infinity, `1e-400` and `-0` to 0, `9007199254740993` to 9007199254740992.
+ *   Parsed, they look like any other number, so they are judged on the raw text.
  */
 import type { ValidationDetail } from "../../domain/errors.js";
 
@@ -79,17 +80,37 @@ function isNumberPart(unit: number): boolean {
   ); /* E */
 }
 
-/** A number literal whose value is not what it says: out of range, or non-zero digits read as 0. */
-function lossyNumber(literal: string): boolean {
+/** A decimal's exact value as (significant digits, power of ten of the last one); zero is ("", 0). */
+function decimalValue(literal: string): { digits: string; exponent: number } {
+  const [mantissa = "", power = "0"] = literal.replace(/^-/, "").split(/[eE]/);
+  const [whole = "", fraction = ""] = mantissa.split(".");
+  let digits = `${whole}${fraction}`.replace(/^0+/, "");
+  let exponent = Number(power) - fraction.length;
+  const trailing = digits.length - digits.replace(/0+$/, "").length;
+  digits = digits.slice(0, digits.length - trailing);
+  exponent += trailing;
+  return digits === "" ? { digits, exponent: 0 } : { digits, exponent };
+}
+
+/**
+ * Why a number literal would not be stored exactly as written, or undefined. Numbers are kept as
+ * JSON doubles on every backend: a literal is accepted when its exact decimal value is that of
+ * the double it parses to (as that double prints: `1.10` and `1.1` alike), so integers beyond
+ * 2^53 that are not doubles, decimals with more digits than a double keeps, values out of range
+ * and negative zero (stored as 0) are refused.
+ */
+function lossyNumber(literal: string): string | undefined {
   const value = Number(literal);
-  if (!Number.isFinite(value)) return true;
-  if (value !== 0) return false;
-  const mantissa = literal.split(/[eE]/)[0] ?? literal;
-  return /[1-9]/.test(mantissa);
+  if (!Number.isFinite(value)) return "out of range";
+  if (Object.is(value, -0) || (value === 0 && literal.startsWith("-"))) return "negative zero";
+  const written = decimalValue(literal);
+  const stored = decimalValue(String(value));
+  if (written.digits === stored.digits && written.exponent === stored.exponent) return undefined;
+  return value === 0 ? "out of range" : `not exactly a double: it would be stored as ${String(value)}`;
 }
 
 /** The first number literal of valid JSON text that would not be stored as written. One linear pass. */
-function lossyNumberIn(json: string): string | undefined {
+function lossyNumberIn(json: string): { literal: string; at: number; reason: string } | undefined {
   let inString = false;
   for (let i = 0; i < json.length; i++) {
     const unit = json.charCodeAt(i);
@@ -102,11 +123,50 @@ function lossyNumberIn(json: string): string | undefined {
       let end = i + 1;
       while (end < json.length && isNumberPart(json.charCodeAt(end))) end++;
       const literal = json.slice(i, end);
-      if (lossyNumber(literal)) return literal;
+      const reason = lossyNumber(literal);
+      if (reason !== undefined) return { literal, at: i, reason };
       i = end - 1;
     }
   }
   return undefined;
+}
+
+interface Frame {
+  readonly array: boolean;
+  key: string;
+  index: number;
+  /** In an object, the next string is a key (after `{` or `,`, until `:`). */
+  expectKey: boolean;
+}
+
+/** The dotted path of the value starting at offset `at` of valid JSON text (null: the document). */
+function pathAt(json: string, at: number): string | null {
+  const frames: Frame[] = [];
+  for (let i = 0; i < at; i++) {
+    const char = json[i];
+    const top = frames.at(-1);
+    if (char === '"') {
+      let end = i + 1;
+      while (end < json.length && json[end] !== '"') end += json[end] === "\\" ? 2 : 1;
+      if (top && !top.array && top.expectKey) top.key = JSON.parse(json.slice(i, end + 1)) as string;
+      i = end;
+    } else if (char === "{" || char === "[") {
+      frames.push({ array: char === "[", key: "", index: 0, expectKey: char === "{" });
+    } else if (char === "}" || char === "]") {
+      frames.pop();
+    } else if (char === ",") {
+      if (top?.array) top.index += 1;
+      else if (top) top.expectKey = true;
+    } else if (char === ":" && top) {
+      top.expectKey = false;
+    }
+  }
+  return frames.length === 0 ? null : frames.map((f) => (f.array ? String(f.index) : f.key)).join(".");
+}
+
+function joinPath(outer: string | null, inner: string | null): string | null {
+  if (inner === null) return outer;
+  return outer === null ? inner : `${outer}.${inner}`;
 }
 
 /** Every check for JSON received as text and already parsed, as a validation detail. */
@@ -118,12 +178,14 @@ export function clientJsonDetail(
   name: string | null,
 ): ValidationDetail | undefined {
   const lossy = lossyNumberIn(text);
-  if (lossy !== undefined)
+  if (lossy !== undefined) {
+    const { literal, at, reason } = lossy;
     return {
       location,
-      name,
-      description: `Number ${lossy.length > 40 ? `${lossy.slice(0, 40)}…` : lossy} cannot be stored as written (out of range)`,
+      name: joinPath(name, pathAt(text, at)),
+      description: `Number ${literal.length > 40 ? `${literal.slice(0, 40)}…` : literal} cannot be stored as written (${reason})`,
     };
+  }
   const problem = jsonValueProblem(parsed, maxDepth);
   if (problem === undefined) return undefined;
   const inner = problem.name === null ? name : name === null ? problem.name : `${name}.${problem.name}`;

@@ -2,7 +2,7 @@
  * The parts of the OpenAPI document every resource shares: the error body, listing parameters,
  * precondition and paging headers, and one response per error status (api-contract §6-§8).
  */
-import type { JsonObject } from "../../domain/json.js";
+import type { JsonObject, JsonValue } from "../../domain/json.js";
 
 export const ID_SCHEMA: JsonObject = { type: "string", pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]*$", maxLength: 255 };
 export const TIMESTAMP_SCHEMA: JsonObject = {
@@ -21,16 +21,26 @@ export const ERRORS = {
   403: "Forbidden",
   404: "NotFound",
   405: "MethodNotAllowed",
+  406: "NotAcceptable",
+  409: "Conflict",
+  410: "Gone",
   412: "PreconditionFailed",
+  413: "PayloadTooLarge",
+  415: "UnsupportedMediaType",
+  500: "InternalServerError",
   503: "ServiceUnavailable",
 } as const;
 
+/** What any request may be answered, whatever its route: refused media types, sizes, end of service, backends. */
+export const EVERY_REQUEST_ERRORS: readonly ErrorStatus[] = [400, 405, 406, 410, 413, 415, 500, 503];
+
 export type ErrorStatus = keyof typeof ERRORS;
 
-/** `{status: $ref}` for the given error statuses, plus 304 where a read may answer it. */
+/** `{status: $ref}` for the given error statuses and those of every request, plus 304 where a read may answer it. */
 export function errorResponses(statuses: readonly ErrorStatus[], notModified = false): JsonObject {
   const responses: JsonObject = notModified ? { "304": ref("responses", "NotModified") } : {};
-  for (const status of statuses) responses[String(status)] = ref("responses", ERRORS[status]);
+  for (const status of [...new Set([...statuses, ...EVERY_REQUEST_ERRORS])].sort((a, b) => a - b))
+    responses[String(status)] = ref("responses", ERRORS[status]);
   return responses;
 }
 
@@ -40,8 +50,9 @@ const PARAMETERS: JsonObject = {
   limit: {
     name: "_limit",
     in: "query",
-    description: "Page size. `paginate_by`, when set, wins over it; `storage_max_fetch_size` caps it.",
-    schema: { type: "integer", minimum: 1 },
+    description:
+      "Page size. `paginate_by` (when set) and `storage_max_fetch_size` cap it: the page holds at most the smallest of them. `0` answers an empty page.",
+    schema: { type: "integer", minimum: 0 },
   },
   sort: {
     name: "_sort",
@@ -102,6 +113,19 @@ const PARAMETERS: JsonObject = {
     description: 'On reads, `"<ts>"` equal to the current timestamp gives 304; `*` fails with 412 when the target exists.',
     schema: { type: "string" },
   },
+  lastEventId: {
+    name: "Last-Event-ID",
+    in: "header",
+    description:
+      "With `Accept: text/event-stream`: the id of the last event received (a timestamp); the feed resumes after it (wins over `_since`).",
+    schema: { type: "string", pattern: "^[0-9]+$" },
+  },
+  accept: {
+    name: "Accept",
+    in: "header",
+    description: "`text/event-stream` opens the live feed of the collection instead of a page; else JSON (406 for what cannot be served).",
+    schema: { type: "string" },
+  },
   deletionTimestamp: {
     name: "last_modified",
     in: "query",
@@ -111,9 +135,20 @@ const PARAMETERS: JsonObject = {
 };
 
 /** Listing parameters of `GET`/`HEAD` on a collection. */
-export const LIST_PARAMETERS = ["limit", "sort", "token", "fields", "since", "before", "to", "filters", "ifNoneMatch", "ifMatch"].map(
-  (name) => ref("parameters", name),
-);
+export const LIST_PARAMETERS = [
+  "limit",
+  "sort",
+  "token",
+  "fields",
+  "since",
+  "before",
+  "to",
+  "filters",
+  "ifNoneMatch",
+  "ifMatch",
+  "accept",
+  "lastEventId",
+].map((name) => ref("parameters", name));
 
 const HEADERS: JsonObject = {
   ETag: { description: 'Timestamp of the record, or of the collection, in quotes: `"<ts>"`.', schema: { type: "string" } },
@@ -127,7 +162,89 @@ const HEADERS: JsonObject = {
   "Retry-After": { description: "Seconds to wait before retrying (`retry_after_seconds`).", schema: { type: "integer", minimum: 0 } },
   Allow: { description: "Methods this endpoint serves.", schema: { type: "string" } },
   "WWW-Authenticate": { description: "Challenge of the first authentication policy that has one.", schema: { type: "string" } },
+  "X-Request-Id": {
+    description: "The request's id (the client's `X-Request-Id` when valid, else a new one); in every log line of the request.",
+    schema: { type: "string" },
+  },
+  Alert: {
+    description:
+      "JSON `{code, message, url}` of a deprecation: the end of service (`eos`) is near, or a deprecated parameter (`_to`) was used.",
+    schema: { type: "string" },
+  },
+  Backoff: { description: "Seconds clients should wait before their next request (`backoff`).", schema: { type: "integer", minimum: 0 } },
+  "Access-Control-Allow-Origin": {
+    description: "CORS: the allowed `Origin` (or `*`), with a request that sent one.",
+    schema: { type: "string" },
+  },
+  "Access-Control-Allow-Credentials": { description: "CORS: `true` for an explicitly listed origin.", schema: { type: "string" } },
+  "Access-Control-Expose-Headers": { description: "CORS: the headers a browser client may read.", schema: { type: "string" } },
+  "Access-Control-Allow-Methods": { description: "CORS preflight: the methods allowed.", schema: { type: "string" } },
+  "Access-Control-Allow-Headers": { description: "CORS preflight: the request headers allowed.", schema: { type: "string" } },
+  "Access-Control-Max-Age": {
+    description: "CORS preflight: seconds a browser may cache it (`cors_max_age_seconds`).",
+    schema: { type: "string" },
+  },
+  Location: { description: "Where the resource is (redirects).", schema: { type: "string" } },
 };
+
+/** Headers any answer may carry, added to every response of the document (OpenAPI has no global headers). */
+const COMMON_HEADERS = [
+  "X-Request-Id",
+  "Alert",
+  "Backoff",
+  "Retry-After",
+  "Access-Control-Allow-Origin",
+  "Access-Control-Allow-Credentials",
+  "Access-Control-Expose-Headers",
+];
+
+/** Adds the headers any answer may carry to each response of `responses` (a Response Object, never a reference). */
+export function withCommonHeaders(responses: JsonObject): JsonObject {
+  const out: JsonObject = {};
+  for (const [status, response] of Object.entries(responses)) {
+    if (!isObject(response) || "$ref" in response) {
+      out[status] = response;
+      continue;
+    }
+    const headers: JsonObject = isObject(response.headers) ? { ...response.headers } : {};
+    for (const name of COMMON_HEADERS) headers[name] ??= ref("headers", name);
+    out[status] = { ...response, headers };
+  }
+  return out;
+}
+
+function isObject(value: JsonValue | undefined): value is JsonObject {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** `OPTIONS` on any path: a CORS preflight (with `Origin` and `Access-Control-Request-Method`), or `{}`. */
+export function preflightOperation(operationId: string, tags: readonly string[]): JsonObject {
+  return {
+    tags: [...tags],
+    operationId,
+    summary: "CORS preflight",
+    description:
+      "Answered 200 `{}` before authentication. With `Origin` (one of `cors_origins`) and `Access-Control-Request-Method`, the `Access-Control-Allow-*` headers say what a browser may send; a refused `Origin` is a 400.",
+    security: [],
+    parameters: [
+      { name: "Origin", in: "header", schema: { type: "string" } },
+      { name: "Access-Control-Request-Method", in: "header", schema: { type: "string" } },
+      { name: "Access-Control-Request-Headers", in: "header", schema: { type: "string" } },
+    ],
+    responses: withCommonHeaders({
+      "200": {
+        description: "Preflight answer.",
+        headers: {
+          "Access-Control-Allow-Methods": ref("headers", "Access-Control-Allow-Methods"),
+          "Access-Control-Allow-Headers": ref("headers", "Access-Control-Allow-Headers"),
+          "Access-Control-Max-Age": ref("headers", "Access-Control-Max-Age"),
+        },
+        content: { "application/json": { schema: { type: "object", maxProperties: 0 } } },
+      },
+      ...errorResponses([400, 503]),
+    }),
+  };
+}
 
 /** `ETag` and `Last-Modified`, as sent with every record and collection answer. */
 export const TIMESTAMP_HEADERS: JsonObject = { ETag: ref("headers", "ETag"), "Last-Modified": ref("headers", "Last-Modified") };
@@ -184,6 +301,14 @@ const RESPONSES: JsonObject = {
   ServiceUnavailable: errorResponse("A backend failed (errno 201).", ref("schemas", "Error"), {
     "Retry-After": ref("headers", "Retry-After"),
   }),
+  InternalServerError: errorResponse("An unexpected error (errno 999); the request id is in the logs."),
+  NotAcceptable: errorResponse("`Accept` names no media type this endpoint serves (errno 107)."),
+  Conflict: errorResponse(
+    "The record was created or removed by concurrent writes, again and again, while this one was decided (errno 122); `details.existing` is the record, when known.",
+  ),
+  Gone: errorResponse("The service reached its end of service (`eos`, errno 202)."),
+  PayloadTooLarge: errorResponse("The body is larger than `max_body_bytes` (errno 113)."),
+  UnsupportedMediaType: errorResponse("`Content-Type` is not a JSON type this endpoint reads (errno 107)."),
 };
 
 /** The shared components; resource schemas are added by the caller. */
@@ -192,7 +317,7 @@ export function sharedComponents(basicAuth: boolean): JsonObject {
     schemas: { Error: ERROR_BODY, ValidationDetail: VALIDATION_DETAIL, Tombstone: TOMBSTONE },
     parameters: PARAMETERS,
     headers: HEADERS,
-    responses: RESPONSES,
+    responses: withCommonHeaders(RESPONSES),
   };
   if (basicAuth) {
     components.securitySchemes = {

@@ -33,6 +33,15 @@ const JSON_PATCH_SCHEMA: JsonObject = {
   },
 };
 
+/** The live feed (`Accept: text/event-stream` on a collection GET), as Server-Sent Events. */
+const LIVE_FEED: JsonObject = {
+  schema: {
+    type: "string",
+    description:
+      "Server-Sent Events. First the changes after `_since` (or `Last-Event-ID`), then `event: live`, then each change as it commits: `id: <last_modified>`, `event: create|update|delete` (`delete` also when the caller lost read access), `data: <the record as a listing shows it, or its tombstone>`. Comment lines (`:`) keep the connection open. The listing's filters and permissions apply; the stream ends when the subscriber stops reading or the server stops.",
+  },
+};
+
 export interface ResourceDocument {
   readonly schemas: JsonObject;
   readonly paths: JsonObject;
@@ -122,10 +131,12 @@ class Operations {
     return this.operation("list", `list_${this.name}`, "List records", {
       parameters: LIST_PARAMETERS,
       responses: {
-        "200": this.ok("The page of records (tombstones too when filtering on `last_modified`).", this.listBody(), {
-          ...TIMESTAMP_HEADERS,
-          "Next-Page": ref("headers", "Next-Page"),
-        }),
+        "200": {
+          description:
+            "The page of records (tombstones too when filtering on `last_modified`); with `Accept: text/event-stream`, the live feed.",
+          headers: { ...TIMESTAMP_HEADERS, "Next-Page": ref("headers", "Next-Page") },
+          content: { "application/json": { schema: this.listBody() }, "text/event-stream": LIVE_FEED },
+        },
         ...this.errors([400, 401, 403, 405, 412, 503], true),
       },
     });
@@ -155,7 +166,7 @@ class Operations {
       responses: {
         "201": this.ok("Created.", this.recordBody(), TIMESTAMP_HEADERS),
         "200": this.ok("`data.id` exists: the stored record, unchanged.", this.recordBody(), TIMESTAMP_HEADERS),
-        ...this.errors([400, 401, 403, 405, 412, 503]),
+        ...this.errors([400, 401, 403, 405, 409, 412, 503]),
       },
     });
   }
@@ -202,7 +213,7 @@ class Operations {
       responses: {
         "200": this.ok("Replaced.", this.recordBody(), TIMESTAMP_HEADERS),
         "201": this.ok("Created.", this.recordBody(), TIMESTAMP_HEADERS),
-        ...this.errors([400, 401, 403, 405, 412, 503]),
+        ...this.errors([400, 401, 403, 405, 409, 412, 503]),
       },
     });
   }

@@ -25,14 +25,18 @@ const SUB_REQUEST: JsonObject = {
   },
 };
 
+/** `path` is required in each request unless `defaults.path` supplies it. */
 const BATCH_REQUEST: JsonObject = {
   type: "object",
   required: ["requests"],
   additionalProperties: false,
   properties: {
     defaults: { ...SUB_REQUEST, description: "Merged into each request without overriding it." },
-    requests: { type: "array", items: { ...SUB_REQUEST, required: ["path"] } },
+    requests: { type: "array", items: SUB_REQUEST },
   },
+  if: { required: ["defaults"], properties: { defaults: { required: ["path"] } } },
+  then: {},
+  else: { properties: { requests: { items: { required: ["path"] } } } },
 };
 
 const BATCH_RESPONSE: JsonObject = {
@@ -120,7 +124,7 @@ export function utilityPaths(basicAuth: boolean): JsonObject {
         operationId: "heartbeat",
         summary: "Health of the backends and of the registered checks",
         security: NO_AUTH,
-        responses: { "200": json("Every check passed.", HEALTH), "503": json("A check failed.", HEALTH), ...errorResponses([405]) },
+        responses: { "200": json("Every check passed.", HEALTH), ...errorResponses([405]), "503": json("A check failed.", HEALTH) },
       },
     },
     "/__lbheartbeat__": {

@@ -5,7 +5,7 @@
 import type Router from "@koa/router";
 import type { JsonObject } from "../../domain/json.js";
 import type { HttpServices } from "./http-services.js";
-import { sharedComponents } from "./openapi-components.js";
+import { preflightOperation, sharedComponents, withCommonHeaders } from "./openapi-components.js";
 import { resourceDocument } from "./openapi-resource-paths.js";
 import { utilityPaths } from "./openapi-utility-paths.js";
 import { VERSION_PREFIX } from "./routing-middleware.js";
@@ -24,6 +24,7 @@ export function openApiDocument(services: HttpServices, serverUrl: string = VERS
     Object.assign(schemas, described.schemas);
     Object.assign(paths, described.paths);
   }
+  for (const [path, item] of Object.entries(paths)) paths[path] = completed(path, item as JsonObject);
   const document: JsonObject = {
     openapi: "3.1.0",
     info: {
@@ -43,6 +44,23 @@ export function openApiDocument(services: HttpServices, serverUrl: string = VERS
   // Anonymous requests are allowed too: what they may do depends on each record's permissions.
   if (basicAuth) document.security = [{ basicAuth: [] }, {}];
   return document;
+}
+
+const METHODS = ["get", "head", "post", "put", "patch", "delete"];
+
+/** A path item with the headers any answer may carry on each response, and its CORS preflight (`OPTIONS`). */
+function completed(path: string, item: JsonObject): JsonObject {
+  const out: JsonObject = { ...item };
+  let tags: readonly string[] = [];
+  for (const method of METHODS) {
+    const operation = item[method] as JsonObject | undefined;
+    if (!operation) continue;
+    tags = (operation.tags as string[] | undefined) ?? tags;
+    out[method] = { ...operation, responses: withCommonHeaders(operation.responses as JsonObject) };
+  }
+  const name = path === "/" ? "root" : path.replace(/[^a-zA-Z0-9]+/g, "_").replace(/^_|_$/g, "");
+  out.options = preflightOperation(`preflight_${name}`, tags);
+  return out;
 }
 
 export function registerOpenApiRoute(router: Router, services: HttpServices): void {

@@ -15,9 +15,14 @@ export class ChangeLog<K> {
 
   constructor(private readonly current: (entry: LogEntry<K>) => boolean) {}
 
-  /** Records a write; `lastModified` is above every earlier one of the scope. */
+  /**
+   * Records a write; usually above every earlier one of the scope. A loss of access recorded at the
+   * timestamp of the write that caused it may come after later writes: it is put in its place.
+   */
   append(key: K, lastModified: number): void {
-    this.entries.push({ lastModified, key });
+    const last = this.entries.at(-1);
+    if (last === undefined || last.lastModified <= lastModified) this.entries.push({ lastModified, key });
+    else this.entries.splice(this.firstAfter(lastModified, false), 0, { lastModified, key });
   }
 
   /** One earlier entry no longer holds (counted, to know when to compact). */

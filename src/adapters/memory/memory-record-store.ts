@@ -185,6 +185,11 @@ export class MemoryRecordStore implements RecordStore {
     return stamps;
   }
 
+  async recordLostAccessAt(scope: Scope, losses: readonly RecordedLoss[]): Promise<void> {
+    for (const loss of losses)
+      if (loss.principals.length > 0) this.state(scope).lostAccess.record(loss.id, loss.principals, loss.lastModified);
+  }
+
   async lostAccessAfter(scope: Scope, after: number): Promise<RecordedLoss[]> {
     return this.peek(scope)?.lostAccess.after(after) ?? [];
   }

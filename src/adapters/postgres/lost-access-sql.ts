@@ -5,7 +5,7 @@
  */
 import type { ListQuery, RecordAccess } from "../../application/listing.js";
 import type { Grants } from "../../application/ports/granted-record-store.js";
-import type { AccessLoss } from "../../application/ports/record-store.js";
+import type { AccessLoss, RecordedLoss } from "../../application/ports/record-store.js";
 import type { Statement } from "./postgres-database.js";
 import { filterSql, keysetSql, SqlParams } from "./record-query-sql.js";
 import { NOW_MS } from "./sql-clock.js";
@@ -78,6 +78,23 @@ export function lostAccessValues(losses: readonly AccessLoss[]): {
     }
   }
   return { ids, principals, ordinals, count: n };
+}
+
+/**
+ * RECORD_LOST_ACCESS_STAMPED's arrays for losses stamped by their writes: one row per (record,
+ * principal), at the newest of its losses (a statement may not update one row twice).
+ */
+export function stampedLostAccessValues(losses: readonly RecordedLoss[]): { ids: string[]; principals: string[]; stamps: number[] } {
+  const newest = new Map<string, { id: string; principal: string; stamp: number }>();
+  for (const loss of losses) {
+    for (const principal of loss.principals) {
+      const key = JSON.stringify([loss.id, principal]);
+      const found = newest.get(key);
+      if (!found || found.stamp < loss.lastModified) newest.set(key, { id: loss.id, principal, stamp: loss.lastModified });
+    }
+  }
+  const rows = [...newest.values()];
+  return { ids: rows.map((r) => r.id), principals: rows.map((r) => r.principal), stamps: rows.map((r) => r.stamp) };
 }
 
 /** The caller's principals whose losses a listing shows, or undefined when it shows none. */

@@ -30,6 +30,7 @@ import {
   purgeLostAccessSql,
   RECORD_LOST_ACCESS,
   RECORD_LOST_ACCESS_STAMPED,
+  stampedLostAccessValues,
 } from "./lost-access-sql.js";
 import type { PostgresDatabase, Statement } from "./postgres-database.js";
 import { filterSql, grantedIdsSql, idsAccessSql, keysetSql, orderSql, SqlParams } from "./record-query-sql.js";
@@ -135,6 +136,19 @@ type EntryRow = {
   data_json: string;
   deleted: boolean;
 };
+
+/**
+ * PostgreSQL prints a `jsonb` number in plain notation (`0.0000001`) where JavaScript, which
+ * answers a record read by id, prints an exponent (`1e-7`): only below 1e-6 (six zeros after the
+ * point) or from 1e21 (22 digits). Text that may hold such a number is printed again as
+ * JavaScript does (a false alarm inside a string only costs that), so a record reads the same by
+ * id and in a listing.
+ */
+const PLAIN_WHERE_JAVASCRIPT_USES_AN_EXPONENT = /0\.0{6}|\d{22}/;
+
+function asJavaScriptPrints(json: string): string {
+  return PLAIN_WHERE_JAVASCRIPT_USES_AN_EXPONENT.test(json) ? JSON.stringify(JSON.parse(json)) : json;
+}
 
 /** Dynamic statements are prepared under a name derived from their text, up to this many shapes. */
 const MAX_NAMED_SHAPES = 500;
@@ -274,7 +288,7 @@ export class PostgresRecordStore implements RecordStore, GrantedRecordStore, Rec
     return rows.map((row) =>
       row.deleted
         ? { id: row.id, lastModified: Number(row.last_modified), deleted: true }
-        : new JsonTextRecord(row.id, Number(row.last_modified), row.data_json),
+        : new JsonTextRecord(row.id, Number(row.last_modified), asJavaScriptPrints(row.data_json)),
     );
   }
 
@@ -311,6 +325,12 @@ export class PostgresRecordStore implements RecordStore, GrantedRecordStore, Rec
       return Array.from({ length: count }, (_, i) => high - count + i + 1);
     }
     return this.groups.write(scope, (group) => this.stampedLostAccess(group, scope, values));
+  }
+
+  async recordLostAccessAt(scope: Scope, losses: readonly RecordedLoss[]): Promise<void> {
+    const { ids, principals, stamps } = stampedLostAccessValues(losses);
+    if (ids.length === 0) return;
+    await this.run(RECORD_LOST_ACCESS_STAMPED, [scope.collection, scope.parentId, ids, principals, stamps]);
   }
 
   private async stampedLostAccess(clock: GroupClock, scope: Scope, values: ReturnType<typeof lostAccessValues>): Promise<number[]> {

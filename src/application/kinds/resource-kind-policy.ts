@@ -8,7 +8,7 @@ import type { Caller } from "../../domain/principals.js";
 import type { JsonObject } from "../../domain/json.js";
 import type { StoredRecord } from "../../domain/records.js";
 import type { RecordPermission } from "../record-access.js";
-import type { Scope, WriteOptions } from "../ports/record-store.js";
+import type { AccessLoss, Scope, WriteOptions } from "../ports/record-store.js";
 import type { Requester } from "../requester.js";
 import type { ResourceDefinition, ResourceKind, ViewName } from "../resources.js";
 
@@ -99,8 +99,17 @@ export interface ResourceKindPolicy {
   /** Replaces the record's stored ACL with `acl` (every known permission not in it emptied). */
   saveAcl(resource: ResourceDefinition, id: string, acl: Acl): Promise<void>;
 
-  /** The write that forgets the ACLs of deleted records; undefined when there is nothing to forget. */
-  aclRemoval(resource: ResourceDefinition, ids: readonly string[]): (() => Promise<void>) | undefined;
+  /**
+   * Principals who read the record through `before` and no longer through `after` (they lost it:
+   * docs/adr/0011); none for a kind that keeps no ACL.
+   */
+  lostReaders(resource: ResourceDefinition, id: string, before: Acl, after: Acl): string[];
+
+  /**
+   * The write that forgets the ACLs of deleted records, resolving to who could read each of them
+   * until then; undefined when there is nothing to forget.
+   */
+  aclRemoval(resource: ResourceDefinition, ids: readonly string[]): (() => Promise<AccessLoss[]>) | undefined;
 }
 
 /** One policy per kind a resource may declare. */

@@ -14,7 +14,8 @@ import type { PrincipalsWithCheck } from "../ports/principals-with-check.js";
 import type { JsonObject } from "../../domain/json.js";
 import type { RecordWithAclReader } from "../ports/record-with-acl-reader.js";
 import type { RecordWithAclWriter } from "../ports/record-with-acl-writer.js";
-import type { Scope, WriteOptions } from "../ports/record-store.js";
+import type { AccessLoss, Scope, WriteOptions } from "../ports/record-store.js";
+import { lostReaders, recordReaders, recordReadPermissions } from "../record-readers.js";
 import type { RecordPermission } from "../record-access.js";
 import type { Requester } from "../requester.js";
 import { boundPermissionsOf, permissionFor, type ResourceDefinition, type ViewName } from "../resources.js";
@@ -158,9 +159,23 @@ export class ShareableKind implements ResourceKindPolicy {
     await this.deps.permissions.replaceObjectPermissions(recordObjectId(resource.name, id), everyPermission(resource, acl));
   }
 
-  aclRemoval(resource: ResourceDefinition, ids: readonly string[]): (() => Promise<void>) | undefined {
+  lostReaders(resource: ResourceDefinition, id: string, before: Acl, after: Acl): string[] {
+    return lostReaders(resource, recordObjectId(resource.name, id), before, after);
+  }
+
+  /** Reads who can read each record (one round trip), then deletes their ACLs. */
+  aclRemoval(resource: ResourceDefinition, ids: readonly string[]): (() => Promise<AccessLoss[]>) | undefined {
     if (ids.length === 0) return undefined;
-    return () => this.deps.permissions.deleteObjectPermissions(...ids.map((id) => recordObjectId(resource.name, id)));
+    return async () => {
+      const { permissions } = this.deps;
+      const objectIds = ids.map((id) => recordObjectId(resource.name, id));
+      const acls = await permissions.manyObjectPermissions(objectIds, resource.permissions);
+      await permissions.deleteObjectPermissions(...objectIds);
+      return ids.map((id, i) => {
+        const objectId = objectIds[i] ?? "";
+        return { id, principals: [...recordReaders(recordReadPermissions(resource, objectId), acls.get(objectId) ?? {})] };
+      });
+    };
   }
 }
 

@@ -75,6 +75,10 @@ export class UserKind implements ResourceKindPolicy {
     return undefined;
   }
 
+  lostReaders(): string[] {
+    return [];
+  }
+
   aclRemoval(): undefined {
     return undefined;
   }

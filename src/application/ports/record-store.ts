@@ -82,6 +82,14 @@ export interface RecordStore {
   recordLostAccess(scope: Scope, losses: readonly AccessLoss[]): Promise<number[]>;
 
   /**
+   * Records lost read access caused by writes of this scope that already took their timestamps
+   * (a record's update or its tombstone): each loss at its write's `lastModified`, so that whoever
+   * lost the record syncs the timestamp the write answered. The scope's timestamp is not moved.
+   * Otherwise as recordLostAccess (a newer loss of the same record by a principal replaces its entry).
+   */
+  recordLostAccessAt(scope: Scope, losses: readonly RecordedLoss[]): Promise<void>;
+
+  /**
    * The losses still recorded (not superseded by a newer loss of the same record by the same
    * principal, nor purged) with `last_modified` above `after`, ascending: what the live feed needs
    * to tell each restricted subscriber of lost access without one listing per subscriber.

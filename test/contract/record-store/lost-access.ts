@@ -40,6 +40,26 @@ export function lostAccessCases(store: StoreRef): void {
       expect(await store().collectionTimestamp(articles)).to.equal(stamps[1]);
     });
 
+    it("records a loss at the timestamp of the write that caused it, even after later writes, without moving the collection timestamp", async () => {
+      await seed(store(), articles, [{}, {}]);
+      const tombstone = await store().delete(articles, "r0");
+      const later = await store().update(articles, "r1", { v: 2 });
+      await store().recordLostAccessAt(articles, [
+        { id: "r0", lastModified: tombstone.lastModified, principals: ["bob", "carol"] },
+        { id: "r1", lastModified: later.lastModified, principals: [] },
+      ]);
+      expect(await store().collectionTimestamp(articles)).to.equal(later.lastModified);
+      expect(await store().list(articles, listQuery({ access: bob(["r1"]), includeDeleted: true }))).to.deep.equal([
+        { id: "r0", lastModified: tombstone.lastModified, deleted: true },
+        { id: "r1", lastModified: later.lastModified, data: { v: 2 } },
+      ]);
+      const after = await store().lostAccessAfter(articles, tombstone.lastModified - 1);
+      expect(after.map((l) => ({ ...l, principals: [...l.principals].sort() }))).to.deep.equal([
+        { id: "r0", lastModified: tombstone.lastModified, principals: ["bob", "carol"] },
+      ]);
+      expect(await store().lostAccessAfter(articles, tombstone.lastModified)).to.deep.equal([]);
+    });
+
     it("lists a lost record as a tombstone to its former readers only, and only with includeDeleted", async () => {
       await seed(store(), articles, [{ t: "a" }, { t: "b" }]);
       const [lostAt] = await store().recordLostAccess(articles, [{ id: "r0", principals: ["bob"] }]);
