@@ -74,14 +74,14 @@ interface Figures {
 
 /** Refusals and reclaims so far, from the metrics (scraped from 127.0.0.9). */
 async function counters(port: number): Promise<Record<string, number>> {
-  const text = await new Promise<string>((resolve, reject) => {
+  const text = await new Promise<string>((resolve) => {
     const req = request({ host: "127.0.0.1", port, localAddress: "127.0.0.9", path: "/v1/__metrics__", agent: false }, (res) => {
       let body = "";
       res.setEncoding("utf8");
       res.on("data", (chunk: string) => (body += chunk));
       res.on("end", () => resolve(body));
     });
-    req.on("error", reject);
+    req.on("error", () => resolve("")); // refused (a build without admission drops it at capacity)
     req.end();
   });
   const found: Record<string, number> = {};
