@@ -126,6 +126,12 @@ describe("event streams behind a trusted proxy", function () {
     expect((await open("10.0.0.9", "v3")).status()).to.equal(200);
     expectRefused(await open("1.2.3.4, 10.0.0.9", "v4"), /address/);
   });
+
+  it("counts a header that names no address (odd bytes, thousands of hops) under the proxy itself", async () => {
+    const odd = `${",".repeat(4000)}garbage\u00ff, 10.0.0.300`;
+    for (let i = 0; i < 3; i += 1) expect((await open(odd, `w${i}`)).status()).to.equal(200);
+    expectRefused(await open(", ,", "w3"), /address/);
+  });
 });
 
 describe("a subscriber that stops reading", function () {
