@@ -400,7 +400,7 @@ function interpret(raw: Record<string, JsonValue>, problems: string[], warnings:
     feedBufferBytes: int("feed_buffer_bytes", 1024),
     feedMaxStreamsPerAddress: int("feed_max_streams_per_address", 1),
     feedMaxStreamsPerUser: int("feed_max_streams_per_user", 1),
-    feedMaxLifetimeSeconds: numberSetting(raw, "feed_max_lifetime_seconds", 0, problems),
+    feedMaxLifetimeSeconds: feedLifetime(raw, problems),
     logLevel: str("log_level") ?? "info",
     metricsEnabled: bool("metrics_enabled"),
     metricsListenPort: raw.metrics_listen_port === null ? undefined : integerSetting(raw, "metrics_listen_port", 0, problems, 65535),
@@ -408,6 +408,16 @@ function interpret(raw: Record<string, JsonValue>, problems: string[], warnings:
     all: raw,
     warnings,
   };
+}
+
+/** A timer fires at most 2^31-1 ms ahead (node fires a longer one at once): about 24 days. */
+const MAX_TIMER_SECONDS = Math.floor((2 ** 31 - 1) / 1000);
+
+function feedLifetime(raw: Record<string, JsonValue>, problems: string[]): number {
+  const seconds = numberSetting(raw, "feed_max_lifetime_seconds", 0, problems);
+  if (seconds <= MAX_TIMER_SECONDS) return seconds;
+  problems.push(`feed_max_lifetime_seconds must be at most ${MAX_TIMER_SECONDS} (about 24 days; 0: no limit) (got ${seconds})`);
+  return 0;
 }
 
 function connectionLimits(raw: Record<string, JsonValue>, problems: string[]): ConnectionLimits {

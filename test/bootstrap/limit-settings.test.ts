@@ -78,4 +78,12 @@ describe("settings of the limits", () => {
       .and.contain("feed_max_lifetime_seconds must be a number >= 0")
       .and.contain("headers_timeout_seconds (10) must not exceed request_timeout_seconds (5)");
   });
+
+  it("refuses a stream lifetime longer than a timer can wait", () => {
+    expect(() => load({ TESSERA_FEED_MAX_LIFETIME_SECONDS: "2147484" }))
+      .to.throw(SettingsError)
+      .with.property("message")
+      .that.contains("feed_max_lifetime_seconds must be at most 2147483 (about 24 days; 0: no limit) (got 2147484)");
+    expect(load({ TESSERA_FEED_MAX_LIFETIME_SECONDS: "2147483" }).feedMaxLifetimeSeconds).to.equal(2147483);
+  });
 });
