@@ -68,6 +68,9 @@ function settings(port: number): Record<string, string> {
     ...baseServerSettings(port),
     // Every subscriber holds a connection: the default limit (1,000) would refuse the writers.
     max_connections: String(subscribers + connections + 100),
+    // ...all from one address, and each reader one stream (builds before issue 23 ignore these).
+    max_connections_per_address: String(subscribers + connections + 100),
+    feed_max_streams_per_address: String(subscribers),
     resources: "writes:shareable",
     writes_create_principals: "system.Authenticated",
     writes_read_principals: readers.slice(0, collectionReaders).map(principalOf).join(" "),

@@ -95,7 +95,11 @@ export class LiveFeed {
    * subscriber's view (collection-level read, or its principals) is decided here, once: a
    * membership change is followed by reopening the feed (README "Sync and live changes").
    */
-  async subscribe(request: FeedRequest, scope: { collection: string; parentId: string }, open: () => FeedSink): Promise<{ close(): void }> {
+  async subscribe(
+    request: FeedRequest,
+    scope: { collection: string; parentId: string },
+    open: () => FeedSink,
+  ): Promise<{ close(): void; cursor(): number }> {
     const check = await this.options.records.list(request.requester, request.resource, {
       filters: [...request.filters, { field: MODIFIED_FIELD, operator: "gt", value: request.since ?? Number.MAX_SAFE_INTEGER }],
       sort: [{ field: MODIFIED_FIELD, descending: false }],
@@ -134,7 +138,8 @@ export class LiveFeed {
     }
     set.add(subscription);
     subscription.wake();
-    return { close: () => subscription.close() };
+    // The cursor: the client has everything up to it (what a stream ended by the server tells it to resume from).
+    return { close: () => subscription.close(), cursor: () => subscription.cursor };
   }
 
   /** Ends every stream (shutdown). */

@@ -385,6 +385,12 @@ function httpOptions(settings: Settings): HttpOptions {
       maxUrlLength: settings.maxUrlLength,
     },
     feedBufferBytes: settings.feedBufferBytes,
+    feedLimits: {
+      maxStreamsPerAddress: settings.feedMaxStreamsPerAddress,
+      maxStreamsPerUser: settings.feedMaxStreamsPerUser,
+      maxLifetimeSeconds: settings.feedMaxLifetimeSeconds,
+    },
+    trustedProxies: settings.connections.trustedProxies,
     endOfService:
       eosDate !== undefined || all.eos_message !== undefined
         ? {

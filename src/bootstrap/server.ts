@@ -4,9 +4,12 @@ import type { AddressInfo } from "node:net";
 import type { Container } from "inversify";
 import type { Logger } from "pino";
 import { handleClientErrors } from "../adapters/http/client-errors.js";
+import { TrustedProxies } from "../adapters/http/client-address.js";
+import { ConnectionAdmission } from "../adapters/http/connection-admission.js";
+import type { HttpMetrics } from "../adapters/http/metrics.js";
 import { metricsListener } from "../adapters/http/metrics-route.js";
 import { buildContainer, type CompositionOptions } from "./container.js";
-import type { ConnectionLimits, Settings } from "./settings.js";
+import type { Settings } from "./settings.js";
 import { TOKENS } from "./tokens.js";
 
 export interface RunningServer {
@@ -31,7 +34,7 @@ export async function startServer(settings: Settings, options: CompositionOption
       metrics && settings.metricsListenPort !== undefined
         ? await listen(createServer(metricsListener(metrics)), settings.metricsListenPort, settings.listenHost)
         : undefined;
-    const server = await listen(createLimitedServer(settings.connections, app.callback()), settings.listenPort, settings.listenHost).catch(
+    const server = await listen(createLimitedServer(settings, app.callback(), metrics), settings.listenPort, settings.listenHost).catch(
       async (error: unknown) => {
         if (metricsServer) await closeServer(metricsServer, logger);
         throw error;
@@ -59,9 +62,15 @@ export async function startServer(settings: Settings, options: CompositionOption
 /**
  * Slow or idle clients cannot hold the server: the whole request (headers and body) must arrive
  * within the request timeout, its headers within the headers timeout, an idle keep-alive socket
- * is closed after the keep-alive timeout, and connections above the cap are dropped at once.
+ * is closed after the keep-alive timeout, and connections are admitted within the caps (total
+ * and per client address), idle ones giving way to new ones (ConnectionAdmission).
  */
-function createLimitedServer(limits: ConnectionLimits, handle: (req: IncomingMessage, res: ServerResponse) => Promise<void>): Server {
+function createLimitedServer(
+  settings: Settings,
+  handle: (req: IncomingMessage, res: ServerResponse) => Promise<void>,
+  metrics: HttpMetrics | undefined,
+): Server {
+  const limits = settings.connections;
   const ms = (seconds: number) => Math.round(seconds * 1000);
   const timeouts = [limits.requestTimeoutSeconds, limits.headersTimeoutSeconds].filter((s) => s > 0).map(ms);
   const server = createServer(
@@ -74,7 +83,13 @@ function createLimitedServer(limits: ConnectionLimits, handle: (req: IncomingMes
     },
     (req, res) => void handle(req, res),
   );
-  server.maxConnections = limits.maxConnections;
+  const admission = ConnectionAdmission.install(
+    server,
+    { ...limits, trustedProxies: new TrustedProxies(limits.trustedProxies) },
+    { retryAfterSeconds: settings.retryAfterSeconds, challenge: undefined, infoLink: settings.errorInfoLink },
+    metrics,
+  );
+  metrics?.observeConnections(() => admission.counts);
   return server;
 }
 

@@ -7,6 +7,7 @@ import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { jsonOrText, type JsonValue } from "../domain/json.js";
 import { COLLECTION_NAME_PATTERN, type ResourceKind } from "../application/resources.js";
+import { parseAddressRange } from "../adapters/http/client-address.js";
 import { parseIni } from "./ini.js";
 import { fromKintoBackend, fromKintoName, KINTO_PREFIX, unsupportedKintoSettings } from "./kinto-settings.js";
 import { projectRoot } from "./project-root.js";
@@ -74,6 +75,10 @@ export interface Settings {
   /** Live feed: seconds between keep-alive comment lines; bytes a subscriber may leave unread before it is dropped. */
   readonly feedKeepaliveSeconds: number;
   readonly feedBufferBytes: number;
+  /** Live feed: open streams per client address and per user; seconds a stream lasts before it ends cleanly (0: no limit). */
+  readonly feedMaxStreamsPerAddress: number;
+  readonly feedMaxStreamsPerUser: number;
+  readonly feedMaxLifetimeSeconds: number;
   readonly logLevel: string;
   readonly metricsEnabled: boolean;
   /** A port of its own for `/v1/__metrics__` (then not served on the API port). */
@@ -93,6 +98,10 @@ export interface ConnectionLimits {
   readonly headersTimeoutSeconds: number;
   readonly keepAliveTimeoutSeconds: number;
   readonly maxConnections: number;
+  /** Per client address (IPv6: per /64); a trusted proxy's connections count in the total only. */
+  readonly maxConnectionsPerAddress: number;
+  /** Addresses and CIDR ranges whose `X-Forwarded-For` is believed. */
+  readonly trustedProxies: readonly string[];
 }
 
 export class SettingsError extends Error {
@@ -134,9 +143,14 @@ const DEFAULTS: Record<string, JsonValue> = {
   headers_timeout_seconds: 10,
   keepalive_timeout_seconds: 5,
   max_connections: 1000,
+  max_connections_per_address: 100,
+  trusted_proxies: "",
   heartbeat_timeout_seconds: 10,
   feed_keepalive_seconds: 15,
   feed_buffer_bytes: 1048576,
+  feed_max_streams_per_address: 50,
+  feed_max_streams_per_user: 10,
+  feed_max_lifetime_seconds: 3600,
   log_level: "info",
   metrics_enabled: true,
   metrics_listen_port: null,
@@ -384,6 +398,9 @@ function interpret(raw: Record<string, JsonValue>, problems: string[], warnings:
     heartbeatTimeoutSeconds: int("heartbeat_timeout_seconds", 0),
     feedKeepaliveSeconds: int("feed_keepalive_seconds", 1),
     feedBufferBytes: int("feed_buffer_bytes", 1024),
+    feedMaxStreamsPerAddress: int("feed_max_streams_per_address", 1),
+    feedMaxStreamsPerUser: int("feed_max_streams_per_user", 1),
+    feedMaxLifetimeSeconds: feedLifetime(raw, problems),
     logLevel: str("log_level") ?? "info",
     metricsEnabled: bool("metrics_enabled"),
     metricsListenPort: raw.metrics_listen_port === null ? undefined : integerSetting(raw, "metrics_listen_port", 0, problems, 65535),
@@ -393,13 +410,28 @@ function interpret(raw: Record<string, JsonValue>, problems: string[], warnings:
   };
 }
 
+/** A timer fires at most 2^31-1 ms ahead (node fires a longer one at once): about 24 days. */
+const MAX_TIMER_SECONDS = Math.floor((2 ** 31 - 1) / 1000);
+
+function feedLifetime(raw: Record<string, JsonValue>, problems: string[]): number {
+  const seconds = numberSetting(raw, "feed_max_lifetime_seconds", 0, problems);
+  if (seconds <= MAX_TIMER_SECONDS) return seconds;
+  problems.push(`feed_max_lifetime_seconds must be at most ${MAX_TIMER_SECONDS} (about 24 days; 0: no limit) (got ${seconds})`);
+  return 0;
+}
+
 function connectionLimits(raw: Record<string, JsonValue>, problems: string[]): ConnectionLimits {
   const limits = {
     requestTimeoutSeconds: numberSetting(raw, "request_timeout_seconds", 0, problems),
     headersTimeoutSeconds: numberSetting(raw, "headers_timeout_seconds", 0, problems),
     keepAliveTimeoutSeconds: numberSetting(raw, "keepalive_timeout_seconds", 0, problems),
     maxConnections: integerSetting(raw, "max_connections", 1, problems),
+    maxConnectionsPerAddress: integerSetting(raw, "max_connections_per_address", 1, problems),
+    trustedProxies: listValue(raw.trusted_proxies),
   };
+  const badProxies = limits.trustedProxies.filter((entry) => parseAddressRange(entry) === undefined);
+  if (badProxies.length > 0)
+    problems.push(`trusted_proxies must list IP addresses or CIDR ranges such as 10.0.0.0/8 (got ${JSON.stringify(badProxies.join(" "))})`);
   // Headers are part of the request: node:http refuses a headers timeout above the request's.
   if (limits.requestTimeoutSeconds > 0 && limits.headersTimeoutSeconds > limits.requestTimeoutSeconds) {
     problems.push(

@@ -20,7 +20,25 @@ describe("settings of the limits", () => {
       headersTimeoutSeconds: 10,
       keepAliveTimeoutSeconds: 5,
       maxConnections: 1000,
+      maxConnectionsPerAddress: 100,
+      trustedProxies: [],
     });
+    expect(s).to.deep.include({ feedMaxStreamsPerAddress: 50, feedMaxStreamsPerUser: 10, feedMaxLifetimeSeconds: 3600 });
+  });
+
+  it("reads trusted_proxies as addresses and CIDR ranges, and refuses anything else", () => {
+    expect(load({ TESSERA_TRUSTED_PROXIES: "10.0.0.1 192.168.0.0/16 fd00::/8 ::1" }).connections.trustedProxies).to.deep.equal([
+      "10.0.0.1",
+      "192.168.0.0/16",
+      "fd00::/8",
+      "::1",
+    ]);
+    for (const bad of ["10.0.0.0/33", "proxy.example.com", "10.0.0.1/8/8", "::1/129", "10.0.0.256"]) {
+      expect(() => load({ TESSERA_TRUSTED_PROXIES: `10.0.0.1 ${bad}` }), bad)
+        .to.throw(SettingsError)
+        .with.property("message")
+        .that.contains(`trusted_proxies must list IP addresses or CIDR ranges such as 10.0.0.0/8 (got "${bad}")`);
+    }
   });
 
   it("reads them from the environment, fractions of seconds included", () => {
@@ -41,6 +59,9 @@ describe("settings of the limits", () => {
         TESSERA_MAX_JSON_DEPTH: "0",
         TESSERA_MAX_FILTERS: "x",
         TESSERA_MAX_CONNECTIONS: "0",
+        TESSERA_MAX_CONNECTIONS_PER_ADDRESS: "0",
+        TESSERA_FEED_MAX_STREAMS_PER_USER: "x",
+        TESSERA_FEED_MAX_LIFETIME_SECONDS: "-1",
         TESSERA_REQUEST_TIMEOUT_SECONDS: "5",
         TESSERA_HEADERS_TIMEOUT_SECONDS: "10",
       });
@@ -52,6 +73,17 @@ describe("settings of the limits", () => {
       .to.contain("max_json_depth")
       .and.contain("max_filters")
       .and.contain("max_connections")
+      .and.contain("max_connections_per_address must be an integer >= 1")
+      .and.contain("feed_max_streams_per_user must be an integer >= 1")
+      .and.contain("feed_max_lifetime_seconds must be a number >= 0")
       .and.contain("headers_timeout_seconds (10) must not exceed request_timeout_seconds (5)");
+  });
+
+  it("refuses a stream lifetime longer than a timer can wait", () => {
+    expect(() => load({ TESSERA_FEED_MAX_LIFETIME_SECONDS: "2147484" }))
+      .to.throw(SettingsError)
+      .with.property("message")
+      .that.contains("feed_max_lifetime_seconds must be at most 2147483 (about 24 days; 0: no limit) (got 2147484)");
+    expect(load({ TESSERA_FEED_MAX_LIFETIME_SECONDS: "2147483" }).feedMaxLifetimeSeconds).to.equal(2147483);
   });
 });

@@ -17,10 +17,12 @@ import {
 } from "../../domain/errors.js";
 import type { JsonObject, JsonValue } from "../../domain/json.js";
 import {
+  AtCapacityError,
   BadRequestError,
   NotAcceptableError,
   PayloadTooLargeError,
   ServiceGoneError,
+  TooManyRequestsError,
   UnknownUrlError,
   UnknownVersionError,
   UnsupportedMediaTypeError,
@@ -74,6 +76,18 @@ export const ERROR_TABLE: readonly Rule[] = [
   rule(PreconditionFailedError, (e) => ({ status: 412, errno: 114, message: e.message, details: { existing: e.existing } })),
   rule(PayloadTooLargeError, (e) => ({ status: 413, errno: 113, message: e.message })),
   rule(UnsupportedMediaTypeError, (e) => ({ status: 415, errno: 107, message: e.message })),
+  rule(TooManyRequestsError, (e, c) => ({
+    status: 429,
+    errno: 117,
+    message: e.message,
+    headers: { "Retry-After": String(c.retryAfterSeconds) },
+  })),
+  rule(AtCapacityError, (e, c) => ({
+    status: 503,
+    errno: 201,
+    message: e.message,
+    headers: { "Retry-After": String(c.retryAfterSeconds) },
+  })),
   rule(BackendError, (e, c) => ({
     status: 503,
     errno: 201,
@@ -95,6 +109,7 @@ const REASONS: Record<number, string> = {
   412: "Precondition Failed",
   413: "Request Entity Too Large",
   415: "Unsupported Media Type",
+  429: "Too Many Requests",
   500: "Internal Server Error",
   503: "Service Unavailable",
 };

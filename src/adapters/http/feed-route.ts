@@ -9,10 +9,13 @@ import type { Context, Next } from "koa";
 import { ValidationError } from "../../domain/errors.js";
 import { MODIFIED_FIELD, type Filter } from "../../application/listing.js";
 import type { FeedEvent, FeedSink } from "../../application/live-feed.js";
+import { addressKey, clientAddress, TrustedProxies } from "./client-address.js";
 import { EVENT_STREAM, wantsEventStream } from "./event-stream.js";
+import { TooManyRequestsError } from "./http-errors.js";
 import type { HttpServices } from "./http-services.js";
 import { parseListQuery, timestampValue } from "./list-query.js";
 import { allowedMethods, requesterOf } from "./record-routes.js";
+import { StreamCounts } from "./stream-limits.js";
 
 const DEFAULT_BUFFER_BYTES = 1024 * 1024;
 
@@ -48,6 +51,7 @@ class SseSink implements FeedSink {
     private readonly res: ServerResponse,
     private readonly maxBufferedBytes: number,
     private readonly rawChunks: boolean,
+    private readonly overflowed: () => void,
   ) {}
 
   /** Several events, one socket write. */
@@ -78,10 +82,22 @@ class SseSink implements FeedSink {
     if (!this.res.writableEnded) this.res.end();
   }
 
+  /** Ends the stream cleanly after telling the client where to resume (an `id:` line alone sets EventSource's last event id). */
+  finish(cursor: number): void {
+    if (this.write(`id: ${cursor}\n\n`, Buffer.byteLength(`id: ${cursor}\n\n`))) this.end();
+  }
+
   private write(text: string, bytes: number): boolean {
     const { res } = this;
     if (res.writableEnded || res.destroyed) return false;
-    if (res.writableLength > this.maxBufferedBytes) return false;
+    if (res.writableLength > this.maxBufferedBytes) {
+      // Ending would leave the socket open, with its buffers, for as long as the client does not read;
+      // a reset (not a FIN queued behind the unread bytes) frees the kernel's buffers at once too.
+      res.socket?.resetAndDestroy();
+      res.destroy();
+      this.overflowed();
+      return false;
+    }
     const socket = res.socket;
     // Raw only once the response holds nothing of its own (the headers went out, nothing queued before the socket).
     if (this.rawChunks && socket && !socket.destroyed && res.headersSent && res.writableLength === socket.writableLength)
@@ -110,6 +126,10 @@ function startOf(ctx: Context, filters: readonly Filter[], now: number): { since
 }
 
 export function registerFeedRoute(router: Router, services: HttpServices): void {
+  const { feedLimits, trustedProxies } = services.options;
+  const proxies = new TrustedProxies(trustedProxies ?? []);
+  const streams =
+    feedLimits && new StreamCounts({ maxPerAddress: feedLimits.maxStreamsPerAddress, maxPerUser: feedLimits.maxStreamsPerUser });
   router.get("/:collection", async (ctx: Context, next: Next) => {
     const feed = services.feed;
     const resource = services.resources.get(String((ctx.params as Record<string, string | undefined>).collection));
@@ -130,7 +150,17 @@ export function registerFeedRoute(router: Router, services: HttpServices): void 
     const scope = { collection: definition.name, parentId: definition.kind === "user" ? (requester.userId ?? "") : "" };
     const res = ctx.res;
     const head = ctx.method === "HEAD";
-    const subscription = await feed.subscribe({ requester, resource: definition, filters: rest, since }, scope, () => {
+    const address = addressKey(clientAddress(ctx.req.socket.remoteAddress, ctx.get("x-forwarded-for") || undefined, proxies));
+    const place = streams?.acquire(address, requester.userId);
+    if (typeof place === "string") {
+      services.metrics?.refused(place);
+      throw new TooManyRequestsError(
+        place === "streams_per_user" ? "Too many event streams open for this user." : "Too many event streams open from this address.",
+      );
+    }
+    res.once("close", () => place?.release());
+    let sink: SseSink | undefined;
+    const opened = feed.subscribe({ requester, resource: definition, filters: rest, since }, scope, () => {
       ctx.respond = false;
       res.statusCode = 200;
       res.setHeader("Content-Type", `${EVENT_STREAM}; charset=utf-8`);
@@ -145,7 +175,14 @@ export function registerFeedRoute(router: Router, services: HttpServices): void 
         res.flushHeaders();
         res.write(": connected\n\n");
       }
-      return new SseSink(res, services.options.feedBufferBytes ?? DEFAULT_BUFFER_BYTES, rawChunks);
+      sink = new SseSink(res, services.options.feedBufferBytes ?? DEFAULT_BUFFER_BYTES, rawChunks, () =>
+        services.metrics?.feedStreamEnded("buffer"),
+      );
+      return sink;
+    });
+    const subscription = await opened.catch((error: unknown) => {
+      place?.release();
+      throw error;
     });
     if (head) {
       subscription.close();
@@ -153,5 +190,20 @@ export function registerFeedRoute(router: Router, services: HttpServices): void 
     }
     ctx.req.once("close", () => subscription.close());
     res.once("close", () => subscription.close());
+    const lifetime = feedLimits?.maxLifetimeSeconds ?? 0;
+    if (lifetime > 0) {
+      // Up to a tenth earlier, at random: streams opened together (after a restart) do not all come back at once.
+      const ending = setTimeout(
+        () => {
+          if (res.writableEnded || res.destroyed) return;
+          services.metrics?.feedStreamEnded("lifetime");
+          sink?.finish(subscription.cursor());
+          subscription.close();
+        },
+        lifetime * 1000 * (1 - Math.random() / 10),
+      );
+      ending.unref();
+      res.once("close", () => clearTimeout(ending));
+    }
   });
 }

@@ -44,3 +44,17 @@ export class BadRequestError extends TesseraError {
     super(message);
   }
 }
+
+/** A per-client bound is reached (connections or event streams of one address or user): 429. */
+export class TooManyRequestsError extends TesseraError {
+  constructor(message: string) {
+    super(message);
+  }
+}
+
+/** Every connection is busy with a request (`max_connections`): 503, come back later. */
+export class AtCapacityError extends TesseraError {
+  constructor() {
+    super("Service temporary unavailable due to overloading or maintenance (all connections are busy).");
+  }
+}

@@ -62,6 +62,16 @@ export interface HttpOptions {
   readonly adminEnabled: boolean;
   /** Live feed: unread bytes after which a subscriber is dropped (default 1 MiB). */
   readonly feedBufferBytes?: number;
+  /** Live feed: open streams per client address and per user, and seconds a stream lives (0: no limit); absent: unbounded. */
+  readonly feedLimits?: FeedLimits;
+  /** Addresses and CIDR ranges of reverse proxies whose `X-Forwarded-For` names the client. */
+  readonly trustedProxies?: readonly string[];
+}
+
+export interface FeedLimits {
+  readonly maxStreamsPerAddress: number;
+  readonly maxStreamsPerUser: number;
+  readonly maxLifetimeSeconds: number;
 }
 
 export interface HttpServices {

@@ -17,6 +17,10 @@ const KNOWN_METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", 
 /** Requests that reached no route (unknown URLs, redirects before routing). */
 export const UNMATCHED_ROUTE = "unmatched";
 
+/** Why a connection or an event stream was refused (the `reason` label of tessera_http_refused_total). */
+export const REFUSAL_REASONS = ["max_connections", "connections_per_address", "streams_per_address", "streams_per_user"] as const;
+export type RefusalReason = (typeof REFUSAL_REASONS)[number];
+
 let processRegistry: Registry | undefined;
 
 /** Default process metrics, registered once per process: they describe the process, not an app. */
@@ -66,7 +70,25 @@ export class HttpMetrics {
     labelNames: ["code"] as const,
     registers: [this.registry],
   });
+  private readonly refusals = new Counter({
+    name: "tessera_http_refused_total",
+    help: "Connections and event streams refused by a bound, by reason (REFUSAL_REASONS).",
+    labelNames: ["reason"] as const,
+    registers: [this.registry],
+  });
+  private readonly reclaims = new Counter({
+    name: "tessera_http_idle_connections_reclaimed_total",
+    help: "Idle connections closed to make room for a new one (at max_connections or max_connections_per_address).",
+    registers: [this.registry],
+  });
+  private readonly feedEnds = new Counter({
+    name: "tessera_feed_streams_ended_total",
+    help: "Live-feed streams ended by the server, by reason (buffer: destroyed past feed_buffer_bytes; lifetime: feed_max_lifetime_seconds).",
+    labelNames: ["reason"] as const,
+    registers: [this.registry],
+  });
   private pools: readonly PoolProbe[] = [];
+  private connections: () => { idle: number; busy: number } = () => ({ idle: 0, busy: 0 });
   private feedSubscribers: () => number = () => 0;
   /** Label children by "method route status": the hot path skips prom-client's label hashing. */
   private readonly series = new Map<string, { count: Counter.Internal; duration: Histogram.Internal<"method" | "route" | "status"> }>();
@@ -74,7 +96,21 @@ export class HttpMetrics {
   constructor() {
     processMetrics(); // from startup: what happens before the first scrape (GCs, event-loop delay) counts too
     for (const backend of BACKENDS) this.backendErrors.inc({ backend }, 0);
+    for (const reason of REFUSAL_REASONS) this.refusals.inc({ reason }, 0);
+    for (const reason of ["buffer", "lifetime"]) this.feedEnds.inc({ reason }, 0);
     const pools = () => this.pools;
+    const connections = () => this.connections();
+    new Gauge({
+      name: "tessera_http_connections",
+      help: "Open connections of the API port, by state (busy: a request in flight, event streams included; idle: none).",
+      labelNames: ["state"] as const,
+      registers: [this.registry],
+      collect() {
+        const counts = connections();
+        this.set({ state: "busy" }, counts.busy);
+        this.set({ state: "idle" }, counts.idle);
+      },
+    });
     const subscribers = () => this.feedSubscribers();
     new Gauge({
       name: "tessera_feed_subscribers",
@@ -126,6 +162,22 @@ export class HttpMetrics {
 
   observePools(pools: readonly PoolProbe[]): void {
     this.pools = pools;
+  }
+
+  observeConnections(counts: () => { idle: number; busy: number }): void {
+    this.connections = counts;
+  }
+
+  refused(reason: RefusalReason): void {
+    this.refusals.inc({ reason });
+  }
+
+  idleReclaimed(): void {
+    this.reclaims.inc();
+  }
+
+  feedStreamEnded(reason: "buffer" | "lifetime"): void {
+    this.feedEnds.inc({ reason });
   }
 
   observeFeed(subscriberCount: () => number): void {
