@@ -31,7 +31,7 @@ import { LostAccessIndex } from "./lost-access-index.js";
 import { compileAccess, compileAfter, compileFilters, compileSort } from "./record-matching.js";
 
 interface ScopeState {
-  /** Newest write, or the time of the first read; undefined while neither happened. */
+  /** Newest write; undefined while none happened (reads store nothing). */
   timestamp: number | undefined;
   readonly records: Map<string, StoredRecord>;
   readonly tombstones: Map<string, Tombstone>;
