@@ -50,6 +50,8 @@ export class LiveFeed {
   private readonly replaying = new Map<string, Set<Subscription>>();
   /** Per scope: the shared reads of caught-up subscribers. */
   private readonly scopes = new Map<string, ScopeFeed>();
+  /** Per scope with a ScopeFeed: ends the broadcast's watch of it (the catch-up of missed signals). */
+  private readonly unwatch = new Map<string, () => void>();
   /** Per scope: action of each recent single-record write, by `id` and timestamp. */
   private readonly recent = new Map<string, Map<string, ChangeAction>>();
   private readonly stops: (() => void)[] = [];
@@ -121,6 +123,7 @@ export class LiveFeed {
         log: this.options.log,
       });
       this.scopes.set(key, shared);
+      this.unwatch.set(key, this.options.broadcast.watch?.(scope) ?? (() => undefined));
     }
     const subscription = new Subscription(
       this.host,
@@ -172,7 +175,11 @@ export class LiveFeed {
     if (set?.size === 0) this.replaying.delete(subscription.key);
     const shared = this.scopes.get(subscription.key);
     shared?.leave(subscription);
-    if (shared?.size === 0 && !this.replaying.has(subscription.key)) this.scopes.delete(subscription.key);
+    if (shared?.size === 0 && !this.replaying.has(subscription.key)) {
+      this.scopes.delete(subscription.key);
+      this.unwatch.get(subscription.key)?.();
+      this.unwatch.delete(subscription.key);
+    }
   }
 
   private actionOf(key: string, id: string, timestamp: number): ChangeAction | undefined {

@@ -61,6 +61,11 @@ async function serve(settings: Settings): Promise<void> {
     if (stopping) return;
     stopping = true;
     process.stderr.write(`received ${signal}, shutting down\n`);
+    // A stalled database can hold the drain forever (pools wait for their connections): bounded.
+    setTimeout(() => {
+      process.stderr.write(`shutdown did not finish within shutdown_timeout_seconds (${settings.shutdownTimeoutSeconds}); exiting\n`);
+      process.exit(1);
+    }, settings.shutdownTimeoutSeconds * 1000).unref();
     running.stop().then(
       () => process.exit(0),
       (error: unknown) => {

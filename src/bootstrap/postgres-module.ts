@@ -29,6 +29,7 @@ function databaseOptions(settings: BackendSettings<string>): PostgresDatabaseOpt
     maxBacklog: settings.maxBacklog,
     poolRecycleSeconds: settings.poolRecycleSeconds,
     poolTimeoutSeconds: settings.poolTimeoutSeconds,
+    statementTimeoutMs: Math.round(settings.statementTimeoutSeconds * 1000),
     passwordFile: settings.passwordFile,
   };
 }
@@ -70,7 +71,12 @@ export const postgresModule: TechnologyModule = (roles) =>
         bind(TOKENS.ChangeBroadcast)
           .toResolvedValue(
             (_owner: PostgresDatabases) =>
-              new PostgresChangeBroadcast(storage, urlWithPassword(storageSettings.url ?? "", storageSettings.passwordFile)),
+              new PostgresChangeBroadcast(storage, {
+                connectionString: urlWithPassword(storageSettings.url ?? "", storageSettings.passwordFile),
+                catchUpMs: Math.round((roles.feedCatchUpSeconds ?? 2) * 1000),
+                connectTimeoutMs: Math.round(storageSettings.poolTimeoutSeconds * 1000),
+                statementTimeoutMs: Math.round(storageSettings.statementTimeoutSeconds * 1000),
+              }),
             [DATABASES],
           )
           .onDeactivation((broadcast) => broadcast.close());

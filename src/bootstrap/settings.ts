@@ -29,6 +29,8 @@ export interface BackendSettings<Name extends string> {
   readonly maxBacklog: number;
   readonly poolRecycleSeconds: number;
   readonly poolTimeoutSeconds: number;
+  /** Longest statement on PostgreSQL (server-side, and client-side for a silent peer); 0: none. */
+  readonly statementTimeoutSeconds: number;
   readonly passwordFile: string | undefined;
   readonly prefix: string;
 }
@@ -74,6 +76,10 @@ export interface Settings {
   readonly heartbeatTimeoutSeconds: number;
   /** Live feed: seconds between keep-alive comment lines; bytes a subscriber may leave unread before it is dropped. */
   readonly feedKeepaliveSeconds: number;
+  /** Period of the feed's check of watched collections' counters: the bound on a missed signal's delay. */
+  readonly feedCatchUpSeconds: number;
+  /** After SIGTERM, the process exits at the latest after this long, drained or not. */
+  readonly shutdownTimeoutSeconds: number;
   readonly feedBufferBytes: number;
   /** Live feed: open streams per client address and per user; seconds a stream lasts before it ends cleanly (0: no limit). */
   readonly feedMaxStreamsPerAddress: number;
@@ -147,6 +153,8 @@ const DEFAULTS: Record<string, JsonValue> = {
   trusted_proxies: "",
   heartbeat_timeout_seconds: 10,
   feed_keepalive_seconds: 15,
+  feed_catch_up_seconds: 2,
+  shutdown_timeout_seconds: 15,
   feed_buffer_bytes: 1048576,
   feed_max_streams_per_address: 50,
   feed_max_streams_per_user: 10,
@@ -167,6 +175,7 @@ const POOL_DEFAULTS = {
   max_backlog: -1,
   pool_recycle: -1,
   pool_timeout: 30,
+  statement_timeout_seconds: 15,
   password_file: null,
   prefix: null,
 };
@@ -327,6 +336,10 @@ function interpret(raw: Record<string, JsonValue>, problems: string[], warnings:
   const int = (name: string, min: number) => integerSetting(raw, name, min, problems);
   const optionalInt = (name: string, min: number) => (raw[name] === null ? undefined : int(name, min));
   const bool = (name: string) => booleanSetting(raw, name, problems);
+  const positiveNumber = (name: string) => {
+    if (raw[name] === 0) problems.push(`${name} must be greater than 0 (got 0)`);
+    return numberSetting(raw, name, 0, problems);
+  };
   const str = (name: string) => (raw[name] === null || raw[name] === undefined || raw[name] === "" ? undefined : text(raw[name]));
   const resources = parseResources(listValue(raw.resources), problems);
   const storage = backendSettings(raw, "storage", ["memory", "postgresql"] as const, problems, 10);
@@ -397,6 +410,8 @@ function interpret(raw: Record<string, JsonValue>, problems: string[], warnings:
     connections: connectionLimits(raw, problems),
     heartbeatTimeoutSeconds: int("heartbeat_timeout_seconds", 0),
     feedKeepaliveSeconds: int("feed_keepalive_seconds", 1),
+    feedCatchUpSeconds: positiveNumber("feed_catch_up_seconds"),
+    shutdownTimeoutSeconds: positiveNumber("shutdown_timeout_seconds"),
     feedBufferBytes: int("feed_buffer_bytes", 1024),
     feedMaxStreamsPerAddress: int("feed_max_streams_per_address", 1),
     feedMaxStreamsPerUser: int("feed_max_streams_per_user", 1),
@@ -479,6 +494,7 @@ function backendSettings<Name extends string>(
     maxBacklog: integerSetting(raw, `${kind}_max_backlog`, -1, problems),
     poolRecycleSeconds: integerSetting(raw, `${kind}_pool_recycle`, -1, problems),
     poolTimeoutSeconds: numberSetting(raw, `${kind}_pool_timeout`, 0, problems),
+    statementTimeoutSeconds: numberSetting(raw, `${kind}_statement_timeout_seconds`, 0, problems),
     passwordFile: passwordFile === null || passwordFile === undefined ? undefined : text(passwordFile),
     prefix: prefix === null || prefix === undefined ? `${PROJECT_NAME}:${kind}:` : text(prefix),
   };

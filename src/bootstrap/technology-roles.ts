@@ -11,6 +11,8 @@ export interface TechnologyRoles {
   readonly storage?: BackendSettings<string>;
   readonly permission?: BackendSettings<string>;
   readonly cache?: BackendSettings<string>;
+  /** `feed_catch_up_seconds`: the change broadcast's check of watched scopes (PostgreSQL). */
+  readonly feedCatchUpSeconds?: number;
 }
 
 /** A technology's container module: binds the port tokens of the roles it is given. */
@@ -19,7 +21,8 @@ export type TechnologyModule = (roles: TechnologyRoles) => ContainerModule;
 export function rolesByTechnology(settings: Settings): Map<string, TechnologyRoles> {
   const roles = new Map<string, TechnologyRoles>();
   const serve = (port: keyof TechnologyRoles, backend: BackendSettings<string> | undefined) => {
-    if (backend) roles.set(backend.backend, { ...roles.get(backend.backend), [port]: backend });
+    if (backend)
+      roles.set(backend.backend, { ...roles.get(backend.backend), [port]: backend, feedCatchUpSeconds: settings.feedCatchUpSeconds });
   };
   serve("storage", settings.storage);
   serve("permission", settings.permission);

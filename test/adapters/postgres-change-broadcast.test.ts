@@ -5,11 +5,26 @@
  */
 import { expect } from "chai";
 import { PostgresChangeBroadcast } from "../../src/adapters/postgres/postgres-change-broadcast.js";
-import type { ChangeSignal } from "../../src/application/ports/change-broadcast.js";
+import { PostgresDatabase } from "../../src/adapters/postgres/postgres-database.js";
+import { PostgresRecordStore } from "../../src/adapters/postgres/postgres-record-store.js";
+import { EVERY_SCOPE, type ChangeSignal } from "../../src/application/ports/change-broadcast.js";
 import { databaseUrl, ensureDatabase } from "../support/postgres.js";
 import { RecordingDatabase } from "../support/recording-database.js";
-import { requireService } from "../support/services.js";
+import { POSTGRES_URL, requireService } from "../support/services.js";
+import { migratedDatabase } from "../support/shared-postgres.js";
 import { settlesWithin } from "../support/settling.js";
+import { TcpProxy } from "../support/tcp-proxy.js";
+
+/** Resolves with the first signal `broadcast` delivers that satisfies `wanted`. */
+function nextSignal(broadcast: PostgresChangeBroadcast, wanted: (signal: ChangeSignal) => boolean): Promise<ChangeSignal> {
+  return new Promise((resolve) => {
+    const stop = broadcast.subscribe((signal) => {
+      if (!wanted(signal)) return;
+      stop();
+      resolve(signal);
+    });
+  });
+}
 
 const DATABASE = "tessera_test";
 const BURST = 60;
@@ -53,6 +68,66 @@ describe("PostgreSQL change broadcast", function () {
       await subscriber.close();
       await sending.close();
       await listening.close();
+    }
+  });
+
+  it("signals a watched scope's write whose NOTIFY never came, from its counter", async () => {
+    const url = await migratedDatabase(DATABASE);
+    const database = new PostgresDatabase({ url });
+    const subscriber = new PostgresChangeBroadcast(database, { connectionString: url, catchUpMs: 100 });
+    // The store writes and commits; nobody publishes: as when the NOTIFY after COMMIT was lost.
+    const store = new PostgresRecordStore(database);
+    const scope = { collection: "catch_up", parentId: `p${process.pid}` };
+    try {
+      await subscriber.ready();
+      const unwatch = subscriber.watch(scope);
+      const created = await store.create(scope, "r1", {});
+      const heard = await settlesWithin(
+        nextSignal(subscriber, (signal) => signal.collection === scope.collection && signal.timestamp === created.lastModified),
+        10_000,
+        "the signal of a write without NOTIFY",
+      );
+      expect(heard).to.deep.equal({ ...scope, timestamp: created.lastModified });
+      unwatch();
+    } finally {
+      await subscriber.close();
+      await database.close();
+    }
+  });
+
+  it("reopens a listening connection that stopped answering without closing, and hears signals again", async () => {
+    await ensureDatabase(DATABASE);
+    const url = databaseUrl(DATABASE);
+    const proxy = await TcpProxy.start(POSTGRES_URL, 5432);
+    const sending = new PostgresDatabase({ url });
+    const listening = new PostgresDatabase({ url });
+    const publisher = new PostgresChangeBroadcast(sending, url);
+    const subscriber = new PostgresChangeBroadcast(listening, {
+      connectionString: proxy.rewrite(url),
+      catchUpMs: 100,
+      statementTimeoutMs: 300,
+      connectTimeoutMs: 2000,
+    });
+    const signal = (timestamp: number) => ({ collection: "stalled_listen", parentId: "", timestamp });
+    try {
+      await subscriber.ready();
+      const first = nextSignal(subscriber, (s) => s.collection === "stalled_listen");
+      await publisher.publish(signal(1));
+      await settlesWithin(first, 10_000, "a signal before the stall");
+      // The listening connection goes silent for good; new connections get through.
+      const reopened = nextSignal(subscriber, (s) => s.collection === EVERY_SCOPE);
+      proxy.stall();
+      proxy.unstall();
+      await settlesWithin(reopened, 10_000, "the wake-up of a reopened listener");
+      const after = nextSignal(subscriber, (s) => s.collection === "stalled_listen");
+      await publisher.publish(signal(2));
+      expect(await settlesWithin(after, 10_000, "a signal after the stall")).to.deep.equal(signal(2));
+    } finally {
+      await publisher.close();
+      await subscriber.close();
+      await sending.close();
+      await listening.close();
+      await proxy.close();
     }
   });
 });

@@ -11,7 +11,7 @@ import type { ChangeBroadcast, ChangeSignal } from "../../src/application/ports/
 import { afterPendingReads, articles, FeedWorld, HANG_GUARD_MS, pendingTimers } from "../support/live-feed-world.js";
 
 const ARTICLES = { collection: "articles", parentId: "" };
-const CREATED_X1 = { ...ARTICLES, timestamp: 101, id: "x1", action: "create" } as const;
+const CREATED_X1 = { ...ARTICLES, timestamp: 100, id: "x1", action: "create" } as const;
 
 describe("LiveFeed re-checks of records whose ACL came after them", function () {
   this.timeout(HANG_GUARD_MS);
@@ -25,7 +25,7 @@ describe("LiveFeed re-checks of records whose ACL came after them", function () 
   afterEach(() => world.feed.close());
 
   /**
-   * Bob (no filter) and carol (`kind = a`, a group reader) live; x1 (`kind: a`) created at 101
+   * Bob (no filter) and carol (`kind = a`, a group reader) live; x1 (`kind: a`) created at 100
    * and its signal sent, then shared with bob and signalled again while the shared read that
    * found it is held at carol's filtered read (after the ACLs were read).
    */
@@ -36,8 +36,8 @@ describe("LiveFeed re-checks of records whose ACL came after them", function () 
     await bob.waitFor("live");
     await carol.waitFor("live");
     const hold = world.records.holdList((query) => query.filters.some((f) => f.field === "kind"));
-    await world.records.create(ARTICLES, "x1", { kind: "a" }); // 101
-    await broadcast.publish({ ...ARTICLES, timestamp: 101 });
+    await world.records.create(ARTICLES, "x1", { kind: "a" }); // 100
+    await broadcast.publish({ ...ARTICLES, timestamp: 100 });
     await hold.reached;
     await world.acls.addPrincipalToAce("/articles/x1", "read", "bob");
     await broadcast.publish(CREATED_X1);
@@ -46,18 +46,18 @@ describe("LiveFeed re-checks of records whose ACL came after them", function () 
 
   it("sends a live subscriber a record read before its ACL named it, once the write's signal comes", async () => {
     await open(true);
-    const bob = await world.subscribe("bob", undefined); // the scope's timestamp is now 100
+    const bob = await world.subscribe("bob", undefined); // the scope is unwritten: its timestamp is 0
     const carol = await world.subscribe("carol", undefined);
     await bob.waitFor("live");
     await carol.waitFor("live");
-    await world.records.create(ARTICLES, "x1", {}); // 101
-    await broadcast.publish({ ...ARTICLES, timestamp: 101 }); // a shared read finds x1 with no reader but carol
-    await carol.waitFor("update x1@101");
+    await world.records.create(ARTICLES, "x1", {}); // 100
+    await broadcast.publish({ ...ARTICLES, timestamp: 100 }); // a shared read finds x1 with no reader but carol
+    await carol.waitFor("update x1@100");
     await world.acls.addPrincipalToAce("/articles/x1", "read", "bob");
     await broadcast.publish(CREATED_X1);
-    await bob.waitFor("create x1@101");
-    expect(bob.lines).to.deep.equal(["live", "create x1@101"]);
-    expect(carol.lines).to.deep.equal(["live", "update x1@101"]);
+    await bob.waitFor("create x1@100");
+    expect(bob.lines).to.deep.equal(["live", "create x1@100"]);
+    expect(carol.lines).to.deep.equal(["live", "update x1@100"]);
   });
 
   it("re-checks for its filtered readers a record whose readers changed, even to as many others", async () => {
@@ -68,26 +68,26 @@ describe("LiveFeed re-checks of records whose ACL came after them", function () 
     for (const sink of [kindA, kindB, carol]) await sink.waitFor("live");
     // Held after the read of the ACLs, at the filtered reads: the signal comes during that shared read.
     const hold = world.records.holdList((query) => query.filters.some((f) => f.field === "kind"));
-    await world.records.create(ARTICLES, "x1", { kind: "a" }); // 101
+    await world.records.create(ARTICLES, "x1", { kind: "a" }); // 100
     await world.acls.replaceObjectPermissions("/articles/x1", { read: ["dave", "erin"] });
-    await broadcast.publish({ ...ARTICLES, timestamp: 101 });
+    await broadcast.publish({ ...ARTICLES, timestamp: 100 });
     await hold.reached;
     await world.acls.replaceObjectPermissions("/articles/x1", { read: ["dave", "bob"] });
     await broadcast.publish(CREATED_X1);
     hold.release();
-    await kindA.waitFor("create x1@101");
-    await world.put("alice", "x2", { kind: "b" }, { read: ["bob"] }); // 102
-    await kindB.waitFor("create x2@102");
-    expect(kindA.lines).to.deep.equal(["live", "create x1@101"]);
-    expect(kindB.lines).to.deep.equal(["live", "create x2@102"]);
+    await kindA.waitFor("create x1@100");
+    await world.put("alice", "x2", { kind: "b" }, { read: ["bob"] }); // 101
+    await kindB.waitFor("create x2@101");
+    expect(kindA.lines).to.deep.equal(["live", "create x1@100"]);
+    expect(kindB.lines).to.deep.equal(["live", "create x2@101"]);
   });
 
   it("re-checks a record signalled while a shared read was under way", async () => {
     const { bob, carol, hold } = await shareDuringHeldRead();
     hold.release();
-    await bob.waitFor("create x1@101");
-    expect(bob.lines).to.deep.equal(["live", "create x1@101"]);
-    expect(carol.lines).to.deep.equal(["live", "create x1@101"]); // the action was known by the time her events were made
+    await bob.waitFor("create x1@100");
+    expect(bob.lines).to.deep.equal(["live", "create x1@100"]);
+    expect(carol.lines).to.deep.equal(["live", "create x1@100"]); // the action was known by the time her events were made
   });
 
   it("re-checks a record signalled between a join and its first shared read, for readers who started before it", async () => {
@@ -107,42 +107,42 @@ describe("LiveFeed re-checks of records whose ACL came after them", function () 
 
   it("leaves to the next shared read a re-checked record rewritten before its re-read", async () => {
     const { bob, carol, hold } = await shareDuringHeldRead();
-    await world.records.update(ARTICLES, "x1", { kind: "a", n: 2 }); // 102: the re-check of x1@101 finds this
-    await broadcast.publish({ ...ARTICLES, timestamp: 102, id: "x1", action: "update" });
+    await world.records.update(ARTICLES, "x1", { kind: "a", n: 2 }); // 101: the re-check of x1@100 finds this
+    await broadcast.publish({ ...ARTICLES, timestamp: 101, id: "x1", action: "update" });
     hold.release();
-    await carol.waitFor("update x1@102"); // the next shared read: bob's copy is sent in the same pass
-    expect(bob.lines).to.deep.equal(["live", "update x1@102"]);
-    expect(carol.lines).to.deep.equal(["live", "update x1@102"]);
+    await carol.waitFor("update x1@101"); // the next shared read: bob's copy is sent in the same pass
+    expect(bob.lines).to.deep.equal(["live", "update x1@101"]);
+    expect(carol.lines).to.deep.equal(["live", "update x1@101"]);
   });
 
   it("leaves to the next shared read a re-checked record deleted before its re-read", async () => {
     const { bob, carol, hold } = await shareDuringHeldRead();
-    await world.records.delete(ARTICLES, "x1"); // 102: the re-check of x1@101 finds no record
-    await broadcast.publish({ ...ARTICLES, timestamp: 102, id: "x1", action: "delete" });
+    await world.records.delete(ARTICLES, "x1"); // 101: the re-check of x1@100 finds no record
+    await broadcast.publish({ ...ARTICLES, timestamp: 101, id: "x1", action: "delete" });
     hold.release();
-    await carol.waitFor("delete x1@102"); // the next shared read: bob's copy is sent in the same pass
-    expect(bob.lines).to.deep.equal(["live", "delete x1@102"]);
-    expect(carol.lines).to.deep.equal(["live", "delete x1@102"]);
+    await carol.waitFor("delete x1@101"); // the next shared read: bob's copy is sent in the same pass
+    expect(bob.lines).to.deep.equal(["live", "delete x1@101"]);
+    expect(carol.lines).to.deep.equal(["live", "delete x1@101"]);
   });
 
   it("remembers the last thousand versions it sent a subscriber, no more: a re-check of an older one sends it again", async () => {
     await open(true);
-    const bob = await world.subscribe("bob", undefined); // the scope's timestamp is now 100
+    const bob = await world.subscribe("bob", undefined); // the scope is unwritten: its timestamp is 0
     const dave = await world.subscribe("dave", undefined);
     await bob.waitFor("live");
     await dave.waitFor("live");
-    for (let i = 0; i <= 1000; i += 1) await world.put("alice", `r${i}`, {}, { read: ["bob"] }); // r0@101 … r1000@1101
-    await bob.waitFor("create r1000@1101"); // bob was sent 1,001 versions: r0@101 is the one forgotten
+    for (let i = 0; i <= 1000; i += 1) await world.put("alice", `r${i}`, {}, { read: ["bob"] }); // r0@100 … r1000@1100
+    await bob.waitFor("create r1000@1100"); // bob was sent 1,001 versions: r0@100 is the one forgotten
     await world.acls.replaceObjectPermissions("/articles/r0", { read: ["bob", "dave"] });
     await world.acls.replaceObjectPermissions("/articles/r1", { read: ["bob", "dave"] });
     // r1 first: sending r0 again makes r1 the oldest version remembered, and forgets it.
-    await broadcast.publish({ ...ARTICLES, timestamp: 102, id: "r1", action: "create" });
-    await broadcast.publish({ ...ARTICLES, timestamp: 101, id: "r0", action: "create" });
-    await dave.waitFor("create r0@101"); // re-checked after r1, for bob too, in the same shared read
+    await broadcast.publish({ ...ARTICLES, timestamp: 101, id: "r1", action: "create" });
+    await broadcast.publish({ ...ARTICLES, timestamp: 100, id: "r0", action: "create" });
+    await dave.waitFor("create r0@100"); // re-checked after r1, for bob too, in the same shared read
     // (remembering r0's action made the feed forget r1's: its event says `update`)
-    expect(dave.lines).to.deep.equal(["live", "update r1@102", "create r0@101"]);
-    expect(bob.events.filter((line) => line.endsWith(" r0@101"))).to.have.length(2);
-    expect(bob.events.filter((line) => line.endsWith(" r1@102"))).to.have.length(1);
+    expect(dave.lines).to.deep.equal(["live", "update r1@101", "create r0@100"]);
+    expect(bob.events.filter((line) => line.endsWith(" r0@100"))).to.have.length(2);
+    expect(bob.events.filter((line) => line.endsWith(" r1@101"))).to.have.length(1);
   });
 
   it("leaves no shared read scheduled for a scope whose last subscriber left with a re-check pending", async () => {
@@ -166,19 +166,19 @@ describe("LiveFeed re-checks of records whose ACL came after them", function () 
     await bob.waitFor("live");
     await carol.waitFor("live");
     const hold = world.records.holdList((query) => query.includeDeleted && !query.filters.some((f) => f.field === "deleted"));
-    await world.put("alice", "x1", {}); // 101
-    await hold.reached; // the shared read up to 101
-    await world.records.create(ARTICLES, "x2", {}); // 102
-    const dave = await world.subscribe("dave", undefined); // replays up to 102 and joins: the scope has read up to 102
+    await world.put("alice", "x1", {}); // 100
+    await hold.reached; // the shared read up to 100
+    await world.records.create(ARTICLES, "x2", {}); // 101
+    const dave = await world.subscribe("dave", undefined); // replays up to 101 and joins: the scope has read up to 101
     await dave.waitFor("live");
     await world.acls.addPrincipalToAce("/articles/x2", "read", "bob");
-    await broadcast.publish({ ...ARTICLES, timestamp: 102, id: "x2", action: "create" }); // re-checked after that read
+    await broadcast.publish({ ...ARTICLES, timestamp: 101, id: "x2", action: "create" }); // re-checked after that read
     hold.release();
-    await carol.waitFor("create x2@102");
-    await world.put("alice", "x3", {}); // 103: read after x2 was sent, however many times
-    await carol.waitFor("create x3@103");
-    expect(carol.lines).to.deep.equal(["live", "create x1@101", "create x2@102", "create x3@103"]);
-    expect(bob.lines).to.deep.equal(["live", "create x2@102"]);
+    await carol.waitFor("create x2@101");
+    await world.put("alice", "x3", {}); // 102: read after x2 was sent, however many times
+    await carol.waitFor("create x3@102");
+    expect(carol.lines).to.deep.equal(["live", "create x1@100", "create x2@101", "create x3@102"]);
+    expect(bob.lines).to.deep.equal(["live", "create x2@101"]);
     expect(dave.lines).to.deep.equal(["live"]);
   });
 
@@ -214,11 +214,11 @@ describe("LiveFeed re-checks of records whose ACL came after them", function () 
     await afterPendingReads(); // its first shared read ran
     const idle = pendingTimers();
     const hold = world.records.holdList((query) => query.includeDeleted && !query.filters.some((f) => f.field === "deleted"));
-    await world.put("alice", "x1", {}); // 101
+    await world.put("alice", "x1", {}); // 100
     await hold.reached;
-    await world.put("alice", "x2", {}); // 102: read again after this read
+    await world.put("alice", "x2", {}); // 101: read again after this read
     hold.release();
-    await carol.waitFor("create x2@102");
+    await carol.waitFor("create x2@101");
     await afterPendingReads();
     expect(pendingTimers()).to.equal(idle);
   });
@@ -229,14 +229,14 @@ describe("LiveFeed re-checks of records whose ACL came after them", function () 
     const carol = await world.subscribe("carol", undefined);
     await bob.waitFor("live");
     await carol.waitFor("live");
-    await world.records.create(ARTICLES, "x1", {}); // 101
-    await broadcast.publish({ ...ARTICLES, timestamp: 101 });
-    await carol.waitFor("update x1@101");
+    await world.records.create(ARTICLES, "x1", {}); // 100
+    await broadcast.publish({ ...ARTICLES, timestamp: 100 });
+    await carol.waitFor("update x1@100");
     await world.acls.addPrincipalToAce("/articles/x1", "read", "bob");
     await broadcast.publish(CREATED_X1);
-    await world.put("alice", "x2", { n: 2 }, { read: ["bob"] }); // 102
-    await bob.waitFor("create x2@102");
-    expect(bob.lines).to.deep.equal(["live", "create x2@102"]);
+    await world.put("alice", "x2", { n: 2 }, { read: ["bob"] }); // 101
+    await bob.waitFor("create x2@101");
+    expect(bob.lines).to.deep.equal(["live", "create x2@101"]);
   });
 
   it("sends a replaying subscriber a record its replay read before its ACL named it", async () => {
@@ -350,9 +350,9 @@ describe("LiveFeed failures", function () {
     try {
       const carol = await world.subscribe("carol", undefined);
       await carol.waitFor("live");
-      await world.put("alice", "a1", { n: 1 }); // 101
-      listener?.({ ...ARTICLES, timestamp: 101 });
-      await carol.waitFor("create a1@101");
+      await world.put("alice", "a1", { n: 1 }); // 100
+      listener?.({ ...ARTICLES, timestamp: 100 });
+      await carol.waitFor("create a1@100");
       expect(world.logged).to.deep.equal([
         "the change listener connection failed; reconnecting: connection reset",
         "a change signal could not be sent: no route",

@@ -79,9 +79,9 @@ describe("LiveFeed subscribers while they replay", function () {
     firstHold.release();
     secondHold.release();
     await second.waitFor("live");
-    await world.put("alice", "x1", { n: 1 }); // 101
-    await second.waitFor("create x1@101");
-    expect(second.lines).to.deep.equal(["live", "create x1@101"]);
+    await world.put("alice", "x1", { n: 1 }); // 100
+    await second.waitFor("create x1@100");
+    expect(second.lines).to.deep.equal(["live", "create x1@100"]);
     expect(first.lines).to.deep.equal(["end"]);
   });
 
@@ -104,25 +104,25 @@ describe("LiveFeed subscribers while they replay", function () {
     const carol = await world.subscribe("carol", undefined);
     await carol.waitFor("live");
     const hold = world.records.holdList((query) => query.includeDeleted && !query.filters.some((f) => f.field === "deleted"));
-    await world.put("alice", "x1", { n: 1 }); // 101
+    await world.put("alice", "x1", { n: 1 }); // 100
     await hold.reached;
-    await world.put("alice", "x2", { n: 2 }); // 102
+    await world.put("alice", "x2", { n: 2 }); // 101
     hold.release();
-    await carol.waitFor("create x2@102");
-    expect(carol.lines).to.deep.equal(["live", "create x1@101", "create x2@102"]);
+    await carol.waitFor("create x2@101");
+    expect(carol.lines).to.deep.equal(["live", "create x1@100", "create x2@101"]);
   });
 
   it("runs one shared read of a scope at a time: a change signalled during one is read after it", async () => {
     const carol = await world.subscribe("carol", undefined);
     await carol.waitFor("live");
     const hold = world.records.holdList((query) => query.includeDeleted && !query.filters.some((f) => f.field === "deleted"));
-    await world.put("alice", "x1", { n: 1 }); // 101
+    await world.put("alice", "x1", { n: 1 }); // 100
     await hold.reached;
-    await world.put("alice", "x2", { n: 2 }); // 102: signalled while the shared read of x1 is held
+    await world.put("alice", "x2", { n: 2 }); // 101: signalled while the shared read of x1 is held
     await afterPendingReads(); // a second shared read started for that signal would have sent x1 and x2 by now
     hold.release();
-    await carol.waitFor("create x2@102");
-    expect(carol.batches).to.deep.equal([["create x1@101"], ["create x2@102"]]);
+    await carol.waitFor("create x2@101");
+    expect(carol.batches).to.deep.equal([["create x1@100"], ["create x2@101"]]);
   });
 
   it("tells a live subscriber of no loss while it still reads the record through a group", async () => {

@@ -110,12 +110,12 @@ describe("LiveFeed", function () {
 
   it("with a resource's own bound permissions, gives a restricted subscriber the records whose ACL names him under a permission bound on the record itself", async () => {
     const reviewed = reviewedVersionOf(articles);
-    const bob = await world.subscribe("bob", undefined, [], reviewed); // the scope read first: its timestamp is now 100
+    const bob = await world.subscribe("bob", undefined, [], reviewed); // the scope read first: its timestamp is now 99
     await bob.waitFor("live");
-    await world.service.replace(world.user("alice"), reviewed, "a1", { data: { n: 1 }, permissions: { review: ["bob"] } }); // 101
-    await world.service.replace(world.user("alice"), reviewed, "a2", { data: { n: 2 }, permissions: { read: ["bob"] } }); // 102
-    await bob.waitFor("create a2@102");
-    expect(bob.lines).to.deep.equal(["live", "create a2@102"]);
+    await world.service.replace(world.user("alice"), reviewed, "a1", { data: { n: 1 }, permissions: { review: ["bob"] } }); // 100
+    await world.service.replace(world.user("alice"), reviewed, "a2", { data: { n: 2 }, permissions: { read: ["bob"] } }); // 101
+    await bob.waitFor("create a2@101");
+    expect(bob.lines).to.deep.equal(["live", "create a2@101"]);
   });
 
   it("applies the filters to records and lets every deletion through, in the replay and live", async () => {
@@ -193,25 +193,25 @@ describe("LiveFeed", function () {
   });
 
   it("reads a user resource in the subscriber's own scope", async () => {
-    const bobs = await world.subscribe("bob", 0, [], notes); // bob's scope read first: its timestamp is now 100
+    const bobs = await world.subscribe("bob", 0, [], notes); // bob's scope read first: its timestamp is now 99
     await bobs.waitFor("live");
-    await world.service.replace(world.user("alice"), notes, "n1", { data: { n: 1 } }); // alice's scope: 100
-    await world.service.replace(world.user("bob"), notes, "n1", { data: { n: 2 } }); // bob's scope: 101
-    await bobs.waitFor("create n1@101");
-    expect(bobs.lines).to.deep.equal(["live", "create n1@101"]);
+    await world.service.replace(world.user("alice"), notes, "n1", { data: { n: 1 } }); // alice's scope: 99
+    await world.service.replace(world.user("bob"), notes, "n1", { data: { n: 2 } }); // bob's scope: 100
+    await bobs.waitFor("create n1@100");
+    expect(bobs.lines).to.deep.equal(["live", "create n1@100"]);
   });
 
   it("keeps the subscribers of two scopes open at once each to their own scope", async () => {
-    const bobs = await world.subscribe("bob", 0, [], notes); // each scope's timestamp is now 100
+    const bobs = await world.subscribe("bob", 0, [], notes); // each scope's timestamp is now 99
     const alices = await world.subscribe("alice", 0, [], notes);
     await bobs.waitFor("live");
     await alices.waitFor("live");
-    await world.service.replace(world.user("alice"), notes, "a1", { data: { n: 1 } }); // alice's scope: 101
-    await world.service.replace(world.user("bob"), notes, "b1", { data: { n: 2 } }); // bob's scope: 101
-    await alices.waitFor("create a1@101");
-    await bobs.waitFor("create b1@101");
-    expect(alices.lines).to.deep.equal(["live", "create a1@101"]);
-    expect(bobs.lines).to.deep.equal(["live", "create b1@101"]);
+    await world.service.replace(world.user("alice"), notes, "a1", { data: { n: 1 } }); // alice's scope: 100
+    await world.service.replace(world.user("bob"), notes, "b1", { data: { n: 2 } }); // bob's scope: 100
+    await alices.waitFor("create a1@100");
+    await bobs.waitFor("create b1@100");
+    expect(alices.lines).to.deep.equal(["live", "create a1@100"]);
+    expect(bobs.lines).to.deep.equal(["live", "create b1@100"]);
   });
 });
 
@@ -227,26 +227,26 @@ describe("LiveFeed signals from other processes", function () {
   afterEach(() => world.feed.close());
 
   it("reads a signalled change back, as a creation only when the signal says so", async () => {
-    const carol = await world.subscribe("carol", undefined); // the scope's timestamp is now 100
+    const carol = await world.subscribe("carol", undefined); // the scope is unwritten: its timestamp is 0
     await carol.waitFor("live");
-    await world.records.create(ARTICLES, "x1", {}); // 101, written by another process
-    await broadcast.publish({ ...ARTICLES, timestamp: 101, id: "x1", action: "create" });
-    await carol.waitFor("create x1@101");
-    await world.records.update(ARTICLES, "x1", { n: 1 }); // 102
-    await broadcast.publish({ ...ARTICLES, timestamp: 102 });
-    await carol.waitFor("update x1@102");
-    await world.records.create(ARTICLES, "x2", {}); // 103
+    await world.records.create(ARTICLES, "x1", {}); // 100, written by another process
+    await broadcast.publish({ ...ARTICLES, timestamp: 100, id: "x1", action: "create" });
+    await carol.waitFor("create x1@100");
+    await world.records.update(ARTICLES, "x1", { n: 1 }); // 101
+    await broadcast.publish({ ...ARTICLES, timestamp: 101 });
+    await carol.waitFor("update x1@101");
+    await world.records.create(ARTICLES, "x2", {}); // 102
     await broadcast.publish({ collection: EVERY_SCOPE, parentId: "", timestamp: 0 });
-    await carol.waitFor("update x2@103");
-    expect(carol.lines).to.deep.equal(["live", "create x1@101", "update x1@102", "update x2@103"]);
+    await carol.waitFor("update x2@102");
+    expect(carol.lines).to.deep.equal(["live", "create x1@100", "update x1@101", "update x2@102"]);
   });
 
   it("wakes its subscribers on a signal for every scope", async () => {
-    const carol = await world.subscribe("carol", 99); // the scope's timestamp is now 100
-    await world.records.create(ARTICLES, "x1", {}); // 101
+    const carol = await world.subscribe("carol", 99); // the scope is unwritten: its timestamp is 0
+    await world.records.create(ARTICLES, "x1", {}); // 100
     await broadcast.publish({ collection: EVERY_SCOPE, parentId: "", timestamp: 0 });
-    await carol.waitFor("update x1@101");
-    expect(carol.events).to.deep.equal(["update x1@101"]);
+    await carol.waitFor("update x1@100");
+    expect(carol.events).to.deep.equal(["update x1@100"]);
   });
 });
 

@@ -259,6 +259,34 @@ describe("settings", () => {
         expect(problems.join("\n")).to.contain(name);
     });
 
+    it("reads the database timeouts, feed catch-up and shutdown deadline, and refuses odd values", () => {
+      const defaults = load();
+      expect([defaults.storage.statementTimeoutSeconds, defaults.feedCatchUpSeconds, defaults.shutdownTimeoutSeconds]).to.deep.equal([
+        15, 2, 15,
+      ]);
+      const set = load({
+        TESSERA_STORAGE_STATEMENT_TIMEOUT_SECONDS: "0",
+        TESSERA_FEED_CATCH_UP_SECONDS: "0.5",
+        TESSERA_SHUTDOWN_TIMEOUT_SECONDS: "3",
+      });
+      expect([set.storage.statementTimeoutSeconds, set.feedCatchUpSeconds, set.shutdownTimeoutSeconds]).to.deep.equal([0, 0.5, 3]);
+      const problems = problemsOf(() =>
+        load({
+          TESSERA_STORAGE_STATEMENT_TIMEOUT_SECONDS: "-1",
+          TESSERA_CACHE_STATEMENT_TIMEOUT_SECONDS: "soon",
+          TESSERA_FEED_CATCH_UP_SECONDS: "0",
+          TESSERA_SHUTDOWN_TIMEOUT_SECONDS: "\u0000",
+        }),
+      ).join("\n");
+      for (const name of [
+        "storage_statement_timeout_seconds",
+        "cache_statement_timeout_seconds",
+        "feed_catch_up_seconds",
+        "shutdown_timeout_seconds",
+      ])
+        expect(problems).to.contain(name);
+    });
+
     it("refuses an http_scheme or http_host no URL can be built from", () => {
       const text = problemsOf(() => load({ TESSERA_HTTP_SCHEME: "ftp", TESSERA_HTTP_HOST: "a b:99" })).join("\n");
       expect(text).to.contain("http_scheme").and.contain("http_host");

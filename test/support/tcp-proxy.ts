@@ -3,6 +3,8 @@
  * destroyed and new ones refused, as when the server goes down) and restore on the same port.
  * A cut can also be armed to fire at an exact point of the traffic: when a chunk a client sends
  * matches a trigger, that chunk is never delivered and every socket is destroyed at once.
+ * A stall swallows every byte instead, both ways, while the sockets stay open: a peer that
+ * vanished without closing (a network partition), which only timeouts can notice.
  */
 import net from "node:net";
 
@@ -14,6 +16,9 @@ export class TcpProxy {
   private readonly sockets = new Set<net.Socket>();
   private armed: { trigger: CutTrigger; fired: () => void } | undefined;
   private connections = 0;
+  private stalling = false;
+  /** Client sockets whose traffic is swallowed, both ways, for as long as they live. */
+  private readonly stalled = new Set<net.Socket>();
 
   private constructor(
     private readonly target: { host: string; port: number },
@@ -75,6 +80,23 @@ export class TcpProxy {
     });
   }
 
+  /** Swallows every byte from now on, on the live connections and on new ones; nothing is closed. */
+  stall(): void {
+    this.stalling = true;
+    for (const socket of this.clients()) this.stalled.add(socket);
+  }
+
+  /** New connections flow again; the stalled ones stay silent, as connections to a vanished peer do. */
+  unstall(): void {
+    this.stalling = false;
+  }
+
+  private clients(): net.Socket[] {
+    return [...this.sockets].filter((socket) => this.clientSockets.has(socket));
+  }
+
+  private readonly clientSockets = new WeakSet<net.Socket>();
+
   /** Forgets an armed trigger that has not fired. */
   disarm(): void {
     this.armed = undefined;
@@ -87,6 +109,9 @@ export class TcpProxy {
   private relay(client: net.Socket): void {
     const connection = ++this.connections;
     const upstream = net.connect(this.target);
+    this.clientSockets.add(client);
+    if (this.stalling) this.stalled.add(client);
+    client.on("close", () => this.stalled.delete(client));
     for (const socket of [client, upstream]) {
       this.sockets.add(socket);
       socket.on("close", () => this.sockets.delete(socket));
@@ -98,9 +123,11 @@ export class TcpProxy {
         void this.cut().then(armed.fired);
         return;
       }
-      upstream.write(chunk);
+      if (!this.stalled.has(client)) upstream.write(chunk);
     });
-    upstream.pipe(client);
+    upstream.on("data", (chunk: Buffer) => {
+      if (!this.stalled.has(client) && !client.destroyed) client.write(chunk);
+    });
     client.on("close", () => upstream.destroy());
     upstream.on("close", () => client.destroy());
   }

@@ -17,20 +17,21 @@ import {
 } from "../../domain/records.js";
 import { MODIFIED_FIELD, type CountQuery, type ListQuery, type RecordAccess } from "../../application/listing.js";
 import type { Clock } from "../../application/ports/clock.js";
-import type {
-  AccessLoss,
-  ConditionalWriteOptions,
-  RecordedLoss,
-  RecordStore,
-  Scope,
-  WriteOptions,
+import {
+  NEVER_WRITTEN,
+  type AccessLoss,
+  type ConditionalWriteOptions,
+  type RecordedLoss,
+  type RecordStore,
+  type Scope,
+  type WriteOptions,
 } from "../../application/ports/record-store.js";
 import { ChangeLog } from "./change-log.js";
 import { LostAccessIndex } from "./lost-access-index.js";
 import { compileAccess, compileAfter, compileFilters, compileSort } from "./record-matching.js";
 
 interface ScopeState {
-  /** Newest write, or the time of the first read; undefined while neither happened. */
+  /** Newest write; undefined while none happened (reads store nothing). */
   timestamp: number | undefined;
   readonly records: Map<string, StoredRecord>;
   readonly tombstones: Map<string, Tombstone>;
@@ -101,6 +102,11 @@ export class MemoryRecordStore implements RecordStore {
 
   constructor(private readonly clock: Clock) {}
 
+  /** Scopes holding state (written at least once): for tests that prove reads store nothing. */
+  get scopeCount(): number {
+    return this.scopes.size;
+  }
+
   async initializeSchema(): Promise<void> {}
 
   async get(scope: Scope, id: string): Promise<StoredRecord | undefined> {
@@ -120,7 +126,7 @@ export class MemoryRecordStore implements RecordStore {
   }
 
   async update(scope: Scope, id: string, data: JsonObject, options?: ConditionalWriteOptions): Promise<StoredRecord> {
-    const state = this.state(scope);
+    const state = this.existingScope(scope, id, options);
     this.existing(scope, state, id, options);
     const record: StoredRecord = { id, lastModified: this.stamp(state, options), data: ownData(data) };
     state.records.set(id, record);
@@ -130,7 +136,7 @@ export class MemoryRecordStore implements RecordStore {
   }
 
   async delete(scope: Scope, id: string, options?: ConditionalWriteOptions): Promise<Tombstone> {
-    const state = this.state(scope);
+    const state = this.existingScope(scope, id, options);
     this.existing(scope, state, id, options);
     return copyTombstone(this.bury(state, id, options));
   }
@@ -205,10 +211,8 @@ export class MemoryRecordStore implements RecordStore {
   }
 
   async collectionTimestamp(scope: Scope): Promise<number> {
-    const state = this.state(scope);
-    // Fixed at first read so that an empty collection answers the same value until a write.
-    state.timestamp ??= this.clock.now();
-    return state.timestamp;
+    // A read stores nothing: invented readers must leave no state behind.
+    return this.peek(scope)?.timestamp ?? NEVER_WRITTEN;
   }
 
   async purgeTombstones(scope: Scope | undefined, before?: number): Promise<number> {
@@ -256,6 +260,13 @@ export class MemoryRecordStore implements RecordStore {
     return state;
   }
 
+  /** The scope of a record to rewrite: a missing scope fails as its missing record does, creating nothing. */
+  private existingScope(scope: Scope, id: string, options: ConditionalWriteOptions | undefined): ScopeState {
+    const state = this.peek(scope);
+    if (state) return state;
+    throw options?.ifMatch !== undefined ? new PreconditionFailedError(null) : new RecordNotFoundError(scope.collection, id);
+  }
+
   /** The live record a conditional write targets, after checking `ifMatch`. */
   private existing(scope: Scope, state: ScopeState, id: string, options: ConditionalWriteOptions | undefined): StoredRecord {
     const record = state.records.get(id);
@@ -287,7 +298,7 @@ export class MemoryRecordStore implements RecordStore {
 
   /** Next timestamp of the scope: strictly above its current one, honouring a newer request. */
   private stamp(state: ScopeState, options: WriteOptions | undefined): number {
-    // A never-read, never-written scope has no timestamp yet: any requested value is newer.
+    // A never-written scope has no timestamp yet: any requested value is newer.
     const timestamp = nextTimestamp(state.timestamp ?? 0, this.clock.now(), requestedTimestamp(options));
     state.timestamp = timestamp;
     return timestamp;

@@ -26,7 +26,11 @@ export interface PostgresDatabaseOptions {
   readonly poolTimeoutSeconds?: number;
   /** A file holding the password (its trailing newline ignored); wins over the URL's. */
   readonly passwordFile?: string;
-  /** Server-side statement timeout in milliseconds; none by default. */
+  /**
+   * Longest statement in milliseconds; none by default (0 or absent). PostgreSQL cancels it
+   * (statement_timeout), and the client gives up a little later if no answer comes at all (a
+   * stalled or silently dead connection), which also destroys that connection.
+   */
   readonly statementTimeoutMs?: number;
   /** Shown in pg_stat_activity (default "tessera"). */
   readonly applicationName?: string;
@@ -38,6 +42,18 @@ export interface PostgresDatabaseOptions {
 export interface Statement {
   readonly text: string;
   readonly name?: string;
+}
+
+/** Idle time before TCP keepalive probes start on every connection (the OS default is 2 hours). */
+export const KEEPALIVE_IDLE_MS = 30_000;
+
+/** How much longer than PostgreSQL's statement_timeout the client waits for an answer. */
+const CLIENT_TIMEOUT_MARGIN_MS = 1000;
+
+/** Connection options bounding statements at `statementTimeoutMs` on both sides (none when 0). */
+export function statementTimeouts(statementTimeoutMs: number | undefined): Pick<pg.ClientConfig, "statement_timeout" | "query_timeout"> {
+  if (statementTimeoutMs === undefined || statementTimeoutMs <= 0) return {};
+  return { statement_timeout: statementTimeoutMs, query_timeout: statementTimeoutMs + CLIENT_TIMEOUT_MARGIN_MS };
 }
 
 // Serialises concurrent `migrate` runs of several processes (an arbitrary, fixed key).
@@ -79,7 +95,9 @@ export class PostgresDatabase {
   /** Requests refused by max_backlog so far (metrics). */
   backlogRefusals = 0;
   private readonly maxBacklog: number;
+  /** Without the statement timeouts: migrations may legitimately run long. */
   private readonly connection: pg.ClientConfig;
+  private readonly timeouts: pg.ClientConfig;
   private readonly migrations: readonly MigrationClass[] | undefined;
   private migrated: Promise<string[]> | undefined;
   private readonly transactions = new AsyncLocalStorage<Transaction>();
@@ -101,14 +119,16 @@ export class PostgresDatabase {
     this.connection = {
       connectionString: session.url,
       ...(session.options !== undefined ? { options: session.options } : {}),
-      ...(options.statementTimeoutMs !== undefined ? { statement_timeout: options.statementTimeoutMs } : {}),
       application_name: options.applicationName ?? "tessera",
       // A peer that vanished without closing (network partition) is noticed by TCP keepalive.
       keepAlive: true,
+      keepAliveInitialDelayMillis: KEEPALIVE_IDLE_MS,
     };
+    this.timeouts = statementTimeouts(options.statementTimeoutMs);
     // Connects lazily: a database down at start-up is simply retried by the next request.
     this.pool = new pg.Pool({
       ...this.connection,
+      ...this.timeouts,
       Client: GuardedClient,
       max: this.maxConnections,
       // Like SQLAlchemy's QueuePool: poolSize connections stay open, overflow ones close when idle.

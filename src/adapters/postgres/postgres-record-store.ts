@@ -8,13 +8,14 @@
 import { createHash } from "node:crypto";
 import type { CountQuery, ListQuery } from "../../application/listing.js";
 import type { GrantedRecordStore, Grants } from "../../application/ports/granted-record-store.js";
-import type {
-  AccessLoss,
-  ConditionalWriteOptions,
-  RecordedLoss,
-  RecordStore,
-  Scope,
-  WriteOptions,
+import {
+  NEVER_WRITTEN,
+  type AccessLoss,
+  type ConditionalWriteOptions,
+  type RecordedLoss,
+  type RecordStore,
+  type Scope,
+  type WriteOptions,
 } from "../../application/ports/record-store.js";
 import type { RecordAclEntries, RecordWithAclWriter } from "../../application/ports/record-with-acl-writer.js";
 import { ConflictError, PreconditionFailedError, RecordNotFoundError } from "../../domain/errors.js";
@@ -108,17 +109,7 @@ const DELETE: WriteStatements = {
   stamped: rewrite("tessera_records_delete_stamped", true, true),
 };
 
-// Reads the counter; creates it with the current time the first time, so it stays stable until a write.
-const COLLECTION_TIMESTAMP: Statement = {
-  name: "tessera_records_collection_timestamp",
-  text: `WITH current AS (
-      SELECT last_modified FROM timestamps WHERE collection = $1 AND parent_id = $2
-    ), created AS (
-      INSERT INTO timestamps (collection, parent_id, last_modified) SELECT $1, $2, ${NOW_MS}
-      WHERE NOT EXISTS (SELECT 1 FROM current) ON CONFLICT DO NOTHING RETURNING last_modified
-    )
-    SELECT last_modified FROM current UNION ALL SELECT last_modified FROM created`,
-};
+// A pure SELECT (a hot standby answers it): the first write creates the row, never a read.
 const READ_TIMESTAMP: Statement = {
   name: "tessera_records_read_timestamp",
   text: "SELECT last_modified FROM timestamps WHERE collection = $1 AND parent_id = $2",
@@ -349,11 +340,8 @@ export class PostgresRecordStore implements RecordStore, GrantedRecordStore, Rec
   }
 
   async collectionTimestamp(scope: Scope): Promise<number> {
-    const values = [scope.collection, scope.parentId];
-    let rows = await this.run<{ last_modified: string }>(COLLECTION_TIMESTAMP, values);
-    // Another writer created the row after this statement's snapshot: read it now.
-    if (rows.length === 0) rows = await this.run<{ last_modified: string }>(READ_TIMESTAMP, values);
-    return Number(rows[0]?.last_modified);
+    const rows = await this.run<{ last_modified: string }>(READ_TIMESTAMP, [scope.collection, scope.parentId]);
+    return rows[0] ? Number(rows[0].last_modified) : NEVER_WRITTEN;
   }
 
   async purgeTombstones(scope: Scope | undefined, before?: number): Promise<number> {

@@ -25,6 +25,13 @@ export interface ChangeBroadcast {
    * `onError` hears about trouble the adapter recovers from by itself (a lost connection).
    */
   subscribe(listener: (signal: ChangeSignal) => void, onError?: (error: unknown) => void): () => void;
+  /**
+   * Declares that this process has subscribers for `scope` until the returned function is
+   * called: an adapter that can miss signals (a NOTIFY lost after its commit) checks the watched
+   * scopes' timestamps periodically and signals the changes it did not hear of. Optional: in one
+   * process nothing is missed.
+   */
+  watch?(scope: { readonly collection: string; readonly parentId: string }): () => void;
   /** Resolves once listening was attempted (success or not: a failed attempt is retried alone). */
   ready(): Promise<void>;
   close(): Promise<void>;

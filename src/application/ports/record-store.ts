@@ -7,6 +7,9 @@ import type { CountQuery, ListQuery } from "../listing.js";
  * shareable resources and the owner's user id for user resources (each owner has their own ids
  * and their own timestamp sequence).
  */
+/** The timestamp of a scope never written: constant, so that reading it creates nothing. */
+export const NEVER_WRITTEN = 0;
+
 export interface Scope {
   readonly collection: string;
   readonly parentId: string;
@@ -103,8 +106,9 @@ export interface RecordStore {
   count(scope: Scope, query: CountQuery): Promise<number>;
 
   /**
-   * The scope's timestamp: the newest write (deletes included). For a scope never written, the
-   * current time, stored at first read so that it stays stable until the next write.
+   * The scope's timestamp: the newest write (deletes included). For a scope never written,
+   * NEVER_WRITTEN: a read stores nothing (a standby can answer it, an invented reader leaves no
+   * state), and the value stays stable until the first write, which is stamped above it.
    */
   collectionTimestamp(scope: Scope): Promise<number>;
 
