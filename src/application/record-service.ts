@@ -252,7 +252,7 @@ export class RecordService {
       ? await this.writeWithAcl(
           scope,
           () => this.deps.records.update(scope, id, fields, { lastModified, ifMatch: numeric(preconditions.ifMatch) }),
-          acl && !aclEqual(acl, kept) ? this.aclWrite(kind, resource, id, acl, kept) : undefined,
+          acl && !aclEqual(acl, kept) ? this.aclWrite(kind, resource, id, acl, kept, existing.lastModified) : undefined,
         )
       : await this.createRecord(kind, resource, scope, id, fields, lastModified, acl);
     this.changed(requester, scope, existing ? "update" : "create", [existing ? { old: existing, new: record } : { new: record }]);
@@ -311,7 +311,7 @@ export class RecordService {
         const record = await this.writeWithAcl(
           scope,
           () => this.deps.records.update(scope, id, data, { lastModified, ifMatch: existing.lastModified }),
-          acl && aclChanged ? this.aclWrite(kind, resource, id, acl, currentAcl) : undefined,
+          acl && aclChanged ? this.aclWrite(kind, resource, id, acl, currentAcl, existing.lastModified) : undefined,
         );
         this.changed(requester, scope, "update", [{ old: existing, new: record }]);
         return { record, permissions: kind.visibleAcl(caller, acl), created: false };
@@ -343,7 +343,7 @@ export class RecordService {
     const tombstone = await this.writeWithAcl(
       scope,
       () => this.deps.records.delete(scope, id, { lastModified, ifMatch: numeric(preconditions.ifMatch) }),
-      removal && { write: removal, undo: () => kind.saveAcl(resource, id, found.acl ?? {}) },
+      removal && { write: removal, undo: () => kind.saveAcl(resource, id, found.acl ?? {}, existing.lastModified) },
     );
     this.changed(requester, scope, "delete", [{ old: existing, new: tombstone }]);
     return tombstone;
@@ -414,7 +414,11 @@ export class RecordService {
   }
 
   /** Writes a record and its ACL together (record-acl-write.ts explains the order and the undo). */
-  private writeWithAcl<R>(scope: Scope, writeRecord: () => Promise<R>, acl: AclWrite | undefined): Promise<R> {
+  private writeWithAcl<R extends { readonly lastModified: number }>(
+    scope: Scope,
+    writeRecord: () => Promise<R>,
+    acl: AclWrite | undefined,
+  ): Promise<R> {
     return writeRecordWithAcl(this.deps.unitOfWork, this.deps.aclInRecordTransaction === true, writeRecord, acl, scope);
   }
 
@@ -439,9 +443,21 @@ export class RecordService {
     );
   }
 
-  /** Storing `acl` for the record, undone by storing `previous` again. */
-  private aclWrite(kind: ResourceKindPolicy, resource: ResourceDefinition, id: string, acl: Acl, previous: Acl): AclWrite {
-    return { write: () => kind.saveAcl(resource, id, acl), undo: () => kind.saveAcl(resource, id, previous) };
+  /** Storing `acl` for the record, undone by storing `previous` (of version `previousVersion`) again. */
+  private aclWrite(
+    kind: ResourceKindPolicy,
+    resource: ResourceDefinition,
+    id: string,
+    acl: Acl,
+    previous: Acl,
+    previousVersion?: number,
+  ): AclWrite {
+    const pending = kind.pendingAcl(resource, id, previousVersion);
+    return {
+      write: (version) => kind.saveAcl(resource, id, acl, version),
+      undo: () => kind.saveAcl(resource, id, previous, previousVersion),
+      ...(pending ? { pending } : {}),
+    };
   }
 
   /** The caller and the record with its ACL: one round trip where the kind's stores read them together. */
@@ -456,14 +472,12 @@ export class RecordService {
   }
 
   /**
-   * The record (undefined when missing) and its ACL when the kind keeps one, fetched together
-   * (and alongside the caller's principals): authorization then needs no other round trip when
-   * the record's own ACL grants the permission. Fetching before deciding leaks nothing: a
-   * refused caller gets 401/403 whether or not the record exists.
+   * The record (undefined when missing) and the ACL of that version when the kind keeps one:
+   * authorization decides the record's own grants on it alone. Fetching before deciding leaks
+   * nothing: a refused caller gets 401/403 whether or not the record exists.
    */
-  private async target(kind: ResourceKindPolicy, resource: ResourceDefinition, scope: Scope, id: string): Promise<Target> {
-    const [record, acl] = await Promise.all([this.deps.records.get(scope, id), kind.storedAcl(resource, id)]);
-    return { record, acl };
+  private target(kind: ResourceKindPolicy, resource: ResourceDefinition, scope: Scope, id: string): Promise<Target> {
+    return kind.target(resource, id, () => this.deps.records.get(scope, id));
   }
 
   /**
