@@ -127,10 +127,7 @@ export class RecordService {
   ): Promise<ListResult> {
     const kind = this.kindOf(resource);
     const scope = kind.scope(requester, resource);
-    const [{ caller, reach }, timestamp] = await Promise.all([
-      this.callerReach(kind, requester, resource, "list"),
-      this.deps.records.collectionTimestamp(scope),
-    ]);
+    const { caller, reach, timestamp } = await this.boundedReach(kind, requester, resource, scope);
     checkPreconditions(preconditions, { timestamp }, true);
     const sort = withTieBreaker(params.sort);
     const position = params.token ? this.deps.tokens.decode(params.token, sort, params.filters) : undefined;
@@ -164,10 +161,7 @@ export class RecordService {
   ): Promise<{ count: number; timestamp: number }> {
     const kind = this.kindOf(resource);
     const scope = kind.scope(requester, resource);
-    const [{ caller, reach }, timestamp] = await Promise.all([
-      this.callerReach(kind, requester, resource, "list"),
-      this.deps.records.collectionTimestamp(scope),
-    ]);
+    const { caller, reach, timestamp } = await this.boundedReach(kind, requester, resource, scope);
     checkPreconditions(preconditions, { timestamp }, true);
     const count = await reach.records.count(scope, { filters });
     if (count === 0) await this.refuseIfNothingReachable(kind, caller, resource, scope, reach);
@@ -400,16 +394,41 @@ export class RecordService {
     return this.deps.kinds[resource.kind];
   }
 
-  /** The caller and what a collection view reaches (independent of the collection's timestamp: read alongside it). */
+  /**
+   * What a listing reads, and the collection timestamp that bounds it (its ETag, the next
+   * `_since`). The timestamp is read before the caller's grants are resolved (the caller and the
+   * collection check go alongside it): a record at or below it has committed before it was read,
+   * and its ACL, written before that commit, is then in grants read after it; a record committed
+   * later is above the bound and comes with the next `_since`. Read the other way round, a
+   * create committing between the two reads was below the bound but outside the grants: the
+   * page missed it and the next `_since` started above it, for good.
+   */
+  private async boundedReach(
+    kind: ResourceKindPolicy,
+    requester: Requester,
+    resource: ResourceDefinition,
+    scope: Scope,
+  ): Promise<{ caller: Caller; reach: Reach; timestamp: number }> {
+    const timestampRead = this.deps.records.collectionTimestamp(scope);
+    const [{ caller, reach }, timestamp] = await Promise.all([
+      this.callerReach(kind, requester, resource, "list", timestampRead),
+      timestampRead,
+    ]);
+    return { caller, reach, timestamp };
+  }
+
+  /** The caller and what a collection view reaches; the grants resolved only once `before` has settled. */
   private async callerReach(
     kind: ResourceKindPolicy,
     requester: Requester,
     resource: ResourceDefinition,
     view: CollectionView,
+    before?: Promise<unknown>,
   ): Promise<{ caller: Caller; reach: Reach }> {
     const [caller, permission] = await kind.callerAndRestriction(requester, resource, view);
     // The records a collection view works on: the whole scope, or those the caller's grants reach.
     if (permission === undefined) return { caller, reach: { records: this.deps.records, restricted: false } };
+    await before;
     return { caller, reach: { records: await this.deps.granted.select(caller, resource, permission), restricted: true } };
   }
 
