@@ -15,8 +15,8 @@ export class Authorizer {
   constructor(private readonly permissions: PermissionStore) {}
 
   /**
-   * `knownAcl`, the object's own ACL when the caller already fetched it, lets a grant on the
-   * object itself be decided without another backend round trip.
+   * `knownAcl`, the object's own ACL when the caller already fetched it (with the record), decides
+   * every grant on the object itself: only grants elsewhere (the collection) are asked of the backend.
    */
   async allowed(
     caller: Caller,
@@ -63,14 +63,18 @@ export class Authorizer {
     permission: string,
     knownAcl: Acl | undefined,
   ): Promise<boolean> {
-    const bound = boundPermissionsOf(resource);
     const collection = collectionObjectId(resource.name);
     const holds = (principals: readonly string[] | undefined) => holdsAny(caller, principals);
-    for (const grant of bound(objectId, permission)) {
+    const grants = boundPermissionsOf(resource)(objectId, permission);
+    for (const grant of grants) {
       if (grant.objectId === collection && holds(resource.settingsPrincipals[grant.permission])) return true;
       if (knownAcl && grant.objectId === objectId && holds(knownAcl[grant.permission])) return true;
     }
-    return this.permissions.checkPermission(objectId, permission, caller.principals, bound);
+    // The object's own grants are decided on `knownAcl` alone, read with the record it governs: the
+    // backend, asked later, could answer for a newer ACL than the version being decided on.
+    const elsewhere = knownAcl ? grants.filter((grant) => grant.objectId !== objectId) : grants;
+    if (elsewhere.length === 0) return false;
+    return this.permissions.checkPermission(objectId, permission, caller.principals, () => elsewhere);
   }
 }
 

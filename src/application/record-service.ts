@@ -130,10 +130,7 @@ export class RecordService {
   ): Promise<ListResult> {
     const kind = this.kindOf(resource);
     const scope = kind.scope(requester, resource);
-    const [{ caller, reach }, timestamp] = await Promise.all([
-      this.callerReach(kind, requester, resource, "list"),
-      this.deps.records.collectionTimestamp(scope),
-    ]);
+    const { caller, reach, timestamp } = await this.boundedReach(kind, requester, resource, scope);
     checkPreconditions(preconditions, { timestamp }, true);
     const sort = withTieBreaker(params.sort);
     const position = params.token ? this.deps.tokens.decode(params.token, sort, params.filters) : undefined;
@@ -167,10 +164,7 @@ export class RecordService {
   ): Promise<{ count: number; timestamp: number }> {
     const kind = this.kindOf(resource);
     const scope = kind.scope(requester, resource);
-    const [{ caller, reach }, timestamp] = await Promise.all([
-      this.callerReach(kind, requester, resource, "list"),
-      this.deps.records.collectionTimestamp(scope),
-    ]);
+    const { caller, reach, timestamp } = await this.boundedReach(kind, requester, resource, scope);
     checkPreconditions(preconditions, { timestamp }, true);
     const count = await reach.records.count(scope, { filters });
     if (count === 0) await this.refuseIfNothingReachable(kind, caller, resource, scope, reach);
@@ -274,7 +268,7 @@ export class RecordService {
           scope,
           id,
           () => this.deps.records.update(scope, id, fields, { lastModified, ifMatch: numeric(preconditions.ifMatch) }),
-          acl && !aclEqual(acl, kept) ? this.aclWrite(kind, resource, id, acl, kept) : undefined,
+          acl && !aclEqual(acl, kept) ? this.aclWrite(kind, resource, id, acl, kept, existing.lastModified) : undefined,
         )
       : await this.createRecord(kind, resource, scope, id, fields, lastModified, acl);
     this.changed(requester, scope, existing ? "update" : "create", [existing ? { old: existing, new: record } : { new: record }]);
@@ -334,7 +328,7 @@ export class RecordService {
           scope,
           id,
           () => this.deps.records.update(scope, id, data, { lastModified, ifMatch: existing.lastModified }),
-          acl && aclChanged ? this.aclWrite(kind, resource, id, acl, currentAcl) : undefined,
+          acl && aclChanged ? this.aclWrite(kind, resource, id, acl, currentAcl, existing.lastModified) : undefined,
         );
         this.changed(requester, scope, "update", [{ old: existing, new: record }]);
         return { record, permissions: kind.visibleAcl(caller, acl), created: false };
@@ -369,7 +363,7 @@ export class RecordService {
       () => this.deps.records.delete(scope, id, { lastModified, ifMatch: numeric(preconditions.ifMatch) }),
       removal && {
         write: async () => (await removal()).flatMap((loss) => loss.principals),
-        undo: () => kind.saveAcl(resource, id, found.acl ?? {}),
+        undo: () => kind.saveAcl(resource, id, found.acl ?? {}, existing.lastModified),
       },
     );
     this.changed(requester, scope, "delete", [{ old: existing, new: tombstone }]);
@@ -434,16 +428,41 @@ export class RecordService {
     return this.deps.kinds[resource.kind];
   }
 
-  /** The caller and what a collection view reaches (independent of the collection's timestamp: read alongside it). */
+  /**
+   * What a listing reads, and the collection timestamp that bounds it (its ETag, the next
+   * `_since`). The timestamp is read before the caller's grants are resolved (the caller and the
+   * collection check go alongside it): a record at or below it has committed before it was read,
+   * and its ACL, written before that commit, is then in grants read after it; a record committed
+   * later is above the bound and comes with the next `_since`. Read the other way round, a
+   * create committing between the two reads was below the bound but outside the grants: the
+   * page missed it and the next `_since` started above it, for good.
+   */
+  private async boundedReach(
+    kind: ResourceKindPolicy,
+    requester: Requester,
+    resource: ResourceDefinition,
+    scope: Scope,
+  ): Promise<{ caller: Caller; reach: Reach; timestamp: number }> {
+    const timestampRead = this.deps.records.collectionTimestamp(scope);
+    const [{ caller, reach }, timestamp] = await Promise.all([
+      this.callerReach(kind, requester, resource, "list", timestampRead),
+      timestampRead,
+    ]);
+    return { caller, reach, timestamp };
+  }
+
+  /** The caller and what a collection view reaches; the grants resolved only once `before` has settled. */
   private async callerReach(
     kind: ResourceKindPolicy,
     requester: Requester,
     resource: ResourceDefinition,
     view: CollectionView,
+    before?: Promise<unknown>,
   ): Promise<{ caller: Caller; reach: Reach }> {
     const [caller, permission] = await kind.callerAndRestriction(requester, resource, view);
     // The records a collection view works on: the whole scope, or those the caller's grants reach.
     if (permission === undefined) return { caller, reach: { records: this.deps.records, restricted: false } };
+    await before;
     return { caller, reach: { records: await this.deps.granted.select(caller, resource, permission), restricted: true } };
   }
 
@@ -489,14 +508,23 @@ export class RecordService {
     );
   }
 
-  /** Storing `acl` for the record (who read it under `previous` and not under `acl` lost it), undone by storing `previous` again. */
-  private aclWrite(kind: ResourceKindPolicy, resource: ResourceDefinition, id: string, acl: Acl, previous: Acl): AclWrite {
+  /** Storing `acl` for the record (who read it under `previous` and not under `acl` lost it), undone by storing `previous` (of version `previousVersion`) again. */
+  private aclWrite(
+    kind: ResourceKindPolicy,
+    resource: ResourceDefinition,
+    id: string,
+    acl: Acl,
+    previous: Acl,
+    previousVersion?: number,
+  ): AclWrite {
+    const pending = kind.pendingAcl(resource, id, previousVersion);
     return {
-      write: async () => {
-        await kind.saveAcl(resource, id, acl);
+      write: async (version) => {
+        await kind.saveAcl(resource, id, acl, version);
         return kind.lostReaders(resource, id, previous, acl);
       },
-      undo: () => kind.saveAcl(resource, id, previous),
+      undo: () => kind.saveAcl(resource, id, previous, previousVersion),
+      ...(pending ? { pending } : {}),
     };
   }
 
@@ -512,14 +540,12 @@ export class RecordService {
   }
 
   /**
-   * The record (undefined when missing) and its ACL when the kind keeps one, fetched together
-   * (and alongside the caller's principals): authorization then needs no other round trip when
-   * the record's own ACL grants the permission. Fetching before deciding leaks nothing: a
-   * refused caller gets 401/403 whether or not the record exists.
+   * The record (undefined when missing) and the ACL of that version when the kind keeps one:
+   * authorization decides the record's own grants on it alone. Fetching before deciding leaks
+   * nothing: a refused caller gets 401/403 whether or not the record exists.
    */
-  private async target(kind: ResourceKindPolicy, resource: ResourceDefinition, scope: Scope, id: string): Promise<Target> {
-    const [record, acl] = await Promise.all([this.deps.records.get(scope, id), kind.storedAcl(resource, id)]);
-    return { record, acl };
+  private target(kind: ResourceKindPolicy, resource: ResourceDefinition, scope: Scope, id: string): Promise<Target> {
+    return kind.target(resource, id, () => this.deps.records.get(scope, id));
   }
 
   /**

@@ -33,3 +33,26 @@ export function permissionBackendSetups(tag: string): BackendSetup[] {
     },
   ];
 }
+
+/**
+ * PostgreSQL storage with Redis permissions: a record and its ACL live in two backends that no
+ * snapshot joins (the setup `permissionBackendSetups` lacks). Needs both services.
+ */
+export function postgresWithRedisSetup(tag: string): BackendSetup & { readonly alsoNeeds: "postgresql" } {
+  const database = `tessera_${tag}_redis_test`;
+  return {
+    name: "PostgreSQL storage, Redis permissions",
+    service: "redis",
+    alsoNeeds: "postgresql",
+    async settings() {
+      await ensureDatabase(database);
+      return {
+        storage_backend: "postgresql",
+        storage_url: databaseUrl(database),
+        permission_backend: "redis",
+        permission_url: REDIS_URL,
+        permission_prefix: `tessera-${tag}-pg-${process.pid}:`,
+      };
+    },
+  };
+}

@@ -7,7 +7,7 @@ import type { ListQuery, RecordAccess } from "../../application/listing.js";
 import type { Grants } from "../../application/ports/granted-record-store.js";
 import type { AccessLoss, RecordedLoss } from "../../application/ports/record-store.js";
 import type { Statement } from "./postgres-database.js";
-import { filterSql, keysetSql, SqlParams } from "./record-query-sql.js";
+import { filterSql, grantsRecordSql, isModifiedLowerBound, keysetSql, modifiedLowerBoundSql, SqlParams } from "./record-query-sql.js";
 import { NOW_MS } from "./sql-clock.js";
 
 /**
@@ -105,13 +105,9 @@ function formerReaders(query: ListQuery, grants: Grants | undefined): readonly s
 }
 
 /** Records the caller can read now: their losses are not shown (`l.id` is the candidate). */
-function readableNowSql(params: SqlParams, access: RecordAccess | undefined, grants: Grants | undefined, principals: string): string {
-  if (grants) {
-    if (grants.permissions.length === 0) return "FALSE";
-    // The ACE join of the granted listing: an ACE of the record granting read to the caller.
-    return `EXISTS (SELECT 1 FROM access_control_entries a WHERE a.object_id = ${params.add(grants.objectIdPrefix, "text")} || l.id
-    AND a.permission = ANY(${params.add([...new Set(grants.permissions)], "text[]")}) AND a.principal = ANY(${principals}))`;
-  }
+function readableNowSql(params: SqlParams, access: RecordAccess | undefined, grants: Grants | undefined): string {
+  // The ACE check of the granted listing: an ACE of the record granting read to the caller.
+  if (grants) return grantsRecordSql(params, grants, "l.id");
   const ids = access?.ids ?? [];
   return ids.length === 0 ? "FALSE" : `l.id = ANY(${params.add([...ids], "text[]")})`;
 }
@@ -127,9 +123,12 @@ export function lostAccessSourceSql(params: SqlParams, query: ListQuery, grants?
   const readers = formerReaders(query, grants);
   if (readers === undefined) return undefined;
   const principals = params.add([...new Set(readers)], "text[]");
+  // A record's newest loss is above a lower bound exactly when one of its losses is: the bound
+  // goes inside, so that only the losses since it are checked.
+  const since = query.filters.filter(isModifiedLowerBound).map((f) => ` AND ${modifiedLowerBoundSql(params, f, "l.last_modified")}`);
   const lost = `SELECT l.collection, l.parent_id, l.id, max(l.last_modified) AS last_modified, '{"deleted":true}'::jsonb AS data, TRUE AS deleted
-    FROM lost_access l WHERE l.collection = $1 AND l.parent_id = $2 AND l.principal = ANY(${principals})
-      AND NOT ${readableNowSql(params, query.access, grants, principals)}
+    FROM lost_access l WHERE l.collection = $1 AND l.parent_id = $2 AND l.principal = ANY(${principals})${since.join("")}
+      AND NOT ${readableNowSql(params, query.access, grants)}
     GROUP BY l.collection, l.parent_id, l.id`;
   const conditions = query.filters.map((f) => filterSql(params, f));
   if (query.upTo !== undefined) conditions.push(`r.last_modified <= ${params.add(query.upTo, "bigint")}`);

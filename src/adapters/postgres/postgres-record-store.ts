@@ -34,7 +34,16 @@ import {
   stampedLostAccessValues,
 } from "./lost-access-sql.js";
 import type { PostgresDatabase, Statement } from "./postgres-database.js";
-import { filterSql, grantedIdsSql, idsAccessSql, keysetSql, orderSql, SqlParams } from "./record-query-sql.js";
+import {
+  filterSql,
+  grantedIdsSql,
+  grantsRecordSql,
+  idsAccessSql,
+  isModifiedLowerBound,
+  keysetSql,
+  orderSql,
+  SqlParams,
+} from "./record-query-sql.js";
 import { NOW_MS } from "./sql-clock.js";
 
 /** Tombstones keep `{deleted: true}` as data so filters and sorts see them as the contract says. */
@@ -375,7 +384,9 @@ export class PostgresRecordStore implements RecordStore, GrantedRecordStore, Rec
    * `records r WHERE …` for the scope ($1, $2), tombstones, filters, access and `more` conditions.
    * With grants, the rows come from the caller's grants instead: each granted id is
    * looked up by primary key (a LATERAL with LIMIT 1, so the planner cannot turn it into a scan of
-   * the scope). Work is proportional to the caller's grants in this collection, never to its size.
+   * the scope). Work is proportional to the caller's grants in this collection, never to its size;
+   * except for changes since a timestamp, read from the scope index and checked against their
+   * ACEs: work proportional to the changes.
    */
   private sourceSql(
     params: SqlParams,
@@ -385,7 +396,10 @@ export class PostgresRecordStore implements RecordStore, GrantedRecordStore, Rec
   ): string {
     params.add(scope.collection);
     params.add(scope.parentId);
-    const granted = options.grants && grantedIdsSql(params, options.grants);
+    // A listing of changes since a timestamp starts from them (the scope index), each checked
+    // against its ACEs: its cost follows the changes, not how many records the caller may read.
+    const changesFirst = options.grants !== undefined && query.filters.some(isModifiedLowerBound);
+    const granted = options.grants && !changesFirst ? grantedIdsSql(params, options.grants) : undefined;
     // Known ids are looked up by primary key, a whole scope through the scope index (migration 3).
     const byId = granted !== undefined || query.access !== undefined;
     const conditions = byId
@@ -394,7 +408,8 @@ export class PostgresRecordStore implements RecordStore, GrantedRecordStore, Rec
     if (!options.includeDeleted) conditions.push("NOT r.deleted");
     for (const f of query.filters) conditions.push(filterSql(params, f));
     if (query.access) conditions.push(idsAccessSql(params, query.access.ids));
-    if (options.grants && granted === undefined) conditions.push("FALSE");
+    if (options.grants && changesFirst) conditions.push(grantsRecordSql(params, options.grants, "r.id"));
+    else if (options.grants && granted === undefined) conditions.push("FALSE");
     conditions.push(...(options.more?.() ?? []));
     const lock = options.lock ? " FOR UPDATE OF r" : "";
     if (granted === undefined) return `records r WHERE ${conditions.join(" AND ")}${lock}`;

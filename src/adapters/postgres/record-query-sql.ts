@@ -230,6 +230,32 @@ export function grantedIdsSql(params: SqlParams, access: Grants): string | undef
       WHERE a.principal = p.principal AND a.permission = q.permission AND ${range} OFFSET 0) AS a`;
 }
 
+/** Whether the filter bounds `last_modified` from below with a number (`_since`, `gt_`/`min_last_modified`). */
+export function isModifiedLowerBound(f: Filter): boolean {
+  return f.field === MODIFIED_FIELD && (f.operator === "gt" || f.operator === "min") && typeof f.value === "number";
+}
+
+/** That lower bound on another table's `last_modified` column (as filterSql puts it on `r`). */
+export function modifiedLowerBoundSql(params: SqlParams, f: Filter, column: string): string {
+  const n = f.value as number;
+  if (Number.isInteger(n)) return `${column} ${SQL_OPERATOR[f.operator as Comparison]} ${params.add(n, "bigint")}`;
+  return `${column} > ${params.add(Math.floor(n), "bigint")}`;
+}
+
+/**
+ * Whether the record whose id is `id` (an SQL expression) has an ACE granting one of
+ * `permissions` to one of `principals`: one probe of the ACE primary key per row. OFFSET 0 keeps
+ * the planner from turning the EXISTS into a join over every ACE, which it did on tables without
+ * statistics (a scan of the ACEs per row: quadratic).
+ */
+export function grantsRecordSql(params: SqlParams, access: Grants, id: string): string {
+  const principals = [...new Set(access.principals)];
+  const permissions = [...new Set(access.permissions)];
+  if (principals.length === 0 || permissions.length === 0) return "FALSE";
+  return `EXISTS (SELECT 1 FROM access_control_entries a WHERE a.object_id = ${params.add(access.objectIdPrefix, "text")} || ${id}
+    AND a.permission = ANY(${params.add(permissions, "text[]")}) AND a.principal = ANY(${params.add(principals, "text[]")}) OFFSET 0)`;
+}
+
 /** ORDER BY terms: a managed column as is, a data field as (rank, string, number, other JSON). */
 export function orderSql(params: SqlParams, sort: readonly SortKey[]): string {
   return sort

@@ -7,6 +7,7 @@ import type { Acl } from "../../domain/acl.js";
 import type { Caller } from "../../domain/principals.js";
 import type { JsonObject } from "../../domain/json.js";
 import type { StoredRecord } from "../../domain/records.js";
+import type { PendingAcl } from "../record-acl-write.js";
 import type { RecordPermission } from "../record-access.js";
 import type { AccessLoss, Scope, WriteOptions } from "../ports/record-store.js";
 import type { Requester } from "../requester.js";
@@ -48,6 +49,9 @@ export interface ResourceKindPolicy {
 
   /** The record's stored ACL, fetched alongside the record; undefined when the kind keeps none. */
   storedAcl(resource: ResourceDefinition, id: string): Promise<Acl | undefined>;
+
+  /** The record (`getRecord`) and the ACL of that same version, for a decision about it. */
+  target(resource: ResourceDefinition, id: string, getRecord: () => Promise<StoredRecord | undefined>): Promise<Target>;
 
   /** Whether the caller may use `view` on the whole collection. */
   allowsCollection(caller: Caller, resource: ResourceDefinition, view: ViewName): Promise<boolean>;
@@ -96,8 +100,17 @@ export interface ResourceKindPolicy {
     acl: Acl,
   ): Promise<StoredRecord> | undefined;
 
-  /** Replaces the record's stored ACL with `acl` (every known permission not in it emptied). */
-  saveAcl(resource: ResourceDefinition, id: string, acl: Acl): Promise<void>;
+  /**
+   * Replaces the record's stored ACL with `acl` (every known permission not in it emptied);
+   * `version`: the `last_modified` of the record version it belongs to, when known.
+   */
+  saveAcl(resource: ResourceDefinition, id: string, acl: Acl, version?: number): Promise<void>;
+
+  /**
+   * Where the record is visible before its ACL is written (see ShareableKind.target), the marks
+   * of an ACL write in flight (its undo puts `previousVersion` back); undefined when not needed.
+   */
+  pendingAcl(resource: ResourceDefinition, id: string, previousVersion: number | undefined): PendingAcl | undefined;
 
   /**
    * Principals who read the record through `before` and no longer through `after` (they lost it:

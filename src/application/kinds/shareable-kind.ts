@@ -15,11 +15,25 @@ import type { JsonObject } from "../../domain/json.js";
 import type { RecordWithAclReader } from "../ports/record-with-acl-reader.js";
 import type { RecordWithAclWriter } from "../ports/record-with-acl-writer.js";
 import type { AccessLoss, Scope, WriteOptions } from "../ports/record-store.js";
+import type { PendingAcl } from "../record-acl-write.js";
 import { lostReaders, recordReaders, recordReadPermissions } from "../record-readers.js";
 import type { RecordPermission } from "../record-access.js";
 import type { Requester } from "../requester.js";
 import { boundPermissionsOf, permissionFor, type ResourceDefinition, type ViewName } from "../resources.js";
 import type { CollectionView, ResourceKindPolicy, Target } from "./resource-kind-policy.js";
+
+/**
+ * The pseudo-permission holding the version stamp of a record's ACL (`target`): a name no
+ * resource declares and no bound permission names, so it grants nothing.
+ */
+export const ACL_VERSION = "tessera:acl_version";
+
+/** The stamp of an ACL whose record write is in flight: above every `last_modified`. */
+const PENDING = Number.MAX_SAFE_INTEGER;
+
+/** Reads of a record and its ACL before a persistent mismatch is decided on no record grant. */
+const PAIRING_ATTEMPTS = 6;
+const PAIRING_PAUSE_MS = 1;
 
 /** The record permission a collection view needs on a record to touch it. */
 const RECORD_PERMISSION: Readonly<Record<CollectionView, RecordPermission>> = { list: READ, deleteAll: WRITE };
@@ -62,10 +76,7 @@ export class ShareableKind implements ResourceKindPolicy {
     getRecord: () => Promise<StoredRecord | undefined>,
   ): Promise<[Caller, Target]> {
     const { together } = this.deps;
-    if (!together) {
-      const [caller, record, acl] = await Promise.all([requester.caller(), getRecord(), this.storedAcl(resource, id)]);
-      return [caller, { record, acl }];
-    }
+    if (!together) return Promise.all([requester.caller(), this.target(resource, id, getRecord)]);
     // The principals only when still unknown (a batch may have read them) and the backend's own.
     const adopt = requester.userId === undefined ? undefined : requester.groupsToRead?.();
     const query = {
@@ -80,6 +91,38 @@ export class ShareableKind implements ResourceKindPolicy {
 
   async storedAcl(resource: ResourceDefinition, id: string): Promise<Acl> {
     return aclFromStored(await this.deps.permissions.objectPermissions(recordObjectId(resource.name, id), resource.permissions));
+  }
+
+  /**
+   * The record and the ACL of that very version. Read in one statement where a RecordWithAclReader
+   * is bound. Else (the ACL in Redis or another database) they are two reads that no snapshot
+   * joins, so the pair is checked: every ACL write made with a record write stores, atomically
+   * with the ACL, the `last_modified` of that record version (ACL_VERSION), and a record at
+   * `last_modified` L is paired only with an ACL stamped S <= L. Where the record commits after
+   * its ACL write (PostgreSQL storage: the Redis write is inside the transaction), every ACL
+   * written for a version up to L is visible once L is, and a later one is stamped above L. Where
+   * the record is visible before its ACL is written (memory storage), the ACL is first stamped
+   * PENDING (above every L) until the write completes (record-acl-write.ts). So S <= L means the
+   * ACL is the one of version L, whatever the order of the two reads; otherwise a write is in
+   * flight: read both again. When that lasts (a writer died between its writes), the record's
+   * own ACL grants nothing (no leak; collection grants still apply). An ACL without stamp (from
+   * before stamps, or changed by an extension through the port) is taken as it is.
+   */
+  async target(resource: ResourceDefinition, id: string, getRecord: () => Promise<StoredRecord | undefined>): Promise<Target> {
+    if (this.deps.together) {
+      const [record, acl] = await Promise.all([getRecord(), this.storedAcl(resource, id)]);
+      return { record, acl };
+    }
+    const objectId = recordObjectId(resource.name, id);
+    const permissions = [...resource.permissions, ACL_VERSION];
+    for (let attempt = 1; ; attempt++) {
+      const [record, stored] = await Promise.all([getRecord(), this.deps.permissions.objectPermissions(objectId, permissions)]);
+      const { [ACL_VERSION]: stamp, ...acl } = stored;
+      const version = stamp === undefined ? undefined : Math.max(...[...stamp].map(Number));
+      if (!record || version === undefined || version <= record.lastModified) return { record, acl: aclFromStored(acl) };
+      if (attempt === PAIRING_ATTEMPTS) return { record, acl: {} };
+      await new Promise((resolve) => setTimeout(resolve, PAIRING_PAUSE_MS * 2 ** attempt));
+    }
   }
 
   allowsCollection(caller: Caller, resource: ResourceDefinition, view: ViewName): Promise<boolean> {
@@ -154,9 +197,28 @@ export class ShareableKind implements ResourceKindPolicy {
     return this.deps.createTogether?.createWithAcl(scope, id, data, options, entries);
   }
 
-  /** Replaces every known permission of the record, emptying those the ACL does not name. */
-  async saveAcl(resource: ResourceDefinition, id: string, acl: Acl): Promise<void> {
-    await this.deps.permissions.replaceObjectPermissions(recordObjectId(resource.name, id), everyPermission(resource, acl));
+  /**
+   * Replaces every known permission of the record, emptying those the ACL does not name; stamped
+   * with `version` (the record's `last_modified`) where the ACL is paired by version (`target`).
+   */
+  async saveAcl(resource: ResourceDefinition, id: string, acl: Acl, version?: number): Promise<void> {
+    await this.deps.permissions.replaceObjectPermissions(recordObjectId(resource.name, id), {
+      ...everyPermission(resource, acl),
+      ...this.stamp(version),
+    });
+  }
+
+  pendingAcl(resource: ResourceDefinition, id: string, previousVersion: number | undefined): PendingAcl | undefined {
+    if (this.deps.together) return undefined;
+    const objectId = recordObjectId(resource.name, id);
+    const stampOnly = (version: number | undefined) => this.deps.permissions.replaceObjectPermissions(objectId, this.stamp(version));
+    return { mark: () => stampOnly(PENDING), clear: () => stampOnly(previousVersion) };
+  }
+
+  /** The stamp to store with an ACL (none where a RecordWithAclReader pairs them; no version: removed). */
+  private stamp(version: number | undefined): Record<string, readonly string[]> {
+    if (this.deps.together) return {};
+    return { [ACL_VERSION]: version === undefined ? [] : [String(version)] };
   }
 
   lostReaders(resource: ResourceDefinition, id: string, before: Acl, after: Acl): string[] {

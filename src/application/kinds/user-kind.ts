@@ -44,6 +44,10 @@ export class UserKind implements ResourceKindPolicy {
     return Promise.resolve(undefined);
   }
 
+  async target(_resource: ResourceDefinition, _id: string, getRecord: () => Promise<StoredRecord | undefined>): Promise<Target> {
+    return { record: await getRecord(), acl: undefined };
+  }
+
   /** The scope is the caller's own: every view of it is theirs. */
   allowsCollection(): Promise<boolean> {
     return Promise.resolve(true);
@@ -70,6 +74,10 @@ export class UserKind implements ResourceKindPolicy {
   }
 
   saveAcl = allowed;
+
+  pendingAcl(): undefined {
+    return undefined;
+  }
 
   createWithAcl(): undefined {
     return undefined;
