@@ -185,6 +185,10 @@ const HEADERS: JsonObject = {
     schema: { type: "string" },
   },
   Location: { description: "Where the resource is (redirects).", schema: { type: "string" } },
+  "X-Accel-Buffering": {
+    description: "`no` on the live feed (`Accept: text/event-stream`): tells a reverse proxy not to buffer the stream.",
+    schema: { type: "string" },
+  },
 };
 
 /** Headers any answer may carry, added to every response of the document (OpenAPI has no global headers). */

@@ -134,7 +134,11 @@ class Operations {
         "200": {
           description:
             "The page of records (tombstones too when filtering on `last_modified`); with `Accept: text/event-stream`, the live feed.",
-          headers: { ...TIMESTAMP_HEADERS, "Next-Page": ref("headers", "Next-Page") },
+          headers: {
+            ...TIMESTAMP_HEADERS,
+            "Next-Page": ref("headers", "Next-Page"),
+            "X-Accel-Buffering": ref("headers", "X-Accel-Buffering"),
+          },
           content: { "application/json": { schema: this.listBody() }, "text/event-stream": LIVE_FEED },
         },
         ...this.errors([400, 401, 403, 405, 412, 503], true),
@@ -147,11 +151,12 @@ class Operations {
       parameters: LIST_PARAMETERS,
       responses: {
         "200": {
-          description: "No body.",
+          description: "No body. With `Accept: text/event-stream`: the live feed's checks and headers, no body.",
           headers: {
             ...TIMESTAMP_HEADERS,
             "Total-Objects": ref("headers", "Total-Objects"),
             "Total-Records": ref("headers", "Total-Records"),
+            "X-Accel-Buffering": ref("headers", "X-Accel-Buffering"),
           },
         },
         ...this.errors([400, 401, 403, 405, 412, 503], true),
