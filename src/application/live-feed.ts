@@ -14,6 +14,7 @@ import type { ResourceKinds } from "./kinds/resource-kind-policy.js";
 import type { FeedRequest, FeedSink } from "./feed-types.js";
 import { MODIFIED_FIELD } from "./listing.js";
 import { EVERY_SCOPE, type ChangeBroadcast, type ChangeSignal } from "./ports/change-broadcast.js";
+import type { GrantedRecordStore } from "./ports/granted-record-store.js";
 import type { PermissionStore } from "./ports/permission-store.js";
 import type { RecordStore } from "./ports/record-store.js";
 import type { RecordService } from "./record-service.js";
@@ -25,6 +26,8 @@ export interface LiveFeedOptions {
   /** The shared reads go to the ports directly (the subscribers' access was decided at subscription). */
   readonly store: RecordStore;
   readonly permissions: PermissionStore;
+  /** Where the ACEs share the records' database: the shared reads take entries and ACLs in one statement. */
+  readonly together?: GrantedRecordStore;
   readonly kinds: ResourceKinds;
   /** True where an ACL may be written after its record outside its transaction (memory, Redis permissions). */
   readonly aclAfterRecord: boolean;
@@ -111,6 +114,7 @@ export class LiveFeed {
       shared = new ScopeFeed(scope, request.resource, {
         store: this.options.store,
         permissions: this.options.permissions,
+        ...(this.options.together ? { together: this.options.together } : {}),
         recheckSignals: this.options.aclAfterRecord,
         windowMs: this.options.windowMs ?? DEFAULT_WINDOW_MS,
         actionOf: (id, timestamp) => this.actionOf(key, id, timestamp),

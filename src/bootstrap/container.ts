@@ -184,6 +184,7 @@ export function buildContainer(settings: Settings, options: CompositionOptions =
           records,
           store,
           permissions,
+          ...(joined ? { together: joined } : {}),
           kinds,
           // ACL writes join the record's transaction exactly where the granted store is bound (as for the record service).
           aclAfterRecord: joined === undefined,
