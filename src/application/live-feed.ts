@@ -13,7 +13,7 @@ import { Subscription } from "./feed-subscription.js";
 import type { ResourceKinds } from "./kinds/resource-kind-policy.js";
 import type { FeedRequest, FeedSink } from "./feed-types.js";
 import { MODIFIED_FIELD } from "./listing.js";
-import { EVERY_SCOPE, type ChangeBroadcast, type ChangeSignal } from "./ports/change-broadcast.js";
+import { EVERY_SCOPE, PRINCIPALS_CHANGED, type ChangeBroadcast, type ChangeSignal } from "./ports/change-broadcast.js";
 import type { GrantedRecordStore } from "./ports/granted-record-store.js";
 import type { PermissionStore } from "./ports/permission-store.js";
 import type { RecordStore } from "./ports/record-store.js";
@@ -82,6 +82,11 @@ export class LiveFeed {
         void publish({ collection: event.collection, parentId: event.parentId, timestamp: event.timestamp, ...single });
       }),
       events.onScopeTouched((event) => void publish({ ...event.scope, timestamp: event.timestamp })),
+      // Ended here before the change returns; on other processes when the signal reaches them.
+      events.onPrincipalsChanged(async (principal) => {
+        this.principalsChanged(principal);
+        await broadcast.publish({ collection: PRINCIPALS_CHANGED, parentId: principal, timestamp: 0 });
+      }),
       broadcast.subscribe(
         (signal) => this.dispatch(signal),
         (error) => log(error, "the change listener connection failed; reconnecting"),
@@ -130,6 +135,7 @@ export class LiveFeed {
       request.since ?? check.timestamp,
       restricted ? new Set(caller.principals) : undefined,
       request.filters.length > 0 ? JSON.stringify(request.filters) : "",
+      new Set(caller.principals),
     );
     let set = this.replaying.get(key);
     if (!set) {
@@ -178,8 +184,32 @@ export class LiveFeed {
     return this.recent.get(key)?.get(JSON.stringify([id, timestamp]));
   }
 
+  /**
+   * The members of `principal` changed: every stream whose caller held it (a user id: that user's
+   * streams) was decided on principals that may no longer hold, and ends with `resync`.
+   */
+  private principalsChanged(principal: string): void {
+    for (const subscription of this.everySubscription()) if (subscription.callerPrincipals.has(principal)) subscription.resync();
+  }
+
+  private async recheckPrincipals(subscription: Subscription): Promise<void> {
+    try {
+      const now = await subscription.request.requester.resolveAgain?.();
+      if (now && !sameMembers(now.principals, subscription.callerPrincipals)) subscription.resync();
+    } catch (error) {
+      this.options.log(error, "a live feed subscriber's principals could not be read again; it was told to resync");
+      subscription.resync();
+    }
+  }
+
   private dispatch(signal: ChangeSignal): void {
+    if (signal.collection === PRINCIPALS_CHANGED) {
+      this.principalsChanged(signal.parentId);
+      return;
+    }
     if (signal.collection === EVERY_SCOPE) {
+      // Principal changes may have been missed too: each stream's principals are looked up again.
+      for (const subscription of this.everySubscription()) void this.recheckPrincipals(subscription);
       for (const set of this.replaying.values()) for (const subscription of set) subscription.wake();
       for (const shared of this.scopes.values()) shared.wake();
       return;
@@ -213,4 +243,9 @@ export class LiveFeed {
     for (const shared of this.scopes.values()) all.push(...shared.subscriptions());
     return all;
   }
+}
+
+function sameMembers(principals: readonly string[], known: ReadonlySet<string>): boolean {
+  const now = new Set(principals);
+  return now.size === known.size && [...now].every((p) => known.has(p));
 }

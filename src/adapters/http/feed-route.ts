@@ -35,6 +35,8 @@ function encode(event: FeedEvent): Encoded {
 
 const KEEP_ALIVE = ": keep-alive\n\n";
 const LIVE = ": live\n\n";
+/** No `id:`: the client's Last-Event-ID stays its last event's, and it must not resume from it (README). */
+const RESYNC = "event: resync\ndata: {}\n\n";
 
 /**
  * An SSE stream on the raw response; refuses to queue more than `maxBufferedBytes` unread. On
@@ -76,6 +78,11 @@ class SseSink implements FeedSink {
 
   end(): void {
     if (!this.res.writableEnded) this.res.end();
+  }
+
+  resync(): void {
+    this.write(RESYNC, RESYNC.length);
+    this.end();
   }
 
   private write(text: string, bytes: number): boolean {
