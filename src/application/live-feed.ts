@@ -7,6 +7,7 @@
  * Cursors (the last `last_modified` read) make replay then live gapless and without duplicates.
  * Writers never wait: a signal only schedules a read.
  */
+import type { Caller } from "../domain/principals.js";
 import type { ChangeAction, ChangeEvents } from "./events.js";
 import { ScopeFeed } from "./feed-scope.js";
 import { Subscription } from "./feed-subscription.js";
@@ -56,6 +57,8 @@ export class LiveFeed {
   /** Per scope: action of each recent single-record write, by `id` and timestamp. */
   private readonly recent = new Map<string, Map<string, ChangeAction>>();
   private readonly stops: (() => void)[] = [];
+  /** Per subscription being opened: the principals announced as changed meanwhile. */
+  private readonly subscribing = new Set<Set<string>>();
   private keepAlive: ReturnType<typeof setInterval> | undefined;
   private readonly host = {
     records: this.options.records,
@@ -101,18 +104,28 @@ export class LiveFeed {
    * Checks the request as the listing would (401/403 thrown before anything is sent), then
    * opens the sink and streams: the replay after `since`, then every change as it commits. The
    * subscriber's view (collection-level read, or its principals) is decided here, once: a
-   * membership change is followed by reopening the feed (README "Sync and live changes").
+   * membership change ends the stream with `resync` (principalsChanged).
    */
   async subscribe(request: FeedRequest, scope: { collection: string; parentId: string }, open: () => FeedSink): Promise<{ close(): void }> {
-    const check = await this.options.records.list(request.requester, request.resource, {
-      filters: [...request.filters, { field: MODIFIED_FIELD, operator: "gt", value: request.since ?? Number.MAX_SAFE_INTEGER }],
-      sort: [{ field: MODIFIED_FIELD, descending: false }],
-      limit: 1,
-      includeDeleted: false,
-    });
-    const kind = this.options.kinds[request.resource.kind];
-    const caller = await kind.caller(request.requester);
-    const restricted = (await kind.restriction(caller, request.resource, "list")) !== undefined;
+    // Principals announced as changed while this caller's were being read: they may be stale.
+    const changedMeanwhile = new Set<string>();
+    this.subscribing.add(changedMeanwhile);
+    let caller: Caller;
+    let restricted: boolean;
+    let check: { timestamp: number };
+    try {
+      check = await this.options.records.list(request.requester, request.resource, {
+        filters: [...request.filters, { field: MODIFIED_FIELD, operator: "gt", value: request.since ?? Number.MAX_SAFE_INTEGER }],
+        sort: [{ field: MODIFIED_FIELD, descending: false }],
+        limit: 1,
+        includeDeleted: false,
+      });
+      const kind = this.options.kinds[request.resource.kind];
+      caller = await kind.caller(request.requester);
+      restricted = (await kind.restriction(caller, request.resource, "list")) !== undefined;
+    } finally {
+      this.subscribing.delete(changedMeanwhile);
+    }
     const key = scopeKey(scope.collection, scope.parentId);
     let shared = this.scopes.get(key);
     if (!shared) {
@@ -143,7 +156,8 @@ export class LiveFeed {
       this.replaying.set(key, set);
     }
     set.add(subscription);
-    subscription.wake();
+    if (caller.principals.some((principal) => changedMeanwhile.has(principal))) subscription.resync();
+    else subscription.wake();
     return { close: () => subscription.close() };
   }
 
@@ -189,6 +203,7 @@ export class LiveFeed {
    * streams) was decided on principals that may no longer hold, and ends with `resync`.
    */
   private principalsChanged(principal: string): void {
+    for (const changed of this.subscribing) changed.add(principal);
     for (const subscription of this.everySubscription()) if (subscription.callerPrincipals.has(principal)) subscription.resync();
   }
 

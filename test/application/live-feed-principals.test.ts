@@ -42,6 +42,24 @@ describe("LiveFeed and principal changes", function () {
     }
   });
 
+  it("ends with resync a stream whose caller's principals were announced as changed while it was being opened", async () => {
+    const world = await FeedWorld.started();
+    try {
+      const announced = new AnnouncedPrincipalChanges(world.acls, world.events);
+      await world.acls.addUserPrincipal("bob", "group:team");
+      // The subscription's own check (a listing after the end of time), caught once Bob's principals were read.
+      const held = world.records.holdList((query) => query.filters.some((f) => f.value === Number.MAX_SAFE_INTEGER));
+      const opening = world.subscribe("bob", undefined);
+      await held.reached;
+      await announced.removeUserPrincipal("bob", "group:team");
+      held.release();
+      const bob = await opening;
+      expect(bob.lines).to.deep.equal(["resync"]);
+    } finally {
+      world.feed.close();
+    }
+  });
+
   it("after a listener reconnection, looks each stream's principals up again and ends only the changed ones", async () => {
     const broadcast = new InProcessBroadcast();
     const world = await FeedWorld.started({ broadcast });
