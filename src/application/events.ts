@@ -38,12 +38,15 @@ export interface ScopeTouched {
 
 export type ResourceListener = (event: ResourceChanged) => void | Promise<void>;
 export type ScopeListener = (event: ScopeTouched) => void;
+/** Awaited by the change: a rejection fails it (its effect stays; add and remove are idempotent, so it may be retried). */
+export type PrincipalsListener = (principal: string) => Promise<void>;
 export type ListenerErrorSink = (error: unknown, event: ResourceChanged | ScopeTouched) => void;
 
 /** Delivers events to listeners, one after the other, isolating their failures. */
 export class ChangeEvents {
   private readonly resourceListeners = new Set<ResourceListener>();
   private readonly scopeListeners = new Set<ScopeListener>();
+  private readonly principalsListeners = new Set<PrincipalsListener>();
 
   constructor(private readonly onListenerError: ListenerErrorSink) {}
 
@@ -56,6 +59,17 @@ export class ChangeEvents {
   onScopeTouched(listener: ScopeListener): () => void {
     this.scopeListeners.add(listener);
     return () => this.scopeListeners.delete(listener);
+  }
+
+  /** Told after the members of `principal` changed (a user id: that user's own principals). */
+  onPrincipalsChanged(listener: PrincipalsListener): () => void {
+    this.principalsListeners.add(listener);
+    return () => this.principalsListeners.delete(listener);
+  }
+
+  /** Not isolated: the change waits for every listener and fails with the first failure. */
+  async publishPrincipalsChanged(principal: string): Promise<void> {
+    await Promise.all([...this.principalsListeners].map((listener) => listener(principal)));
   }
 
   publishResourceChanged(event: ResourceChanged): void {

@@ -7,15 +7,16 @@
  * and the next burst waits `windowMs`, so writers never wait for subscribers.
  */
 import type { RecordOrTombstone } from "../domain/records.js";
-import { READ, recordObjectId } from "../domain/permissions.js";
+import { READ, recordObjectId, WRITE } from "../domain/permissions.js";
 import { Audience, entryKey, type SharedRead } from "./feed-audience.js";
 import { feedEvent, isSingleWrite, PAGE, type Subscription } from "./feed-subscription.js";
 import type { ChangeAction } from "./events.js";
 import { ID_FIELD, MODIFIED_FIELD, type Filter } from "./listing.js";
 import type { FeedEvent } from "./feed-types.js";
 import type { ChangeSignal } from "./ports/change-broadcast.js";
-import type { PermissionStore } from "./ports/permission-store.js";
-import type { RecordStore, Scope } from "./ports/record-store.js";
+import type { GrantedRecordStore } from "./ports/granted-record-store.js";
+import type { ObjectPermissions, PermissionStore } from "./ports/permission-store.js";
+import type { EntryVersion, RecordStore, Scope } from "./ports/record-store.js";
 import { boundPermissionsOf, type ResourceDefinition } from "./resources.js";
 
 const MAX_PAGES_PER_BURST = 1000;
@@ -24,6 +25,8 @@ const ASCENDING = [{ field: MODIFIED_FIELD, descending: false }] as const;
 export interface ScopeFeedDeps {
   readonly store: RecordStore;
   readonly permissions: PermissionStore;
+  /** Where the ACEs share the records' database: a page of changes and their ACLs in one statement. */
+  readonly together?: GrantedRecordStore;
   /** Whether an ACL may be written after its record outside its transaction (then signals are re-checked). */
   readonly recheckSignals: boolean;
   /** Pause before a burst, so that close writes share it. */
@@ -139,21 +142,25 @@ export class ScopeFeed {
       const low = Math.min(...[...this.members].map((s) => s.cursor));
       const upTo = await store.collectionTimestamp(this.scope);
       if (upTo <= low) return;
-      const entries = await store.list(this.scope, {
-        filters: [{ field: MODIFIED_FIELD, operator: "gt", value: low }],
-        sort: ASCENDING,
-        limit: PAGE,
-        upTo,
-        includeDeleted: true,
-      });
+      const restricted = this.audience.hasRestricted;
+      const { entries, judged } = await this.judgedChanges(low, upTo, restricted);
       const last = entries.length === PAGE ? entries[PAGE - 1] : undefined;
       const bound = last ? last.lastModified : upTo;
-      const restricted = this.audience.hasRestricted;
       const losses = restricted ? (await store.lostAccessAfter(this.scope, low)).filter((l) => l.lastModified <= bound) : [];
-      const ids = restricted ? [...new Set([...entries.map((e) => e.id), ...losses.map((l) => l.id)])] : [];
-      const read: SharedRead = { entries, bound, losses, readers: await this.readersOf(ids), matching: await this.matching(low, bound) };
+      const inPage = new Set(entries.map((e) => e.id));
+      // A record of the page is judged on its version's ACL (absent: unconfirmed); one only lost, on its ACL now.
+      const readers = new Map([
+        ...(await this.readersOf([...new Set(losses.map((l) => l.id))].filter((id) => !inPage.has(id)))),
+        ...judged,
+      ]);
+      const read: SharedRead = { entries, bound, losses, readers, matching: await this.matching(low, bound) };
       if (this.deps.recheckSignals && restricted)
-        for (const entry of entries) this.seenReaders.set(entryKey(entry), read.readers.get(entry.id) ?? new Set());
+        for (const entry of entries) {
+          const found = judged.get(entry.id);
+          if (found) this.seenReaders.set(entryKey(entry), found);
+          // Unconfirmed (rewritten meanwhile, or a write in flight): looked at again with the re-checks.
+          else if (!entry.deleted) this.recheck.set(entry.id, entry.lastModified);
+        }
       const eventOf = this.eventCache();
       for (const [subscription, delivered] of this.audience.deliveries(read)) subscription.deliver(delivered, eventOf);
       for (const subscription of this.members) subscription.cursor = Math.max(subscription.cursor, bound);
@@ -162,7 +169,56 @@ export class ScopeFeed {
     }
   }
 
-  /** Records signalled at or below what was read: sent to readers that have not had them. */
+  /**
+   * A page of the changes in (low, upTo] and, when a restricted subscriber is present, per record
+   * the principals that the ACL of exactly the version read grants read to ("judged"). A version
+   * must never be judged by another version's ACL (a hidden version by the ACL that re-shares it).
+   *
+   * Where the ACEs share the records' database, the entries and their ACLs come from one
+   * statement (one snapshot). Elsewhere the ACLs are read after the entries, and a version counts
+   * as judged only if the store confirms after that read that it is still the current one with no
+   * write of it in flight (unchangedVersions). Sound because an ACL is written after its record's
+   * write and before that write commits (record-acl-write.ts): an ACL read that shows a later
+   * version's ACL happened after that later version's record write, so the confirmation, later
+   * still, finds the record rewritten (or, uncommitted, locked). A version left unjudged goes to
+   * collection-level readers only; the newer version comes with a later read, and one whose write
+   * was rolled back is re-checked (readRechecks).
+   */
+  private async judgedChanges(
+    low: number,
+    upTo: number,
+    restricted: boolean,
+  ): Promise<{ entries: RecordOrTombstone[]; judged: Map<string, ReadonlySet<string>> }> {
+    const { store, together } = this.deps;
+    const range = { after: low, upTo, limit: PAGE };
+    if (together && restricted) {
+      const objectIdPrefix = recordObjectId(this.resource.name, "");
+      const { entries, acls } = await together.changesWithAcls(this.scope, range, { objectIdPrefix, permissions: this.aclPermissions() });
+      const judged = new Map(entries.map((e) => [e.id, this.readersIn(e.id, acls.get(e.id) ?? {})] as const));
+      return { entries, judged };
+    }
+    const entries = await store.list(this.scope, {
+      filters: [{ field: MODIFIED_FIELD, operator: "gt", value: low }],
+      sort: ASCENDING,
+      limit: range.limit,
+      upTo,
+      includeDeleted: true,
+    });
+    if (!restricted) return { entries, judged: new Map() };
+    return { entries, judged: await this.judged(entries) };
+  }
+
+  /** The readers of each version's ACL, for the versions still current after the ACL read (see judgedChanges). */
+  private async judged(versions: readonly EntryVersion[]): Promise<Map<string, ReadonlySet<string>>> {
+    const readers = await this.readersOf(versions.map((v) => v.id));
+    const unchanged = await this.deps.store.unchangedVersions(this.scope, versions);
+    return new Map([...readers].filter(([id]) => unchanged.has(id)));
+  }
+
+  /**
+   * Records signalled at or below what was read, or read unjudged: sent to readers that have not
+   * had them, judged as a burst judges (the record first, then its ACL, then the confirmation).
+   */
   private async readRechecks(): Promise<void> {
     const seen = this.seenReaders;
     this.seenReaders = new Map();
@@ -170,12 +226,18 @@ export class ScopeFeed {
     if (!this.audience.hasRestricted) this.recheck.clear();
     for (const [id, timestamp] of [...this.recheck]) {
       this.recheck.delete(id);
-      const before = seen.get(`${id}@${timestamp}`);
-      const readers = (await this.readersOf([id])).get(id);
-      // Read with the ACL it has now: nobody's view of it changed since.
-      if (before && readers && sameSet(before, readers)) continue;
       const record = await this.deps.store.get(this.scope, id);
       if (!record || record.lastModified !== timestamp) continue; // gone or rewritten: a later read has it
+      const readers = (await this.judged([record])).get(id);
+      if (!readers) {
+        // Still being rewritten: looked at again after the writer's commit or rollback.
+        this.recheck.set(id, timestamp);
+        this.dirty = true;
+        continue;
+      }
+      const before = seen.get(`${id}@${timestamp}`);
+      // Judged on the same readers by the burst: nobody's view of it changed since.
+      if (before && sameSet(before, readers)) continue;
       const passes = new Map<string, boolean>();
       for (const subscription of this.audience.recipients(record, readers)) {
         if (timestamp > subscription.cursor || timestamp <= subscription.start || subscription.hasSent(id, timestamp)) continue;
@@ -197,18 +259,33 @@ export class ScopeFeed {
     return found.length > 0;
   }
 
+  /** The permissions on a record itself that grant read on it (`read`, `write`, what bound permissions add). */
+  private readPermissionsOf(objectId: string): string[] {
+    return boundPermissionsOf(this.resource)(objectId, READ)
+      .filter((b) => b.objectId === objectId)
+      .map((b) => b.permission);
+  }
+
+  /** Every permission a record's ACL may hold: what one statement reads for every record of a page. */
+  private aclPermissions(): string[] {
+    return [...new Set([READ, WRITE, ...this.resource.permissions])];
+  }
+
+  /** The principals an ACL grants read on record `id` to. */
+  private readersIn(id: string, acl: ObjectPermissions): ReadonlySet<string> {
+    const permissions = this.readPermissionsOf(recordObjectId(this.resource.name, id));
+    return new Set(permissions.flatMap((permission) => [...(acl[permission] ?? [])]));
+  }
+
   /**
    * Per record id, the principals its ACL grants read to (through `write` and bound permissions
    * too): one read of every ACL per burst (per set of permissions, which records of one resource share).
    */
   private async readersOf(ids: readonly string[]): Promise<Map<string, ReadonlySet<string>>> {
-    const bound = boundPermissionsOf(this.resource);
     const groups = new Map<string, { permissions: string[]; objects: Map<string, string> }>();
     for (const id of ids) {
       const objectId = recordObjectId(this.resource.name, id);
-      const permissions = bound(objectId, READ)
-        .filter((b) => b.objectId === objectId)
-        .map((b) => b.permission);
+      const permissions = this.readPermissionsOf(objectId);
       const key = JSON.stringify(permissions);
       let group = groups.get(key);
       if (!group) {
@@ -220,8 +297,7 @@ export class ScopeFeed {
     const readers = new Map<string, ReadonlySet<string>>();
     for (const { permissions, objects } of groups.values()) {
       const acls = await this.deps.permissions.manyObjectPermissions([...objects.values()], permissions);
-      for (const [id, objectId] of objects)
-        readers.set(id, new Set(Object.values(acls.get(objectId) ?? {}).flatMap((principals) => [...principals])));
+      for (const [id, objectId] of objects) readers.set(id, this.readersIn(id, acls.get(objectId) ?? {}));
     }
     return readers;
   }

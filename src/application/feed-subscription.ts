@@ -53,6 +53,8 @@ export class Subscription implements Viewer {
     readonly start: number,
     readonly principals: ReadonlySet<string> | undefined,
     readonly filterKey: string,
+    /** Every principal of the caller when it subscribed (its view was decided on them). */
+    readonly callerPrincipals: ReadonlySet<string>,
   ) {
     this.cursor = start;
   }
@@ -81,6 +83,14 @@ export class Subscription implements Viewer {
     this.closed = true;
     this.host.forget(this);
     this.sink.end();
+  }
+
+  /** Its caller's principals changed: told to resync in full, and ended; nothing more is sent. */
+  resync(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.host.forget(this);
+    this.sink.resync();
   }
 
   /** Sends entries (ascending); false when the subscriber was dropped (too much unread). */

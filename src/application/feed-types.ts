@@ -25,6 +25,8 @@ export interface FeedSink {
   /** The replay is over: what follows comes from the scope's shared reads (a comment clients ignore). */
   live(): boolean;
   end(): void;
+  /** The subscriber's principals changed: an `event: resync` (resync in full), then the end of the stream. */
+  resync(): void;
 }
 
 export interface FeedRequest {

@@ -7,13 +7,15 @@
  * Cursors (the last `last_modified` read) make replay then live gapless and without duplicates.
  * Writers never wait: a signal only schedules a read.
  */
+import type { Caller } from "../domain/principals.js";
 import type { ChangeAction, ChangeEvents } from "./events.js";
 import { ScopeFeed } from "./feed-scope.js";
 import { Subscription } from "./feed-subscription.js";
 import type { ResourceKinds } from "./kinds/resource-kind-policy.js";
 import type { FeedRequest, FeedSink } from "./feed-types.js";
 import { MODIFIED_FIELD } from "./listing.js";
-import { EVERY_SCOPE, type ChangeBroadcast, type ChangeSignal } from "./ports/change-broadcast.js";
+import { EVERY_SCOPE, PRINCIPALS_CHANGED, type ChangeBroadcast, type ChangeSignal } from "./ports/change-broadcast.js";
+import type { GrantedRecordStore } from "./ports/granted-record-store.js";
 import type { PermissionStore } from "./ports/permission-store.js";
 import type { RecordStore } from "./ports/record-store.js";
 import type { RecordService } from "./record-service.js";
@@ -25,6 +27,8 @@ export interface LiveFeedOptions {
   /** The shared reads go to the ports directly (the subscribers' access was decided at subscription). */
   readonly store: RecordStore;
   readonly permissions: PermissionStore;
+  /** Where the ACEs share the records' database: the shared reads take entries and ACLs in one statement. */
+  readonly together?: GrantedRecordStore;
   readonly kinds: ResourceKinds;
   /** True where an ACL may be written after its record outside its transaction (memory, Redis permissions). */
   readonly aclAfterRecord: boolean;
@@ -55,6 +59,8 @@ export class LiveFeed {
   /** Per scope: action of each recent single-record write, by `id` and timestamp. */
   private readonly recent = new Map<string, Map<string, ChangeAction>>();
   private readonly stops: (() => void)[] = [];
+  /** Per subscription being opened: the principals announced as changed meanwhile. */
+  private readonly subscribing = new Set<Set<string>>();
   private keepAlive: ReturnType<typeof setInterval> | undefined;
   private readonly host = {
     records: this.options.records,
@@ -81,6 +87,11 @@ export class LiveFeed {
         void publish({ collection: event.collection, parentId: event.parentId, timestamp: event.timestamp, ...single });
       }),
       events.onScopeTouched((event) => void publish({ ...event.scope, timestamp: event.timestamp })),
+      // Ended here before the change returns; on other processes when the signal reaches them.
+      events.onPrincipalsChanged(async (principal) => {
+        this.principalsChanged(principal);
+        await broadcast.publish({ collection: PRINCIPALS_CHANGED, parentId: principal, timestamp: 0 });
+      }),
       broadcast.subscribe(
         (signal) => this.dispatch(signal),
         (error) => log(error, "the change listener connection failed; reconnecting"),
@@ -95,28 +106,39 @@ export class LiveFeed {
    * Checks the request as the listing would (401/403 thrown before anything is sent), then
    * opens the sink and streams: the replay after `since`, then every change as it commits. The
    * subscriber's view (collection-level read, or its principals) is decided here, once: a
-   * membership change is followed by reopening the feed (README "Sync and live changes").
+   * membership change ends the stream with `resync` (principalsChanged).
    */
   async subscribe(
     request: FeedRequest,
     scope: { collection: string; parentId: string },
     open: () => FeedSink,
   ): Promise<{ close(): void; cursor(): number }> {
-    const check = await this.options.records.list(request.requester, request.resource, {
-      filters: [...request.filters, { field: MODIFIED_FIELD, operator: "gt", value: request.since ?? Number.MAX_SAFE_INTEGER }],
-      sort: [{ field: MODIFIED_FIELD, descending: false }],
-      limit: 1,
-      includeDeleted: false,
-    });
-    const kind = this.options.kinds[request.resource.kind];
-    const caller = await kind.caller(request.requester);
-    const restricted = (await kind.restriction(caller, request.resource, "list")) !== undefined;
+    // Principals announced as changed while this caller's were being read: they may be stale.
+    const changedMeanwhile = new Set<string>();
+    this.subscribing.add(changedMeanwhile);
+    let caller: Caller;
+    let restricted: boolean;
+    let check: { timestamp: number };
+    try {
+      check = await this.options.records.list(request.requester, request.resource, {
+        filters: [...request.filters, { field: MODIFIED_FIELD, operator: "gt", value: request.since ?? Number.MAX_SAFE_INTEGER }],
+        sort: [{ field: MODIFIED_FIELD, descending: false }],
+        limit: 1,
+        includeDeleted: false,
+      });
+      const kind = this.options.kinds[request.resource.kind];
+      caller = await kind.caller(request.requester);
+      restricted = (await kind.restriction(caller, request.resource, "list")) !== undefined;
+    } finally {
+      this.subscribing.delete(changedMeanwhile);
+    }
     const key = scopeKey(scope.collection, scope.parentId);
     let shared = this.scopes.get(key);
     if (!shared) {
       shared = new ScopeFeed(scope, request.resource, {
         store: this.options.store,
         permissions: this.options.permissions,
+        ...(this.options.together ? { together: this.options.together } : {}),
         recheckSignals: this.options.aclAfterRecord,
         windowMs: this.options.windowMs ?? DEFAULT_WINDOW_MS,
         actionOf: (id, timestamp) => this.actionOf(key, id, timestamp),
@@ -133,6 +155,7 @@ export class LiveFeed {
       request.since ?? check.timestamp,
       restricted ? new Set(caller.principals) : undefined,
       request.filters.length > 0 ? JSON.stringify(request.filters) : "",
+      new Set(caller.principals),
     );
     let set = this.replaying.get(key);
     if (!set) {
@@ -140,7 +163,8 @@ export class LiveFeed {
       this.replaying.set(key, set);
     }
     set.add(subscription);
-    subscription.wake();
+    if (caller.principals.some((principal) => changedMeanwhile.has(principal))) subscription.resync();
+    else subscription.wake();
     // The cursor: the client has everything up to it (what a stream ended by the server tells it to resume from).
     return { close: () => subscription.close(), cursor: () => subscription.cursor };
   }
@@ -186,8 +210,33 @@ export class LiveFeed {
     return this.recent.get(key)?.get(JSON.stringify([id, timestamp]));
   }
 
+  /**
+   * The members of `principal` changed: every stream whose caller held it (a user id: that user's
+   * streams) was decided on principals that may no longer hold, and ends with `resync`.
+   */
+  private principalsChanged(principal: string): void {
+    for (const changed of this.subscribing) changed.add(principal);
+    for (const subscription of this.everySubscription()) if (subscription.callerPrincipals.has(principal)) subscription.resync();
+  }
+
+  private async recheckPrincipals(subscription: Subscription): Promise<void> {
+    try {
+      const now = await subscription.request.requester.resolveAgain?.();
+      if (now && !sameMembers(now.principals, subscription.callerPrincipals)) subscription.resync();
+    } catch (error) {
+      this.options.log(error, "a live feed subscriber's principals could not be read again; it was told to resync");
+      subscription.resync();
+    }
+  }
+
   private dispatch(signal: ChangeSignal): void {
+    if (signal.collection === PRINCIPALS_CHANGED) {
+      this.principalsChanged(signal.parentId);
+      return;
+    }
     if (signal.collection === EVERY_SCOPE) {
+      // Principal changes may have been missed too: each stream's principals are looked up again.
+      for (const subscription of this.everySubscription()) void this.recheckPrincipals(subscription);
       for (const set of this.replaying.values()) for (const subscription of set) subscription.wake();
       for (const shared of this.scopes.values()) shared.wake();
       return;
@@ -221,4 +270,9 @@ export class LiveFeed {
     for (const shared of this.scopes.values()) all.push(...shared.subscriptions());
     return all;
   }
+}
+
+function sameMembers(principals: readonly string[], known: ReadonlySet<string>): boolean {
+  const now = new Set(principals);
+  return now.size === known.size && [...now].every((p) => known.has(p));
 }

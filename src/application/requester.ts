@@ -14,6 +14,8 @@ export interface Requester {
    * they were read together with something else (a record, in one statement). Else undefined.
    */
   groupsToRead?(): ((extra: Iterable<string>) => Promise<Caller>) | undefined;
+  /** The caller as resolved now (a new lookup, never the shared one): for a long-lived view that must follow membership. */
+  resolveAgain?(): Promise<Caller>;
 }
 
 export function anonymousRequester(): Requester {
@@ -35,6 +37,7 @@ export function authenticatedRequester(userId: string, groupFinder: GroupFinder,
   return {
     userId,
     groupsToRead: () => (groupsFromPermissions && pending === undefined ? adopt : undefined),
+    resolveAgain: async () => callerPrincipals(userId, await groupFinder(userId)),
     caller() {
       pending ??= groupFinder(userId).then(
         (extra) => callerPrincipals(userId, extra),

@@ -22,6 +22,7 @@ import type { Cache } from "../application/ports/cache.js";
 import type { ChangeBroadcast } from "../application/ports/change-broadcast.js";
 import type { Clock, IdGenerator } from "../application/ports/clock.js";
 import { ChangeEvents, CommittedChanges } from "../application/events.js";
+import { AnnouncedPrincipalChanges } from "../application/announced-principal-changes.js";
 import { LiveFeed } from "../application/live-feed.js";
 import { LostAccessPermissionStore } from "../application/lost-access-permission-store.js";
 import type { GrantedRecordStore } from "../application/ports/granted-record-store.js";
@@ -79,7 +80,11 @@ export function buildContainer(settings: Settings, options: CompositionOptions =
   container.onActivation(TOKENS.GrantedRecordStore, (_context, port) => observedPort(port, "storage", metrics));
   container.onActivation(TOKENS.RecordWithAclReader, (_context, port) => observedPort(port, "storage", metrics));
   container.onActivation(TOKENS.RecordWithAclWriter, (_context, port) => observedPort(port, "storage", metrics));
-  container.onActivation(TOKENS.PermissionStore, (_context, port) => observedPort(port, "permission", metrics));
+  // Principal changes are announced to the live feed whoever makes them (the service, an extension, a tool).
+  container.onActivation(
+    TOKENS.PermissionStore,
+    (context, port) => new AnnouncedPrincipalChanges(observedPort(port, "permission", metrics), context.get(TOKENS.ChangeEvents)),
+  );
   container.onActivation(TOKENS.PrincipalsWithCheck, (_context, port) => observedPort(port, "permission", metrics));
   container.onActivation(TOKENS.Cache, (_context, port) => observedPort(port, "cache", metrics));
   const permissionStore = { serviceIdentifier: TOKENS.PermissionStore, optional: true } as const;
@@ -185,6 +190,7 @@ export function buildContainer(settings: Settings, options: CompositionOptions =
           records,
           store,
           permissions,
+          ...(joined ? { together: joined } : {}),
           kinds,
           // ACL writes join the record's transaction exactly where the granted store is bound (as for the record service).
           aclAfterRecord: joined === undefined,

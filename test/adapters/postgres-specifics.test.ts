@@ -317,6 +317,55 @@ describe("PostgreSQL specifics", function () {
       expect(await permissions.checkPermission("/articles/kept", "write", ["alice"])).to.equal(true);
     });
 
+    it("reads a page of changes with each entry's ACL, in the asked permissions only, from one statement", async () => {
+      const since = (await records.list(articles, { ...newestFirst, limit: 1 }))[0]!.lastModified;
+      await records.update(articles, "r1", { i: 1, v: 2 });
+      await records.delete(articles, "r6");
+      await records.update(articles, "r3", { i: 3, v: 2 });
+      const upTo = await records.collectionTimestamp(articles);
+      const page = await records.changesWithAcls(
+        articles,
+        { after: since, upTo, limit: 2 },
+        { objectIdPrefix: "/articles/", permissions: ["read"] },
+      );
+      expect(page.entries.map((e) => `${e.id}${e.deleted ? "-" : ""}`)).to.deep.equal(["r1", "r6-"]);
+      expect(
+        [...page.acls].map(([id, acl]) => [id, Object.fromEntries(Object.entries(acl).map(([p, set]) => [p, [...set]]))]),
+      ).to.deep.equal([
+        ["r1", { read: ["alice"] }],
+        ["r6", { read: ["bob"] }],
+      ]);
+      const rest = await records.changesWithAcls(
+        articles,
+        { after: page.entries[1]!.lastModified, upTo, limit: 10 },
+        { objectIdPrefix: "/articles/", permissions: ["read", "write"] },
+      );
+      expect([...rest.acls]).to.deep.equal([["r3", { write: new Set(["alice"]) }]]);
+    });
+
+    it("does not confirm a version whose rewrite is in flight (an open transaction), without waiting for it", async () => {
+      const r1 = await records.get(articles, "r1");
+      const version = [{ id: "r1", lastModified: r1!.lastModified }];
+      let written!: () => void;
+      const rewriting = new Promise<void>((resolve) => (written = resolve));
+      let finish!: () => void;
+      const finished = new Promise<void>((resolve) => (finish = resolve));
+      const rolledBack = unitOfWork
+        .run(async () => {
+          await records.update(articles, "r1", { v: "uncommitted" });
+          written();
+          await finished;
+          throw new Error("veto");
+        })
+        .catch((error: unknown) => error);
+      await rewriting;
+      // Outside the transaction, which still holds the row: not confirmed, and answered at once.
+      expect([...(await records.unchangedVersions(articles, version))]).to.deep.equal([]);
+      finish();
+      expect(((await rolledBack) as Error).message).to.equal("veto");
+      expect([...(await records.unchangedVersions(articles, version))]).to.deep.equal(["r1"]);
+    });
+
     it("shares one pool between backends on one URL and migrates idempotently", async () => {
       expect(databases.storage).to.equal(databases.permission);
       expect(databases.recordsBesideAces).to.equal(true);

@@ -75,8 +75,12 @@ export class RecordingSink implements FeedSink {
     this.log("end");
   }
 
+  resync(): void {
+    this.log("resync");
+  }
+
   get events(): string[] {
-    return this.lines.filter((line) => line !== "live" && line !== "keep-alive" && line !== "end");
+    return this.lines.filter((line) => line !== "live" && line !== "keep-alive" && line !== "end" && line !== "resync");
   }
 
   /** Resolves once `line` was recorded (at once if it was). */

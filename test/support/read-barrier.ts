@@ -71,3 +71,62 @@ export function holdReads(held: HeldReads, parties = 2, timeoutMs = 3000): ReadB
     },
   };
 }
+
+/** A read caught between returning its result and handing it to its caller. */
+export interface HeldRead {
+  /** Resolves once a matching read returned and waits. */
+  readonly reached: Promise<void>;
+  /** Hands the result on (and puts the store methods back). */
+  release(): void;
+}
+
+/**
+ * Holds the live feed's next shared read of a scope's changes (a `list` over the whole scope
+ * bounded by `upTo`, tombstones included, or `changesWithAcls` where the store reads ACLs with
+ * the entries) whose result satisfies `matches`: the entries are read, then the test acts (a
+ * write), then the feed goes on with what it read. Whatever the feed reads next (an ACL, a
+ * confirmation) comes after the test's action. One-shot.
+ */
+export function holdSharedRead(stores: object[], matches: (entries: readonly { id: string; lastModified: number }[]) => boolean): HeldRead {
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  let reached!: () => void;
+  const reachedPromise = new Promise<void>((resolve) => (reached = resolve));
+  let armed = true;
+  const restorers: Array<() => void> = [];
+  const isSharedRead = (method: string, args: unknown[]): boolean => {
+    if (method === "changesWithAcls") return true;
+    const query = args[1] as { upTo?: number; includeDeleted?: boolean; access?: unknown } | undefined;
+    return args.length === 2 && query?.upTo !== undefined && query.includeDeleted === true && query.access === undefined;
+  };
+  const entriesOf = (result: unknown): { id: string; lastModified: number }[] =>
+    (Array.isArray(result) ? result : (result as { entries: { id: string; lastModified: number }[] }).entries) as {
+      id: string;
+      lastModified: number;
+    }[];
+  for (const store of stores) {
+    const target = store as Record<string, unknown>;
+    for (const method of ["list", "changesWithAcls"]) {
+      const original = target[method];
+      if (typeof original !== "function") continue;
+      const call = original as (...args: unknown[]) => Promise<unknown>;
+      target[method] = async (...args: unknown[]) => {
+        const result = await call.apply(store, args);
+        if (armed && isSharedRead(method, args) && matches(entriesOf(result))) {
+          armed = false;
+          reached();
+          await released;
+        }
+        return result;
+      };
+      restorers.push(() => (target[method] = original));
+    }
+  }
+  return {
+    reached: reachedPromise,
+    release() {
+      for (const restore of restorers) restore();
+      release();
+    },
+  };
+}

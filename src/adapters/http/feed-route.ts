@@ -38,6 +38,8 @@ function encode(event: FeedEvent): Encoded {
 
 const KEEP_ALIVE = ": keep-alive\n\n";
 const LIVE = ": live\n\n";
+/** No `id:`: the client's Last-Event-ID stays its last event's, and it must not resume from it (README). */
+const RESYNC = "event: resync\ndata: {}\n\n";
 
 /**
  * An SSE stream on the raw response; refuses to queue more than `maxBufferedBytes` unread. On
@@ -85,6 +87,11 @@ class SseSink implements FeedSink {
   /** Ends the stream cleanly after telling the client where to resume (an `id:` line alone sets EventSource's last event id). */
   finish(cursor: number): void {
     if (this.write(`id: ${cursor}\n\n`, Buffer.byteLength(`id: ${cursor}\n\n`))) this.end();
+  }
+
+  resync(): void {
+    this.write(RESYNC, RESYNC.length);
+    this.end();
   }
 
   private write(text: string, bytes: number): boolean {

@@ -6,12 +6,14 @@
  * each write statement bumps the counter itself.
  */
 import { createHash } from "node:crypto";
-import type { CountQuery, ListQuery } from "../../application/listing.js";
-import type { GrantedRecordStore, Grants } from "../../application/ports/granted-record-store.js";
+import { MODIFIED_FIELD, type CountQuery, type ListQuery } from "../../application/listing.js";
+import type { ChangesWithAcls, GrantedRecordStore, Grants } from "../../application/ports/granted-record-store.js";
+import type { ObjectPermissions } from "../../application/ports/permission-store.js";
 import {
   NEVER_WRITTEN,
   type AccessLoss,
   type ConditionalWriteOptions,
+  type EntryVersion,
   type RecordedLoss,
   type RecordStore,
   type Scope,
@@ -150,6 +152,20 @@ function asJavaScriptPrints(json: string): string {
   return PLAIN_WHERE_JAVASCRIPT_USES_AN_EXPONENT.test(json) ? JSON.stringify(JSON.parse(json)) : json;
 }
 
+function entryOf(row: EntryRow): RecordOrTombstone {
+  return row.deleted
+    ? { id: row.id, lastModified: Number(row.last_modified), deleted: true }
+    : new JsonTextRecord(row.id, Number(row.last_modified), asJavaScriptPrints(row.data_json));
+}
+
+/** $3/$4: ids and the versions to confirm, each looked up by primary key. */
+const UNCHANGED_VERSIONS: Statement = {
+  name: "tessera_records_unchanged_versions",
+  text: `SELECT r.id FROM unnest($3::text[], $4::bigint[]) AS v (id, last_modified)
+    JOIN records r ON r.collection = $1 AND r.parent_id = $2 AND r.id = v.id AND r.last_modified = v.last_modified
+    FOR SHARE OF r SKIP LOCKED`,
+};
+
 /** Dynamic statements are prepared under a name derived from their text, up to this many shapes. */
 const MAX_NAMED_SHAPES = 500;
 const namedShapes = new Set<string>();
@@ -269,6 +285,62 @@ export class PostgresRecordStore implements RecordStore, GrantedRecordStore, Rec
   async list(scope: Scope, query: ListQuery, grants?: Grants): Promise<RecordOrTombstone[]> {
     if (query.limit <= 0) return [];
     const params = new SqlParams();
+    const rows = await this.run<EntryRow>(statementFor(this.listSql(params, scope, query, grants)), params.values);
+    return rows.map(entryOf);
+  }
+
+  /**
+   * The listing's statement over the page, with each entry's ACL looked up by its key prefix (as
+   * the record-with-ACL read does) in the same statement, so from the same snapshot.
+   */
+  async changesWithAcls(
+    scope: Scope,
+    range: { readonly after: number; readonly upTo: number; readonly limit: number },
+    acl: { readonly objectIdPrefix: string; readonly permissions: readonly string[] },
+  ): Promise<ChangesWithAcls> {
+    if (range.limit <= 0) return { entries: [], acls: new Map() };
+    const params = new SqlParams();
+    const page = this.listSql(params, scope, {
+      filters: [{ field: MODIFIED_FIELD, operator: "gt", value: range.after }],
+      sort: [{ field: MODIFIED_FIELD, descending: false }],
+      limit: range.limit,
+      upTo: range.upTo,
+      includeDeleted: true,
+    });
+    const text = `SELECT e.id, e.last_modified, e.data_json, e.deleted,
+        (SELECT json_agg(json_build_array(a.permission, a.principal))
+          FROM unnest(${params.add([...acl.permissions], "text[]")}) AS q (permission) CROSS JOIN LATERAL (
+            SELECT a.permission, a.principal FROM access_control_entries a
+            WHERE a.object_id = ${params.add(acl.objectIdPrefix, "text")} || e.id AND a.permission = q.permission OFFSET 0) AS a) AS acl
+      FROM (${page}) AS e ORDER BY e.last_modified`;
+    const rows = await this.run<EntryRow & { acl: [string, string][] | null }>(statementFor(text), params.values);
+    const acls = new Map<string, ObjectPermissions>();
+    for (const row of rows) {
+      const permissions: ObjectPermissions = {};
+      for (const [permission, principal] of row.acl ?? []) (permissions[permission] ??= new Set()).add(principal);
+      acls.set(row.id, permissions);
+    }
+    return { entries: rows.map(entryOf), acls };
+  }
+
+  /**
+   * Rows a writer holds locked are skipped (SKIP LOCKED): a version being rewritten, whose new
+   * ACL may already be in the other backend, is not confirmed. FOR SHARE never blocks a reader,
+   * and it never waits, so it cannot deadlock with a writer.
+   */
+  async unchangedVersions(scope: Scope, versions: readonly EntryVersion[]): Promise<Set<string>> {
+    if (versions.length === 0) return new Set();
+    const rows = await this.run<{ id: string }>(UNCHANGED_VERSIONS, [
+      scope.collection,
+      scope.parentId,
+      versions.map((v) => v.id),
+      versions.map((v) => v.lastModified),
+    ]);
+    return new Set(rows.map((row) => row.id));
+  }
+
+  /** The text of a listing (`list`), its values bound in `params`. */
+  private listSql(params: SqlParams, scope: Scope, query: ListQuery, grants?: Grants): string {
     const source = this.sourceSql(params, scope, query, {
       includeDeleted: query.includeDeleted,
       grants,
@@ -283,13 +355,7 @@ export class PostgresRecordStore implements RecordStore, GrantedRecordStore, Rec
     const from = lost === undefined ? source : `(SELECT ${columns} FROM ${source} UNION ALL SELECT ${columns} FROM ${lost}) AS r`;
     const order = query.sort.length > 0 ? ` ORDER BY ${orderSql(params, query.sort)}` : "";
     // The data as text: the driver does not parse it, and a listing can answer it as it is (JsonTextRecord).
-    const text = `SELECT r.id, r.last_modified, r.data::text AS data_json, r.deleted FROM ${from}${order} LIMIT ${params.add(query.limit, "bigint")}`;
-    const rows = await this.run<EntryRow>(statementFor(text), params.values);
-    return rows.map((row) =>
-      row.deleted
-        ? { id: row.id, lastModified: Number(row.last_modified), deleted: true }
-        : new JsonTextRecord(row.id, Number(row.last_modified), asJavaScriptPrints(row.data_json)),
-    );
+    return `SELECT r.id, r.last_modified, r.data::text AS data_json, r.deleted FROM ${from}${order} LIMIT ${params.add(query.limit, "bigint")}`;
   }
 
   /**

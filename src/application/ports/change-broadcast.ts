@@ -17,6 +17,12 @@ export interface ChangeSignal {
 /** Every subscriber of every scope should look again: signals may have been missed (reconnection). */
 export const EVERY_SCOPE = "*";
 
+/**
+ * Not a scope: the members of principal `parentId` changed (a user id: that user's principals).
+ * Streams of callers holding it end with `resync` (LiveFeed). No collection is named so.
+ */
+export const PRINCIPALS_CHANGED = "*principals";
+
 export interface ChangeBroadcast {
   /** Sends to every process; adapters report failures by rejecting (the caller logs them). */
   publish(signal: ChangeSignal): Promise<void>;

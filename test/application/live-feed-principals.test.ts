@@ -1,0 +1,93 @@
+/**
+ * Principal changes and the live feed, over the memory adapters: an announced change ends the
+ * streams of the callers holding the changed principal with `resync`; after a reconnection of the
+ * signal listener (signals, principal changes among them, may have been missed) each stream's
+ * principals are looked up again and only the changed ones end; a change whose announcement fails
+ * is reported as failed.
+ */
+import { expect } from "chai";
+import { AnnouncedPrincipalChanges } from "../../src/application/announced-principal-changes.js";
+import { ChangeEvents } from "../../src/application/events.js";
+import { EVERY_SCOPE } from "../../src/application/ports/change-broadcast.js";
+import { InProcessBroadcast } from "../../src/adapters/memory/in-process-broadcast.js";
+import { MemoryPermissionStore } from "../../src/adapters/memory/memory-permission-store.js";
+import { afterPendingReads, FeedWorld, HANG_GUARD_MS } from "../support/live-feed-world.js";
+import { expectRejection } from "../support/rejection.js";
+
+describe("LiveFeed and principal changes", function () {
+  this.timeout(HANG_GUARD_MS);
+
+  it("ends with resync exactly the streams of callers holding the announced principal, before the change returns", async () => {
+    const world = await FeedWorld.started();
+    try {
+      const announced = new AnnouncedPrincipalChanges(world.acls, world.events);
+      await world.acls.addUserPrincipal("bob", "group:team");
+      const bob = await world.subscribe("bob", undefined);
+      const dave = await world.subscribe("dave", undefined);
+      const carol = await world.subscribe("carol", undefined);
+      await Promise.all([bob.waitFor("live"), dave.waitFor("live"), carol.waitFor("live")]);
+      await announced.removePrincipal("group:team");
+      // Synchronously, before the removal returned.
+      expect(bob.lines.slice(-1)).to.deep.equal(["resync"]);
+      expect(dave.lines).to.not.include("resync");
+      await announced.addUserPrincipal("carol", "group:more");
+      expect(carol.lines.slice(-1)).to.deep.equal(["resync"]);
+      expect(dave.lines).to.not.include("resync");
+      // Every authenticated caller holds system.Authenticated: a group given to all of them ends every stream.
+      await announced.addUserPrincipal("system.Authenticated", "group:all");
+      expect(dave.lines.slice(-1)).to.deep.equal(["resync"]);
+      expect(await world.acls.userPrincipals("dave")).to.deep.equal(new Set(["group:all"]));
+    } finally {
+      world.feed.close();
+    }
+  });
+
+  it("ends with resync a stream whose caller's principals were announced as changed while it was being opened", async () => {
+    const world = await FeedWorld.started();
+    try {
+      const announced = new AnnouncedPrincipalChanges(world.acls, world.events);
+      await world.acls.addUserPrincipal("bob", "group:team");
+      // The subscription's own check (a listing after the end of time), caught once Bob's principals were read.
+      const held = world.records.holdList((query) => query.filters.some((f) => f.value === Number.MAX_SAFE_INTEGER));
+      const opening = world.subscribe("bob", undefined);
+      await held.reached;
+      await announced.removeUserPrincipal("bob", "group:team");
+      held.release();
+      const bob = await opening;
+      expect(bob.lines).to.deep.equal(["resync"]);
+    } finally {
+      world.feed.close();
+    }
+  });
+
+  it("after a listener reconnection, looks each stream's principals up again and ends only the changed ones", async () => {
+    const broadcast = new InProcessBroadcast();
+    const world = await FeedWorld.started({ broadcast });
+    try {
+      await world.acls.addUserPrincipal("bob", "group:team");
+      const bob = await world.subscribe("bob", undefined);
+      const dave = await world.subscribe("dave", undefined);
+      await Promise.all([bob.waitFor("live"), dave.waitFor("live")]);
+      // Changed on the backend without an announcement reaching this process (a missed signal).
+      await world.acls.removeUserPrincipal("bob", "group:team");
+      await broadcast.publish({ collection: EVERY_SCOPE, parentId: "", timestamp: 0 });
+      await bob.waitFor("resync");
+      await afterPendingReads();
+      expect(dave.lines).to.not.include("resync");
+      await world.put("alice", "d1", { n: 1 }, { read: ["dave"] });
+      // The scope's timestamp was fixed at 100 by the first subscription's read: the first write takes 101.
+      await dave.waitFor("create d1@101");
+    } finally {
+      world.feed.close();
+    }
+  });
+
+  it("reports a change whose announcement failed as failed, the change itself made (add and remove may be retried)", async () => {
+    const store = new MemoryPermissionStore();
+    const events = new ChangeEvents(() => undefined);
+    events.onPrincipalsChanged(() => Promise.reject(new Error("signal lost")));
+    const announced = new AnnouncedPrincipalChanges(store, events);
+    expect((await expectRejection(announced.addUserPrincipal("bob", "group:team"), Error)).message).to.equal("signal lost");
+    expect(await store.userPrincipals("bob")).to.deep.equal(new Set(["group:team"]));
+  });
+});
