@@ -16,7 +16,8 @@ import type { FeedEvent } from "./feed-types.js";
 import type { ChangeSignal } from "./ports/change-broadcast.js";
 import type { GrantedRecordStore } from "./ports/granted-record-store.js";
 import type { ObjectPermissions, PermissionStore } from "./ports/permission-store.js";
-import type { EntryVersion, RecordStore, Scope } from "./ports/record-store.js";
+import type { RecordStore, Scope } from "./ports/record-store.js";
+import { ACL_VERSION, aclOfVersion } from "./kinds/shareable-kind.js";
 import { boundPermissionsOf, type ResourceDefinition } from "./resources.js";
 
 const MAX_PAGES_PER_BURST = 1000;
@@ -175,14 +176,12 @@ export class ScopeFeed {
    * must never be judged by another version's ACL (a hidden version by the ACL that re-shares it).
    *
    * Where the ACEs share the records' database, the entries and their ACLs come from one
-   * statement (one snapshot). Elsewhere the ACLs are read after the entries, and a version counts
-   * as judged only if the store confirms after that read that it is still the current one with no
-   * write of it in flight (unchangedVersions). Sound because an ACL is written after its record's
-   * write and before that write commits (record-acl-write.ts): an ACL read that shows a later
-   * version's ACL happened after that later version's record write, so the confirmation, later
-   * still, finds the record rewritten (or, uncommitted, locked). A version left unjudged goes to
-   * collection-level readers only; the newer version comes with a later read, and one whose write
-   * was rolled back is re-checked (readRechecks).
+   * statement (one snapshot). Elsewhere the ACLs are read after the entries, with the version
+   * stamp every ACL write made with a record write stores, and paired by the rule a GET uses
+   * (kinds/shareable-kind.ts `aclOfVersion`): an ACL of a later write, done or in flight, leaves
+   * the version unjudged. A version left unjudged goes to collection-level readers only; the
+   * newer version comes with a later read, and one whose write was rolled back is re-checked
+   * (readRechecks).
    */
   private async judgedChanges(
     low: number,
@@ -208,11 +207,18 @@ export class ScopeFeed {
     return { entries, judged: await this.judged(entries) };
   }
 
-  /** The readers of each version's ACL, for the versions still current after the ACL read (see judgedChanges). */
-  private async judged(versions: readonly EntryVersion[]): Promise<Map<string, ReadonlySet<string>>> {
-    const readers = await this.readersOf(versions.map((v) => v.id));
-    const unchanged = await this.deps.store.unchangedVersions(this.scope, versions);
-    return new Map([...readers].filter(([id]) => unchanged.has(id)));
+  /** The readers of each version's own ACL, for the versions whose ACL was not rewritten since (see judgedChanges). */
+  private async judged(versions: readonly RecordOrTombstone[]): Promise<Map<string, ReadonlySet<string>>> {
+    const acls = await this.aclsOf(
+      versions.map((v) => v.id),
+      [ACL_VERSION],
+    );
+    const judged = new Map<string, ReadonlySet<string>>();
+    for (const version of versions) {
+      const acl = aclOfVersion(acls.get(version.id) ?? {}, version.lastModified);
+      if (acl) judged.set(version.id, this.readersIn(version.id, acl));
+    }
+    return judged;
   }
 
   /**
@@ -282,10 +288,16 @@ export class ScopeFeed {
    * too): one read of every ACL per burst (per set of permissions, which records of one resource share).
    */
   private async readersOf(ids: readonly string[]): Promise<Map<string, ReadonlySet<string>>> {
+    const acls = await this.aclsOf(ids);
+    return new Map([...acls].map(([id, acl]) => [id, this.readersIn(id, acl)] as const));
+  }
+
+  /** Per record id, its ACL's permissions that grant read, plus `extra` ones: one read per set of permissions. */
+  private async aclsOf(ids: readonly string[], extra: readonly string[] = []): Promise<Map<string, ObjectPermissions>> {
     const groups = new Map<string, { permissions: string[]; objects: Map<string, string> }>();
     for (const id of ids) {
       const objectId = recordObjectId(this.resource.name, id);
-      const permissions = this.readPermissionsOf(objectId);
+      const permissions = [...this.readPermissionsOf(objectId), ...extra];
       const key = JSON.stringify(permissions);
       let group = groups.get(key);
       if (!group) {
@@ -294,12 +306,12 @@ export class ScopeFeed {
       }
       group.objects.set(id, objectId);
     }
-    const readers = new Map<string, ReadonlySet<string>>();
+    const found = new Map<string, ObjectPermissions>();
     for (const { permissions, objects } of groups.values()) {
       const acls = await this.deps.permissions.manyObjectPermissions([...objects.values()], permissions);
-      for (const [id, objectId] of objects) readers.set(id, this.readersIn(id, acls.get(objectId) ?? {}));
+      for (const [id, objectId] of objects) found.set(id, acls.get(objectId) ?? {});
     }
-    return readers;
+    return found;
   }
 
   /** Per distinct filter set of the members, the records in (low, bound] it keeps. */

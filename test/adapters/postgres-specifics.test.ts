@@ -343,29 +343,6 @@ describe("PostgreSQL specifics", function () {
       expect([...rest.acls]).to.deep.equal([["r3", { write: new Set(["alice"]) }]]);
     });
 
-    it("does not confirm a version whose rewrite is in flight (an open transaction), without waiting for it", async () => {
-      const r1 = await records.get(articles, "r1");
-      const version = [{ id: "r1", lastModified: r1!.lastModified }];
-      let written!: () => void;
-      const rewriting = new Promise<void>((resolve) => (written = resolve));
-      let finish!: () => void;
-      const finished = new Promise<void>((resolve) => (finish = resolve));
-      const rolledBack = unitOfWork
-        .run(async () => {
-          await records.update(articles, "r1", { v: "uncommitted" });
-          written();
-          await finished;
-          throw new Error("veto");
-        })
-        .catch((error: unknown) => error);
-      await rewriting;
-      // Outside the transaction, which still holds the row: not confirmed, and answered at once.
-      expect([...(await records.unchangedVersions(articles, version))]).to.deep.equal([]);
-      finish();
-      expect(((await rolledBack) as Error).message).to.equal("veto");
-      expect([...(await records.unchangedVersions(articles, version))]).to.deep.equal(["r1"]);
-    });
-
     it("shares one pool between backends on one URL and migrates idempotently", async () => {
       expect(databases.storage).to.equal(databases.permission);
       expect(databases.recordsBesideAces).to.equal(true);

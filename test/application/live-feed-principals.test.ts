@@ -75,8 +75,8 @@ describe("LiveFeed and principal changes", function () {
       await afterPendingReads();
       expect(dave.lines).to.not.include("resync");
       await world.put("alice", "d1", { n: 1 }, { read: ["dave"] });
-      // The scope's timestamp was fixed at 100 by the first subscription's read: the first write takes 101.
-      await dave.waitFor("create d1@101");
+      // A read stores no timestamp: the scope's first write takes the clock's 100.
+      await dave.waitFor("create d1@100");
     } finally {
       world.feed.close();
     }

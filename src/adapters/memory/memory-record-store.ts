@@ -21,7 +21,6 @@ import {
   NEVER_WRITTEN,
   type AccessLoss,
   type ConditionalWriteOptions,
-  type EntryVersion,
   type RecordedLoss,
   type RecordStore,
   type Scope,
@@ -148,13 +147,6 @@ export class MemoryRecordStore implements RecordStore {
     const matching = this.liveMatching(state, query).sort((a, b) => a.lastModified - b.lastModified);
     // Oldest first, so the tombstones come out ascending by their new timestamps.
     return matching.map((record) => copyTombstone(this.bury(state, record.id, undefined)));
-  }
-
-  /** No transactions here: a write is in place the moment it returns. */
-  async unchangedVersions(scope: Scope, versions: readonly EntryVersion[]): Promise<Set<string>> {
-    const state = this.peek(scope);
-    const current = (id: string) => (state?.records.get(id) ?? state?.tombstones.get(id))?.lastModified;
-    return new Set(versions.filter((v) => current(v.id) === v.lastModified).map((v) => v.id));
   }
 
   async list(scope: Scope, query: ListQuery): Promise<RecordOrTombstone[]> {

@@ -13,7 +13,6 @@ import {
   NEVER_WRITTEN,
   type AccessLoss,
   type ConditionalWriteOptions,
-  type EntryVersion,
   type RecordedLoss,
   type RecordStore,
   type Scope,
@@ -157,14 +156,6 @@ function entryOf(row: EntryRow): RecordOrTombstone {
     ? { id: row.id, lastModified: Number(row.last_modified), deleted: true }
     : new JsonTextRecord(row.id, Number(row.last_modified), asJavaScriptPrints(row.data_json));
 }
-
-/** $3/$4: ids and the versions to confirm, each looked up by primary key. */
-const UNCHANGED_VERSIONS: Statement = {
-  name: "tessera_records_unchanged_versions",
-  text: `SELECT r.id FROM unnest($3::text[], $4::bigint[]) AS v (id, last_modified)
-    JOIN records r ON r.collection = $1 AND r.parent_id = $2 AND r.id = v.id AND r.last_modified = v.last_modified
-    FOR SHARE OF r SKIP LOCKED`,
-};
 
 /** Dynamic statements are prepared under a name derived from their text, up to this many shapes. */
 const MAX_NAMED_SHAPES = 500;
@@ -321,22 +312,6 @@ export class PostgresRecordStore implements RecordStore, GrantedRecordStore, Rec
       acls.set(row.id, permissions);
     }
     return { entries: rows.map(entryOf), acls };
-  }
-
-  /**
-   * Rows a writer holds locked are skipped (SKIP LOCKED): a version being rewritten, whose new
-   * ACL may already be in the other backend, is not confirmed. FOR SHARE never blocks a reader,
-   * and it never waits, so it cannot deadlock with a writer.
-   */
-  async unchangedVersions(scope: Scope, versions: readonly EntryVersion[]): Promise<Set<string>> {
-    if (versions.length === 0) return new Set();
-    const rows = await this.run<{ id: string }>(UNCHANGED_VERSIONS, [
-      scope.collection,
-      scope.parentId,
-      versions.map((v) => v.id),
-      versions.map((v) => v.lastModified),
-    ]);
-    return new Set(rows.map((row) => row.id));
   }
 
   /** The text of a listing (`list`), its values bound in `params`. */

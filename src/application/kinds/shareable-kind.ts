@@ -28,6 +28,17 @@ import type { CollectionView, ResourceKindPolicy, Target } from "./resource-kind
  */
 export const ACL_VERSION = "tessera:acl_version";
 
+/**
+ * The ACL of the record version `lastModified` (its stamp taken out), or undefined when the
+ * stored ACL belongs to a later write, done or in flight (stamped above it): the one rule that
+ * pairs a record and an ACL read apart, for a GET (`target`) and for the live feed alike.
+ */
+export function aclOfVersion(stored: ObjectPermissions, lastModified: number): ObjectPermissions | undefined {
+  const { [ACL_VERSION]: stamp, ...acl } = stored;
+  if (stamp === undefined || stamp.size === 0) return acl;
+  return Math.max(...[...stamp].map(Number)) <= lastModified ? acl : undefined;
+}
+
 /** The stamp of an ACL whose record write is in flight: above every `last_modified`. */
 const PENDING = Number.MAX_SAFE_INTEGER;
 
@@ -117,9 +128,8 @@ export class ShareableKind implements ResourceKindPolicy {
     const permissions = [...resource.permissions, ACL_VERSION];
     for (let attempt = 1; ; attempt++) {
       const [record, stored] = await Promise.all([getRecord(), this.deps.permissions.objectPermissions(objectId, permissions)]);
-      const { [ACL_VERSION]: stamp, ...acl } = stored;
-      const version = stamp === undefined ? undefined : Math.max(...[...stamp].map(Number));
-      if (!record || version === undefined || version <= record.lastModified) return { record, acl: aclFromStored(acl) };
+      const acl = aclOfVersion(stored, record ? record.lastModified : Number.MAX_SAFE_INTEGER);
+      if (acl) return { record, acl: aclFromStored(acl) };
       if (attempt === PAIRING_ATTEMPTS) return { record, acl: {} };
       await new Promise((resolve) => setTimeout(resolve, PAIRING_PAUSE_MS * 2 ** attempt));
     }

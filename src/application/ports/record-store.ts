@@ -33,12 +33,6 @@ export interface RecordedLoss {
   readonly principals: readonly string[];
 }
 
-/** One version of a record or tombstone: its id and `last_modified`. */
-export interface EntryVersion {
-  readonly id: string;
-  readonly lastModified: number;
-}
-
 export interface ConditionalWriteOptions extends WriteOptions {
   /** Write only if the stored record has exactly this `last_modified` (checked atomically). */
   readonly ifMatch?: number;
@@ -107,14 +101,6 @@ export interface RecordStore {
 
   /** Entries in query order, at most `limit`. Work is proportional to the page, not the scope. */
   list(scope: Scope, query: ListQuery): Promise<RecordOrTombstone[]>;
-
-  /**
-   * Of `versions`, the ids whose stored entry (record or tombstone) is still that version with no
-   * write of it in flight: a write not committed yet counts as a change (PostgreSQL skips the rows
-   * a writer holds locked, never waits). The live feed asks after reading ACLs from a backend that
-   * does not share the records' snapshot (feed-scope.ts says why that is enough).
-   */
-  unchangedVersions(scope: Scope, versions: readonly EntryVersion[]): Promise<Set<string>>;
 
   /** Live records matching filters and access (tombstones never count). */
   count(scope: Scope, query: CountQuery): Promise<number>;
