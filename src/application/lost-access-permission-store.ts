@@ -13,11 +13,11 @@
  * API, where the record write itself does that. Group membership and collection-level grants are not followed (cost unbounded):
  * clients resync in full (README "Sync and live changes").
  */
-import type { BoundPermissionsFn } from "../domain/permissions.js";
 import { recordIdOf } from "../domain/permissions.js";
 import { PreconditionFailedError, RecordNotFoundError } from "../domain/errors.js";
 import type { CommittedChanges } from "./events.js";
-import type { ObjectPermissions, PermissionStore } from "./ports/permission-store.js";
+import { PermissionStoreDecorator } from "./permission-store-decorator.js";
+import type { PermissionStore } from "./ports/permission-store.js";
 import type { RecordStore, Scope } from "./ports/record-store.js";
 import { recordReaders, recordReadPermissions } from "./record-readers.js";
 import type { ResourceDefinition } from "./resources.js";
@@ -41,83 +41,28 @@ interface RecordTarget {
 
 const MAX_TOUCH_ATTEMPTS = 5;
 
-export class LostAccessPermissionStore implements PermissionStore {
+export class LostAccessPermissionStore extends PermissionStoreDecorator {
   constructor(
-    private readonly inner: PermissionStore,
+    inner: PermissionStore,
     private readonly options: LostAccessOptions,
-  ) {}
-
-  initializeSchema(): Promise<void> {
-    return this.inner.initializeSchema();
-  }
-  flush(): Promise<void> {
-    return this.inner.flush();
-  }
-  addUserPrincipal(userId: string, principal: string): Promise<void> {
-    return this.inner.addUserPrincipal(userId, principal);
-  }
-  removeUserPrincipal(userId: string, principal: string): Promise<void> {
-    return this.inner.removeUserPrincipal(userId, principal);
-  }
-  removePrincipal(principal: string): Promise<void> {
-    return this.inner.removePrincipal(principal);
-  }
-  userPrincipals(userId: string): Promise<Set<string>> {
-    return this.inner.userPrincipals(userId);
-  }
-  objectPermissionPrincipals(objectId: string, permission: string): Promise<Set<string>> {
-    return this.inner.objectPermissionPrincipals(objectId, permission);
-  }
-  principalsAccessibleObjects(
-    principals: readonly string[],
-    permission: string,
-    objectIdMatch?: string,
-    getBoundPermissions?: BoundPermissionsFn,
-  ): Promise<Set<string>> {
-    return this.inner.principalsAccessibleObjects(principals, permission, objectIdMatch, getBoundPermissions);
-  }
-  objectPermissionAuthorizedPrincipals(
-    objectId: string,
-    permission: string,
-    getBoundPermissions?: BoundPermissionsFn,
-  ): Promise<Set<string>> {
-    return this.inner.objectPermissionAuthorizedPrincipals(objectId, permission, getBoundPermissions);
-  }
-  checkPermission(
-    objectId: string,
-    permission: string,
-    principals: readonly string[],
-    getBoundPermissions?: BoundPermissionsFn,
-  ): Promise<boolean> {
-    return this.inner.checkPermission(objectId, permission, principals, getBoundPermissions);
-  }
-  objectPermissions(objectId: string, permissions?: readonly string[]): Promise<ObjectPermissions> {
-    return this.inner.objectPermissions(objectId, permissions);
-  }
-  manyObjectPermissions(objectIds: readonly string[], permissions: readonly string[]): Promise<Map<string, ObjectPermissions>> {
-    return this.inner.manyObjectPermissions(objectIds, permissions);
-  }
-  heartbeat(): Promise<boolean> {
-    return this.inner.heartbeat();
-  }
-  close(): Promise<void> {
-    return this.inner.close();
+  ) {
+    super(inner);
   }
 
-  addPrincipalToAce(objectId: string, permission: string, principal: string): Promise<void> {
+  override addPrincipalToAce(objectId: string, permission: string, principal: string): Promise<void> {
     return this.changeAcl(objectId, permission, () => this.inner.addPrincipalToAce(objectId, permission, principal));
   }
 
-  removePrincipalFromAce(objectId: string, permission: string, principal: string): Promise<void> {
+  override removePrincipalFromAce(objectId: string, permission: string, principal: string): Promise<void> {
     return this.changeAcl(objectId, permission, () => this.inner.removePrincipalFromAce(objectId, permission, principal));
   }
 
-  replaceObjectPermissions(objectId: string, permissions: Readonly<Record<string, Iterable<string>>>): Promise<void> {
+  override replaceObjectPermissions(objectId: string, permissions: Readonly<Record<string, Iterable<string>>>): Promise<void> {
     return this.changeAcl(objectId, Object.keys(permissions), () => this.inner.replaceObjectPermissions(objectId, permissions));
   }
 
   /** Every reader of each deleted record loses it (wildcard ids are passed through untracked). */
-  async deleteObjectPermissions(...objectIds: string[]): Promise<void> {
+  override async deleteObjectPermissions(...objectIds: string[]): Promise<void> {
     const targets = objectIds.map((objectId) => this.targetOf(objectId)).filter((t): t is RecordTarget => t !== undefined);
     if (targets.length === 0) return this.inner.deleteObjectPermissions(...objectIds);
     // One after the other: inside a transaction the reads share one connection.
