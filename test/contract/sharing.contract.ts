@@ -96,6 +96,21 @@ export function sharingContract(server: () => TestServer): void {
     expect((await request("GET", "/v1/articles/p1", { user: BOB })).status).to.equal(403);
   });
 
+  it("shows a record unshared from the caller as deleted in his next sync, while others still read it", async () => {
+    await put("/v1/articles/kept", { data: { n: 1 }, permissions: { read: [userId(BOB)] } });
+    await put("/v1/articles/s1", { data: { n: 2 }, permissions: { read: [userId(BOB), "carol"] } });
+    const synced = await request("GET", "/v1/articles", { user: BOB });
+    expect((synced.body.data as Entry[]).map((entry) => entry.id).sort()).to.deep.equal(["kept", "s1"]);
+    const since = JSON.parse(synced.headers.get("etag") ?? "") as string;
+    // Alice (its writer) and carol still read it: only bob lost it.
+    await put("/v1/articles/s1", { data: { n: 3 }, permissions: { read: ["carol"] } });
+    const next = await request("GET", `/v1/articles?_since=${since}`, { user: BOB });
+    expect(next.status).to.equal(200);
+    const entries = next.body.data as Entry[];
+    expect(entries.map((entry) => [entry.id, entry.deleted === true])).to.deep.equal([["s1", true]]);
+    expect(entries[0]!.last_modified).to.be.greaterThan(Number(since));
+  });
+
   describe("timestamps with the collection's counter ahead of the clock", () => {
     it("stamps the writes of a batch strictly increasing", async () => {
       const ahead = aheadOfClock();

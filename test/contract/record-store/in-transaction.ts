@@ -57,6 +57,18 @@ export function inTransactionCases(store: StoreRef, runners: readonly UnitOfWork
         ]);
       });
 
+      it("ignores a requested timestamp equal to the collection timestamp, and honours one above it", async () => {
+        const first = await unit.run(() => store().create(articles, "a1", {}), articles);
+        const equal = await unit.run(() => store().create(articles, "a2", {}, { lastModified: first.lastModified }), articles);
+        expect(equal.lastModified).to.be.greaterThan(first.lastModified);
+        const above = equal.lastModified + 10;
+        const honoured = await unit.run(() => store().update(articles, "a1", { v: 2 }, { lastModified: above }), articles);
+        expect(honoured.lastModified).to.equal(above);
+        const again = await unit.run(() => store().delete(articles, "a2", { lastModified: above }), articles);
+        expect(again.lastModified).to.be.greaterThan(above);
+        expect(await store().collectionTimestamp(articles)).to.equal(again.lastModified);
+      });
+
       it("stamps a bulk deletion above a counter ahead of the clock, one timestamp per record", async () => {
         const ahead = aheadOfClock();
         await store().create(articles, "a1", {}, { lastModified: ahead });
