@@ -111,6 +111,18 @@ export function sharingContract(server: () => TestServer): void {
     expect(entries[0]!.last_modified).to.be.greaterThan(Number(since));
   });
 
+  it("shows a record shared again after a loss once, live, in the next sync", async () => {
+    await put("/v1/articles/s1", { data: { n: 1 }, permissions: { read: [userId(BOB)] } });
+    const since = JSON.parse((await request("GET", "/v1/articles", { user: BOB })).headers.get("etag") ?? "") as string;
+    await put("/v1/articles/s1", { data: { n: 2 }, permissions: { read: [] } });
+    await put("/v1/articles/s1", { data: { n: 3 }, permissions: { read: [userId(BOB)] } });
+    const next = await request("GET", `/v1/articles?_since=${since}`, { user: BOB });
+    expect(next.status).to.equal(200);
+    expect((next.body.data as (Entry & { n?: number })[]).map((entry) => [entry.id, entry.deleted === true, entry.n])).to.deep.equal([
+      ["s1", false, 3],
+    ]);
+  });
+
   describe("timestamps with the collection's counter ahead of the clock", () => {
     it("stamps the writes of a batch strictly increasing", async () => {
       const ahead = aheadOfClock();

@@ -8,7 +8,8 @@
  */
 import { expect } from "chai";
 import type { Scope } from "../../../src/application/ports/record-store.js";
-import { countQuery, expectStrictlyIncreasing, idsOf, listQuery, scopeOf, type StoreRef } from "./fixture.js";
+import { PreconditionFailedError } from "../../../src/domain/errors.js";
+import { countQuery, expectStrictlyIncreasing, idsOf, listQuery, rejection, scopeOf, type StoreRef } from "./fixture.js";
 
 /** A way to run store calls inside a unit of work, as the adapter's composition does. */
 export interface UnitOfWorkRunner {
@@ -64,9 +65,26 @@ export function inTransactionCases(store: StoreRef, runners: readonly UnitOfWork
         const above = equal.lastModified + 10;
         const honoured = await unit.run(() => store().update(articles, "a1", { v: 2 }, { lastModified: above }), articles);
         expect(honoured.lastModified).to.equal(above);
-        const again = await unit.run(() => store().delete(articles, "a2", { lastModified: above }), articles);
+        const again = await unit.run(() => store().update(articles, "a2", { v: 2 }, { lastModified: above }), articles);
         expect(again.lastModified).to.be.greaterThan(above);
-        expect(await store().collectionTimestamp(articles)).to.equal(again.lastModified);
+        const deleted = await unit.run(() => store().delete(articles, "a2", { lastModified: above + 100 }), articles);
+        expect(deleted.lastModified).to.equal(above + 100);
+        expect(await store().collectionTimestamp(articles)).to.equal(above + 100);
+      });
+
+      it("refuses an update or a deletion whose ifMatch is not the record's timestamp", async () => {
+        const created = await unit.run(() => store().create(articles, "a1", { v: 1 }), articles);
+        await rejection(
+          unit.run(() => store().update(articles, "a1", { v: 2 }, { ifMatch: created.lastModified - 1 }), articles),
+          PreconditionFailedError,
+        );
+        await rejection(
+          unit.run(() => store().delete(articles, "a1", { ifMatch: created.lastModified - 1 }), articles),
+          PreconditionFailedError,
+        );
+        expect(await store().get(articles, "a1")).to.deep.include({ lastModified: created.lastModified, data: { v: 1 } });
+        const updated = await unit.run(() => store().update(articles, "a1", { v: 3 }, { ifMatch: created.lastModified }), articles);
+        expect(updated.lastModified).to.be.greaterThan(created.lastModified);
       });
 
       it("stamps a bulk deletion above a counter ahead of the clock, one timestamp per record", async () => {
