@@ -2,16 +2,23 @@
 import { expect } from "chai";
 import { compareJson } from "../../src/adapters/memory/json-ordering.js";
 import { MemoryRecordStore } from "../../src/adapters/memory/memory-record-store.js";
+import { DirectUnitOfWork } from "../../src/adapters/system/direct-unit-of-work.js";
 import type { PageCursor } from "../../src/application/listing.js";
 import type { JsonValue } from "../../src/domain/json.js";
 import { recordStoreContract } from "../contract/record-store.contract.js";
 
 const realClock = { now: () => Date.now() };
 
-recordStoreContract("memory", () => {
-  const store = new MemoryRecordStore(realClock);
-  return Promise.resolve({ port: store, reset: () => store.flush(), close: () => store.close() });
-});
+const direct = new DirectUnitOfWork();
+
+recordStoreContract(
+  "memory",
+  () => {
+    const store = new MemoryRecordStore(realClock);
+    return Promise.resolve({ port: store, reset: () => store.flush(), close: () => store.close() });
+  },
+  [{ name: "a unit of work (memory: no transaction)", run: (work) => direct.run(work) }],
+);
 
 describe("MemoryRecordStore", () => {
   const scope = { collection: "articles", parentId: "" };

@@ -7,6 +7,7 @@ import { PostgresCache } from "../../src/adapters/postgres/postgres-cache.js";
 import { PostgresDatabase } from "../../src/adapters/postgres/postgres-database.js";
 import { PostgresPermissionStore } from "../../src/adapters/postgres/postgres-permission-store.js";
 import { PostgresRecordStore } from "../../src/adapters/postgres/postgres-record-store.js";
+import { PostgresUnitOfWork } from "../../src/adapters/postgres/postgres-unit-of-work.js";
 import { cacheContract } from "../contract/cache.contract.js";
 import { permissionStoreContract } from "../contract/permission-store.contract.js";
 import { recordStoreContract } from "../contract/record-store.contract.js";
@@ -29,10 +30,28 @@ describe("PostgreSQL adapters", function () {
     await database?.close();
   });
 
-  recordStoreContract("postgresql", async () => {
-    const port = new PostgresRecordStore(database);
-    return { port, reset: () => port.flush(), close: () => port.close() };
-  });
+  // The three ways the compositions run a unit of work (src/bootstrap/postgres-module.ts): a batch
+  // (no scope: one plain transaction), a scoped unit with permissions in another backend (Redis:
+  // its own transaction, each write bumping the counter) and one joining the scope's group commit.
+  const units = {
+    plain: (): PostgresUnitOfWork => new PostgresUnitOfWork(database),
+    grouped: (): PostgresUnitOfWork => new PostgresUnitOfWork(database, true),
+  };
+  recordStoreContract(
+    "postgresql",
+    async () => {
+      const port = new PostgresRecordStore(database);
+      return { port, reset: () => port.flush(), close: () => port.close() };
+    },
+    [
+      { name: "a batch's transaction (no group clock)", run: (work) => units.plain().run(work) },
+      {
+        name: "a scoped unit of work with permissions elsewhere, as Redis (no group clock)",
+        run: (work, scope) => units.plain().run(work, scope),
+      },
+      { name: "a scoped unit of work joining the group commit", run: (work, scope) => units.grouped().run(work, scope) },
+    ],
+  );
 
   permissionStoreContract("postgresql", async () => {
     const port = new PostgresPermissionStore(database);

@@ -6,13 +6,22 @@ import type { RecordStore } from "../../src/application/ports/record-store.js";
 import type { Harness } from "../support/harness.js";
 import { changesSinceCases } from "./record-store/changes-since.js";
 import { filterCases } from "./record-store/filters.js";
+import { inTransactionCases, type UnitOfWorkRunner } from "./record-store/in-transaction.js";
 import { listingCases } from "./record-store/listing.js";
 import { lostAccessCases } from "./record-store/lost-access.js";
 import { timestampCases } from "./record-store/timestamps.js";
 import { tombstoneCases } from "./record-store/tombstones.js";
 import { writeCases } from "./record-store/writes.js";
 
-export function recordStoreContract(name: string, open: () => Promise<Harness<RecordStore>>): void {
+/**
+ * `units`: the ways the adapter's compositions run store calls inside a unit of work (each its
+ * own code path on PostgreSQL); the timestamp and lost-access rules are checked again inside each.
+ */
+export function recordStoreContract(
+  name: string,
+  open: () => Promise<Harness<RecordStore>>,
+  units: readonly UnitOfWorkRunner[] = [],
+): void {
   describe(`RecordStore contract [${name}]`, function () {
     let harness: Harness<RecordStore> | undefined;
     const store = (): RecordStore => {
@@ -37,5 +46,6 @@ export function recordStoreContract(name: string, open: () => Promise<Harness<Re
     listingCases(store);
     lostAccessCases(store);
     changesSinceCases(store);
+    inTransactionCases(store, units);
   });
 }

@@ -24,6 +24,11 @@ export function listingCases(store: StoreRef): void {
     idsOf(await store().list(articles, listQuery({ sort, includeDeleted })));
 
   describe("sorting", () => {
+    it("lists every record, in some order, without sort keys", async () => {
+      await seed(store(), articles, [{}, {}, {}]);
+      expect((await sortedIds([])).sort()).to.deep.equal(["r0", "r1", "r2"]);
+    });
+
     it("lists oldest first by last_modified ascending and newest first descending", async () => {
       await seed(store(), articles, [{}, {}, {}]);
       expect(await sortedIds([LM_ASC])).to.deep.equal(["r0", "r1", "r2"]);

@@ -170,6 +170,17 @@ export function lostAccessCases(store: StoreRef): void {
       expect(await store().list(scopeOf("other"), listQuery({ access: bob([]), includeDeleted: true }))).to.deep.equal([]);
     });
 
+    it("is purged in the scope given only", async () => {
+      const other = scopeOf("other");
+      await seed(store(), articles, [{}]);
+      await seed(store(), other, [{}]);
+      await store().recordLostAccess(articles, [{ id: "r0", principals: ["bob"] }]);
+      await store().recordLostAccess(other, [{ id: "r0", principals: ["bob"] }]);
+      expect(await store().purgeTombstones(articles)).to.equal(1);
+      expect(idsOf(await store().list(other, listQuery({ access: bob([]), includeDeleted: true })))).to.deep.equal(["r0"]);
+      expect(await store().list(articles, listQuery({ access: bob([]), includeDeleted: true }))).to.deep.equal([]);
+    });
+
     it("is removed by purgeTombstones (older than `before`, or all) and by flush", async () => {
       await seed(store(), articles, [{}, {}]);
       const [old] = await store().recordLostAccess(articles, [{ id: "r0", principals: ["bob", "carol"] }]);
