@@ -5,15 +5,20 @@ import type { ResourceSpec } from "../application/extension.js";
 import { DEFAULT_PERMISSIONS, type ResourceDefinition } from "../application/resources.js";
 import type { HttpResource } from "../adapters/http/http-services.js";
 import { ENDPOINT_METHODS } from "../adapters/http/record-routes.js";
-import { listValue } from "./settings.js";
+import { unknownSystemPrincipal } from "../domain/principals.js";
+import { listValue, SettingsError } from "./settings.js";
 
 export function buildResources(specs: readonly ResourceSpec[], settings: Readonly<Record<string, JsonValue>>): Map<string, HttpResource> {
   const resources = new Map<string, HttpResource>();
+  const problems: string[] = [];
   for (const spec of specs) {
     const permissions = [...new Set([...DEFAULT_PERMISSIONS, ...(spec.extraPermissions ?? [])])];
     const settingsPrincipals: Record<string, readonly string[]> = {};
     for (const permission of [...permissions, CREATE]) {
-      const principals = listValue(settings[`${spec.name}_${permission}_principals`]);
+      const name = `${spec.name}_${permission}_principals`;
+      const principals = listValue(settings[name]);
+      const typo = unknownSystemPrincipal(principals);
+      if (typo) problems.push(`${name}: ${typo}`);
       if (principals.length > 0) settingsPrincipals[permission] = principals;
     }
     const definition: ResourceDefinition = {
@@ -41,5 +46,6 @@ export function buildResources(specs: readonly ResourceSpec[], settings: Readonl
       cacheExpiresSeconds: typeof expires === "number" && expires > 0 ? expires : undefined,
     });
   }
+  if (problems.length > 0) throw new SettingsError(problems);
   return resources;
 }

@@ -33,6 +33,15 @@ describe("composition root", () => {
     expect(problems.join("\n")).to.contain('"sso"').and.contain('"bad-name"');
   });
 
+  it("refuses an unknown system principal in a collection's principals setting (a typo grants nothing)", () => {
+    const settings = settingsFrom({ resources: "articles:shareable", articles_read_principals: "system.everyone group:staff" });
+    const problems = problemsOf(() => buildContainer(settings));
+    expect(problems.join("\n")).to.contain("articles_read_principals").and.contain('"system.everyone"');
+    expect(() =>
+      buildContainer(settingsFrom({ resources: "articles:shareable", articles_read_principals: "system.Everyone" })),
+    ).to.not.throw();
+  });
+
   it("accepts a policy registered by code", () => {
     const settings = settingsFrom({ "multiauth.policies": "basicauth sso" });
     expect(() =>
