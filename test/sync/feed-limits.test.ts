@@ -57,7 +57,9 @@ describe("live feed limits", function () {
     const socket = net.connect(Number(port), "127.0.0.1");
     await new Promise((resolve) => socket.once("connect", resolve));
     let received = "";
-    socket.on("data", (chunk: Buffer) => (received += chunk.toString("utf8")));
+    // Decoded across reads: a character split between two TCP reads must not become U+FFFD.
+    socket.setEncoding("utf8");
+    socket.on("data", (chunk: string) => (received += chunk));
     socket.write(
       `GET /v1/articles ${version}\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\nAuthorization: Basic ${Buffer.from(BOB).toString("base64")}\r\n\r\n`,
     );

@@ -92,10 +92,11 @@ for (const backend of SYNC_BACKENDS) {
 
     if (backend.services.includes("postgresql")) {
       it("reaches the streams of another process on the same database", async () => {
+        // Added before the other process listens: its signal must not end the stream being opened there.
+        await extensionPort().addUserPrincipal(bob(), TEAM);
         const other = await startTestServer(await backend.settings());
         try {
           const here = open().server;
-          await extensionPort().addUserPrincipal(bob(), TEAM);
           const stream = await live(other);
           await put(other, "p1", TEAM);
           await stream.waitFor(1);
