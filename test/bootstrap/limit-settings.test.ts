@@ -5,7 +5,7 @@ const load = (env: Record<string, string> = {}) =>
   loadSettings({ argv: [], env: { TESSERA_USERID_HMAC_SECRET: "s", ...env }, defaultFile: false });
 
 describe("settings of the limits", () => {
-  it("defaults to the values the README's Limits section documents", () => {
+  it("defaults to the values docs/operating.md's Limits section documents", () => {
     const s = load();
     expect(s).to.deep.include({
       maxBodyBytes: 1048576,

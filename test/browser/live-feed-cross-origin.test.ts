@@ -1,6 +1,6 @@
 /**
  * The live feed read by a browser app served from another origin (another port), with
- * authentication: the README's fetch-based reader, taken from the README itself, and, now that
+ * authentication: the fetch-based reader of docs/api.md, taken from that document itself, and, now that
  * listed origins are allowed credentials, `EventSource` with `withCredentials` and `fetch` with
  * `credentials: "include"`. Debian's chromium driven by playwright-core, as the admin page test.
  */
@@ -17,12 +17,14 @@ const CHROMIUM = process.env.TESSERA_CHROMIUM ?? "/usr/bin/chromium";
 const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking", "--disable-sync"];
 const BOB = "bob:secret";
 
-/** The README's example reader (the function only; not its usage line). */
-function readmeReader(): string {
-  const readme = readFileSync(path.join(PROJECT_ROOT, "README.md"), "utf8");
-  const section = readme.slice(readme.indexOf("### Live feed from a browser"));
+/** The example reader of docs/api.md (the function only; not its usage line). */
+function documentedReader(): string {
+  const api = readFileSync(path.join(PROJECT_ROOT, "docs", "api.md"), "utf8");
+  const heading = /^#+ Live feed from a browser$/m.exec(api);
+  if (!heading) throw new Error("no 'Live feed from a browser' section in docs/api.md");
+  const section = api.slice(heading.index);
   const code = /```js\n([\s\S]*?)```/.exec(section)?.[1];
-  if (!code) throw new Error("no js example in the README's 'Live feed from a browser' section");
+  if (!code) throw new Error("no js example in the 'Live feed from a browser' section of docs/api.md");
   return code
     .split("\n")
     .filter((line) => !line.startsWith("followFeed("))
@@ -71,10 +73,10 @@ describe("live feed from a browser on another origin", function () {
     return page;
   }
 
-  it("runs the README's fetch reader with Authorization: replay, then live changes", async () => {
+  it("runs the documented fetch reader (docs/api.md) with Authorization: replay, then live changes", async () => {
     await server.request("PUT", "/v1/notes/before", { user: BOB, body: { data: { n: 1 } } });
     const page = await appPage();
-    await page.addScriptTag({ content: readmeReader() });
+    await page.addScriptTag({ content: documentedReader() });
     const url = `${server.url}/v1/notes?_since=0`;
     await page.evaluate(
       `followFeed(${JSON.stringify(url)}, "Basic " + btoa(${JSON.stringify(BOB)}), (e) => window.log.push(e)).catch((error) => window.log.push({ error: String(error) })); null`, // not awaited: the stream never ends

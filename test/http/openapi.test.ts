@@ -173,7 +173,7 @@ describe("OpenAPI document (GET /v1/__api__)", () => {
     expect(document.components.schemas["articles.Data"].properties).to.have.keys("id", "last_modified");
   });
 
-  it("lets `defaults.path` supply each batch request's path (the README's example), and requires a path otherwise", async () => {
+  it("lets `defaults.path` supply each batch request's path (the example of docs/api.md), and requires a path otherwise", async () => {
     const batch = ajvWith(document).compile({ $ref: "openapi#/paths/~1batch/post/requestBody/content/application~1json/schema" });
     const example = {
       defaults: { method: "POST", path: "/articles" },

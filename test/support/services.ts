@@ -37,7 +37,7 @@ export function requireService(name: "postgresql" | "redis"): void {
     if (await reachable(url, name === "postgresql" ? 5432 : 6379)) return;
     const message = `${name} is not reachable at ${url}`;
     if (underCi()) throw new Error(`${message} (CI=${process.env.CI}: suites needing it fail instead of skipping)`);
-    console.warn(`\n  SKIPPING: ${message}. Start it (see README) to run these tests.\n`);
+    console.warn(`\n  SKIPPING: ${message}. Start it (see docs/development.md, "Tests") to run these tests.\n`);
     this.skip();
   });
 }

@@ -2,7 +2,7 @@
  * Model-based property test of sync (fast-check): random creations, updates, deletions, ACL
  * edits and group changes by several users; each user keeps a local copy with `_since` syncs and
  * another from the live feed. At the end both copies hold exactly the records the user may read
- * (per the model), on every backend. Group changes are not followed by the service: as the README
+ * (per the model), on every backend. Group changes are not followed by the service: as docs/api.md
  * says, a client whose membership changed resyncs in full (and reopens its feed, which a principal
  * change ends with `resync`).
  */
@@ -212,7 +212,7 @@ for (const backend of SYNC_BACKENDS) {
           const changed = model.members.has(step.user) !== step.member;
           if (step.member) model.members.add(step.user);
           else model.members.delete(step.user);
-          // What the README asks of clients after a membership change: resync in full.
+          // What docs/api.md asks of clients after a membership change: resync in full.
           if (changed) syncs.set(step.user, new SyncClient(server, step.user, 3));
           // Any principal change through the backend ends the user's streams with `resync`: reopened in full.
           await feeds.get(step.user)?.open(s.url, step.user);

@@ -165,7 +165,7 @@ for (const backend of SYNC_BACKENDS) {
       // Documented limitation: the incremental sync does not learn of it.
       expect(await carol.sync()).to.deep.equal([]);
       expect(carol.ids()).to.deep.equal(["m1", "m2"]);
-      // What the README tells clients to do after a membership change: a full resync.
+      // What docs/api.md tells clients to do after a membership change: a full resync.
       const fresh = new SyncClient(server, CAROL);
       await fresh.sync();
       expect(fresh.ids()).to.deep.equal(["m2"]);
