@@ -40,13 +40,13 @@ export interface SettingRow<T> {
   readonly description: string;
   /** Kinto's spelling of the name, where it differs (read from `kinto.<kinto>`). */
   readonly kinto?: string;
-  /** Rows repeated per backend are shown once, under this name (`<backend>_pool_size`). */
+  /** Rows repeated per backend are shown once, under this name (`<kind>_pool_size`). */
   readonly family?: string;
 }
 
-/** A family of names built from another setting's values (a resource's name, a policy's name). */
+/** A family of names built from another setting's values (a collection's name, a policy's name). */
 export interface SettingPattern {
-  /** As the reference shows it: `<resource>_<permission>_principals`. */
+  /** As the reference shows it: `<collection>_<permission>_principals`. */
   readonly pattern: string;
   readonly matches: RegExp;
   /** Means something only in front of a declared resource's name (else a Kinto file is told it is unsupported). */
@@ -56,6 +56,8 @@ export interface SettingPattern {
   readonly normalized: boolean;
   readonly shownDefault: string;
   readonly description: string;
+  /** How the environment gives it, where `TESSERA_<NAME>` alone would mislead. */
+  readonly environment?: string;
 }
 
 export const BACKENDS = ["storage", "permission", "cache"] as const;
@@ -110,7 +112,7 @@ function backendRows<Suffix extends string, T>(
     rows[`${backend}_${suffix}`] = row("Backends", type, defaultValue, description, {
       ...more,
       ...kinto,
-      family: `<backend>_${suffix}`,
+      family: `<kind>_${suffix}`,
     });
   }
   return rows;
@@ -177,7 +179,7 @@ export const SETTINGS = {
     "PostgreSQL: longest statement, then 503 (the client gives up one second later on a silent server); 0: none",
   ),
   ...backendRows("password_file", optional(anyText()), null, "file holding the database password"),
-  ...backendRows("prefix", optional(anyText()), null, "key prefix (Redis, PostgreSQL cache)", { shownDefault: "`tessera:<backend>:`" }),
+  ...backendRows("prefix", optional(anyText()), null, "key prefix (Redis, PostgreSQL cache)", { shownDefault: "`tessera:<kind>:`" }),
 
   paginate_by: row("API", optional(integer(1)), null, "server page size; caps `_limit`"),
   storage_max_fetch_size: row("API", integer(1), 10000, "most records in one page"),
@@ -299,7 +301,7 @@ const COLLECTION = "[a-zA-Z][a-zA-Z0-9_]*";
 
 export const SETTING_PATTERNS: readonly SettingPattern[] = [
   {
-    pattern: "<resource>_<permission>_principals",
+    pattern: "<collection>_<permission>_principals",
     matches: new RegExp(`^${COLLECTION}_[a-z][a-z0-9_:]*_principals$`),
     perResource: true,
     type: list(),
@@ -308,7 +310,7 @@ export const SETTING_PATTERNS: readonly SettingPattern[] = [
     description: "principals holding a permission on every record of the resource (an unknown `system.` principal is refused)",
   },
   {
-    pattern: "<resource>_cache_expires_seconds",
+    pattern: "<collection>_cache_expires_seconds",
     matches: new RegExp(`^${COLLECTION}_cache_expires_seconds$`),
     perResource: true,
     type: optional(integer(0)),
@@ -317,7 +319,7 @@ export const SETTING_PATTERNS: readonly SettingPattern[] = [
     description: "`Cache-Control: max-age` of anonymous reads; 0: not cacheable",
   },
   {
-    pattern: "<resource>_<collection|record>_<method>_enabled",
+    pattern: "<collection>_<collection|record>_<method>_enabled",
     matches: new RegExp(`^${COLLECTION}_(?:collection|record)_[a-z]+_enabled$`),
     perResource: true,
     type: boolean(),
@@ -333,6 +335,7 @@ export const SETTING_PATTERNS: readonly SettingPattern[] = [
     normalized: false,
     shownDefault: "none",
     description: "read by the authentication policy it names",
+    environment: "`TESSERA_MULTIAUTH_<NAME>` overrides a name the config file sets",
   },
 ];
 
