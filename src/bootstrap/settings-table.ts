@@ -65,11 +65,16 @@ export type BackendKind = (typeof BACKENDS)[number];
 
 /** More processes than this on one machine would only contend. */
 export const MAX_WORKERS = 64;
+/** `eos_message` while `eos` alone is set (unset, `eos_message` keeps the end of service off). */
+export const DEFAULT_EOS_MESSAGE = "The service will soon be decommissioned.";
 /** A timer fires at most 2^31-1 ms ahead (node fires a longer one at once): about 24 days. */
 export const MAX_TIMER_SECONDS = Math.floor((2 ** 31 - 1) / 1000);
 
 const row = <T>(section: Section, type: SettingType<T>, defaultValue: JsonValue | undefined, description: string, more = {}) =>
   ({ section, type, default: defaultValue, description, ...more }) as SettingRow<T>;
+
+/** The kinds a `resources` entry may name (what each means is for kinds/ to say). */
+const RESOURCE_KINDS: readonly ResourceKind[] = ["user", "shareable"];
 
 export interface ResourceDeclaration {
   readonly name: string;
@@ -86,12 +91,12 @@ function resourceList(): SettingType<ResourceDeclaration[]> {
       const problems: string[] = [];
       for (const entry of listValue(value)) {
         const [name = "", kind = "", ...rest] = entry.split(":");
+        const known = RESOURCE_KINDS.find((k) => k === kind);
         if (!COLLECTION_NAME_PATTERN.test(name))
           problems.push(`resources: "${entry}" has an invalid collection name (letters, digits, _; starting with a letter)`);
-        else if ((kind !== "user" && kind !== "shareable") || rest.length > 0)
-          problems.push(`resources: "${entry}" must be <name>:user or <name>:shareable`);
+        else if (known === undefined || rest.length > 0) problems.push(`resources: "${entry}" must be <name>:user or <name>:shareable`);
         else if (resources.some((r) => r.name === name)) problems.push(`resources: "${name}" is declared twice`);
-        else resources.push({ name, kind });
+        else resources.push({ name, kind: known });
       }
       return { value: resources, problems };
     },
@@ -282,7 +287,7 @@ export const SETTINGS = {
     "end-of-service date: an `Alert` header before it, 410 after it",
   ),
   eos_message: row("End of service", optional(anyText()), undefined, "message of the `Alert` header", {
-    shownDefault: "“The service will soon be decommissioned.”",
+    shownDefault: `“${DEFAULT_EOS_MESSAGE}”`,
   }),
   eos_url: row("End of service", optional(anyText()), undefined, "URL of the `Alert` header", { shownDefault: "the project's page" }),
 
@@ -291,7 +296,7 @@ export const SETTINGS = {
   metrics_listen_port: row("Operations", optional(integer(0, 65535)), null, "serve the metrics on this port instead of the API's"),
   admin_enabled: row("Operations", boolean(), true, "the admin page at `/v1/admin/`"),
   heartbeat_timeout_seconds: row("Operations", integer(0), 10, "time limit of each check of `__heartbeat__`"),
-  commit: row("Operations", optional(anyText()), null, "source commit shown by `__version__`", { shownDefault: "`unknown`" }),
+  commit: row("Operations", anyText(), "unknown", "source commit shown by `__version__`"),
 };
 
 export type SettingName = keyof typeof SETTINGS;
