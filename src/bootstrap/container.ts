@@ -46,6 +46,7 @@ import { UuidIdGenerator } from "../adapters/system/uuid-id-generator.js";
 import { projectRoot } from "./project-root.js";
 import { buildResources } from "./resources.js";
 import { permissionBackendProblem, PROJECT_NAME, SettingsError, text, type Settings } from "./settings.js";
+import { DEFAULT_EOS_MESSAGE } from "./settings-table.js";
 import { observedPort } from "./observed-ports.js";
 import { technologyModules } from "./technologies.js";
 import { TOKENS, type Migrator, type SchemaMigration } from "./tokens.js";
@@ -401,7 +402,7 @@ function httpOptions(settings: Settings): HttpOptions {
       eosDate !== undefined || all.eos_message !== undefined
         ? {
             hardEol: eosDate && !Number.isNaN(eosDate.getTime()) ? eosDate : undefined,
-            message: text(all.eos_message ?? "The service will soon be decommissioned."),
+            message: text(all.eos_message ?? DEFAULT_EOS_MESSAGE),
             url: text(all.eos_url ?? PROJECT_DOCS),
           }
         : undefined,

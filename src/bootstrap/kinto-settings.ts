@@ -4,6 +4,7 @@
  * `kinto.` setting is named at startup (a Kinto feature silently ignored would surprise).
  */
 import type { JsonValue } from "../domain/json.js";
+import { SETTINGS, type SettingRow } from "./settings-table.js";
 
 export const KINTO_PREFIX = "kinto.";
 
@@ -19,15 +20,15 @@ const BACKEND_MODULES: Readonly<Record<string, string>> = {
   "kinto_redis.cache": "redis",
 };
 
-/** Settings Kinto spells differently. */
-const RENAMED: Readonly<Record<string, string>> = {
-  storage_max_overflow: "storage_maxoverflow",
-  permission_max_overflow: "permission_maxoverflow",
-  cache_max_overflow: "cache_maxoverflow",
-};
+/** Settings Kinto spells differently (Kinto's name → ours), from the settings table's `kinto` column. */
+const RENAMED: ReadonlyMap<string, string> = new Map(
+  Object.entries(SETTINGS as Record<string, SettingRow<unknown>>).flatMap(([name, row]) =>
+    row.kinto === undefined ? [] : [[row.kinto, name] as const],
+  ),
+);
 
 export function fromKintoName(name: string): string {
-  return RENAMED[name] ?? name;
+  return RENAMED.get(name) ?? name;
 }
 
 /** A `*_backend` value, Kinto's module name replaced by ours. */

@@ -73,7 +73,7 @@ export const postgresModule: TechnologyModule = (roles) =>
             (_owner: PostgresDatabases) =>
               new PostgresChangeBroadcast(storage, {
                 connectionString: urlWithPassword(storageSettings.url ?? "", storageSettings.passwordFile),
-                catchUpMs: Math.round((roles.feedCatchUpSeconds ?? 2) * 1000),
+                catchUpMs: Math.round(roles.feedCatchUpSeconds * 1000),
                 connectTimeoutMs: Math.round(storageSettings.poolTimeoutSeconds * 1000),
                 statementTimeoutMs: Math.round(storageSettings.statementTimeoutSeconds * 1000),
               }),

@@ -12,7 +12,7 @@ export interface TechnologyRoles {
   readonly permission?: BackendSettings<string>;
   readonly cache?: BackendSettings<string>;
   /** `feed_catch_up_seconds`: the change broadcast's check of watched scopes (PostgreSQL). */
-  readonly feedCatchUpSeconds?: number;
+  readonly feedCatchUpSeconds: number;
 }
 
 /** A technology's container module: binds the port tokens of the roles it is given. */

@@ -7,9 +7,7 @@
  */
 import cluster, { type Worker } from "node:cluster";
 import { SettingsError, type Settings } from "./settings.js";
-
-/** More processes than this on one machine would only contend. */
-const MAX_WORKERS = 64;
+import { MAX_WORKERS } from "./settings-table.js";
 /** A worker dying more often than this (per minute) is a crash loop: stop instead. */
 const MAX_RESTARTS_PER_MINUTE = 10;
 

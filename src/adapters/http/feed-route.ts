@@ -17,8 +17,6 @@ import { parseListQuery, timestampValue } from "./list-query.js";
 import { allowedMethods, requesterOf } from "./record-routes.js";
 import { StreamCounts } from "./stream-limits.js";
 
-const DEFAULT_BUFFER_BYTES = 1024 * 1024;
-
 /** An event's SSE text and its UTF-8 length: the feed hands the same event object to every recipient, encoded once. */
 interface Encoded {
   readonly text: string;
@@ -182,9 +180,7 @@ export function registerFeedRoute(router: Router, services: HttpServices): void 
         res.flushHeaders();
         res.write(": connected\n\n");
       }
-      sink = new SseSink(res, services.options.feedBufferBytes ?? DEFAULT_BUFFER_BYTES, rawChunks, () =>
-        services.metrics?.feedStreamEnded("buffer"),
-      );
+      sink = new SseSink(res, services.options.feedBufferBytes, rawChunks, () => services.metrics?.feedStreamEnded("buffer"));
       return sink;
     });
     const subscription = await opened.catch((error: unknown) => {

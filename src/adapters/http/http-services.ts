@@ -60,8 +60,8 @@ export interface HttpOptions {
   readonly metricsOnApiPort: boolean;
   /** `admin_enabled`: the admin page at `/v1/admin/`. */
   readonly adminEnabled: boolean;
-  /** Live feed: unread bytes after which a subscriber is dropped (default 1 MiB). */
-  readonly feedBufferBytes?: number;
+  /** Live feed: unread bytes after which a subscriber is dropped (`feed_buffer_bytes`). */
+  readonly feedBufferBytes: number;
   /** Live feed: open streams per client address and per user, and seconds a stream lives (0: no limit); absent: unbounded. */
   readonly feedLimits?: FeedLimits;
   /** Addresses and CIDR ranges of reverse proxies whose `X-Forwarded-For` names the client. */
