@@ -24,12 +24,15 @@ function decodeCredentials(bytes: Buffer): string {
 const REMEMBERED = 1000;
 
 export class BasicAuthPolicy implements AuthenticationPolicy {
-  readonly name = "basicauth";
   readonly challenge = 'Basic realm="Realm"';
   // The HMAC is a pure function of the header: computing it once per client, not per request.
   private readonly remembered = new Map<string, string | undefined>();
 
-  constructor(private readonly secret: string) {}
+  /** `name`: the policy's name in `multiauth.policies`, the user ids' prefix. */
+  constructor(
+    private readonly secret: string,
+    readonly name = "basicauth",
+  ) {}
 
   authenticate(request: RequestCredentials): string | undefined {
     const header = request.header("authorization");
