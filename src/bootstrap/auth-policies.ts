@@ -9,6 +9,7 @@ import type { ExtensionContext, TesseraExtension } from "../application/extensio
 import type { AuthenticationPolicy } from "../application/ports/authentication-policy.js";
 import type { Cache } from "../application/ports/cache.js";
 import { BasicAuthPolicy } from "../adapters/auth/basic-auth-policy.js";
+import { createOpenIdPolicy, openIdCapability } from "../adapters/auth/openid/openid-policy-factory.js";
 import type { PolicySetting } from "./auth-settings.js";
 import type { Settings } from "./settings.js";
 
@@ -26,6 +27,7 @@ export type PolicyFactory = (name: string, options: Readonly<Record<string, Json
 /** Implementations by their short name (`.use` values; Kinto's dotted names are mapped in auth-settings.ts). */
 export const POLICY_FACTORIES: Readonly<Record<string, PolicyFactory>> = {
   basicauth: (name, _options, deps) => new BasicAuthPolicy(deps.settings.userIdHmacSecret, name),
+  openid: (name, options, deps) => createOpenIdPolicy(name, options, { ...deps, hashKey: deps.settings.userIdHmacSecret }),
 };
 
 /** The registry with the policies code registers (by the name `multiauth.policies` uses). */
@@ -66,5 +68,7 @@ export function authCapabilities(policies: readonly PolicySetting[], docs: strin
   const capabilities: Record<string, JsonValue> = {};
   if (uses.has("basicauth"))
     capabilities.basicauth = { description: "Very basic authentication sessions. Not for production use.", url: docs };
+  const openid = policies.filter((p) => p.use === "openid");
+  if (openid.length > 0) capabilities.openid = openIdCapability(openid, docs);
   return capabilities;
 }

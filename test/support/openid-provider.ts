@@ -62,6 +62,8 @@ export async function startProvider(options: ProviderOptions): Promise<TestProvi
   const server: Server = createServer((req, res) => {
     const path = (req.url ?? "").split("?")[0] ?? "";
     requests.set(path, (requests.get(path) ?? 0) + 1);
+    // No kept-alive sockets: a provider stopped and started again on its port meets no stale one.
+    res.shouldKeepAlive = false;
     if (handler) handler(req, res);
     else res.writeHead(503).end();
   });
@@ -82,7 +84,11 @@ export async function startProvider(options: ProviderOptions): Promise<TestProvi
       redirect_uris: ["https://client.example/callback"],
     })),
     jwks: { keys: [...options.keys] },
-    ttl: { ClientCredentials: 3600, AccessToken: 3600, Grant: 3600 },
+    ttl: {
+      ClientCredentials: (_ctx, token) => token.resourceServer?.accessTokenTTL ?? 3600,
+      AccessToken: 3600,
+      Grant: 3600,
+    },
     clientDefaults: { id_token_signed_response_alg: "ES256" },
     findAccount: (_ctx, id) => ({
       accountId: id,

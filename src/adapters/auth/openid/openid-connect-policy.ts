@@ -10,10 +10,9 @@
  * A provider that cannot be reached makes the request fail with a 503 (BackendError), never a 500.
  */
 import { errors, jwtVerify } from "jose";
-import type { AuthenticationPolicy, RequestCredentials } from "../../../application/ports/authentication-policy.js";
+import type { Authenticated, AuthenticationPolicy, RequestCredentials } from "../../../application/ports/authentication-policy.js";
 import type { Cache } from "../../../application/ports/cache.js";
 import { BackendError } from "../../../domain/errors.js";
-import type { JsonObject } from "../../../domain/json.js";
 import type { OpenIdSettings } from "./openid-settings.js";
 import { ProviderUnavailable } from "./provider-fetch.js";
 import { ProviderKeys } from "./provider-keys.js";
@@ -71,8 +70,10 @@ export class OpenIdConnectPolicy implements AuthenticationPolicy {
     this.remembered = new RememberedTokens(REMEMBERED_TOKENS, this.now);
   }
 
-  async authenticate(request: RequestCredentials): Promise<string | undefined> {
-    return (await this.identify(request))?.subject;
+  /** The user id (`userid_field`) and the groups claim's `group:<value>` principals. */
+  async authenticate(request: RequestCredentials): Promise<Authenticated | undefined> {
+    const identity = await this.identify(request);
+    return identity && { userId: identity.subject, principals: identity.groups };
   }
 
   /** Who the request's token names, with their groups; undefined when it carries no token this provider vouches for. */
@@ -92,26 +93,6 @@ export class OpenIdConnectPolicy implements AuthenticationPolicy {
   /** Fetches the discovery document now, so that the capabilities name the endpoints; a failure is only reported. */
   warmUp(): Promise<void> {
     return this.keys.discovery().then(() => undefined);
-  }
-
-  /** This provider in the root view's `openid` capability (Kinto's fields, plus where to sign in). */
-  capability(): JsonObject {
-    const s = this.settings;
-    const known = this.keys.known;
-    const described: JsonObject = {
-      name: s.name,
-      issuer: s.issuer,
-      client_id: s.clientId,
-      header_type: s.headerType,
-      userid_field: s.useridField,
-      audience: s.audience,
-      discovery_url: `${s.issuer.replace(/\/+$/, "")}/.well-known/openid-configuration`,
-    };
-    if (s.groupsClaim !== undefined) described.groups_claim = s.groupsClaim;
-    if (known?.authorizationEndpoint) described.authorization_endpoint = known.authorizationEndpoint;
-    if (known?.tokenEndpoint) described.token_endpoint = known.tokenEndpoint;
-    if (known?.userinfoEndpoint) described.userinfo_endpoint = known.userinfoEndpoint;
-    return described;
   }
 
   private async verify(token: string): Promise<TokenIdentity | undefined> {

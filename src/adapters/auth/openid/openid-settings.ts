@@ -64,12 +64,15 @@ export class OpenIdSettingsError extends Error {
   }
 }
 
-/** The settings of policy `name` from every (unprefixed) setting; throws OpenIdSettingsError listing every problem. */
-export function openIdSettings(name: string, all: Readonly<Record<string, JsonValue>>): OpenIdSettings {
+/**
+ * The settings of policy `name` from its options (`multiauth.policy.<name>.<option>` by option
+ * name); throws OpenIdSettingsError listing every problem.
+ */
+export function openIdSettings(name: string, options: Readonly<Record<string, JsonValue>>): OpenIdSettings {
   const prefix = `multiauth.policy.${name}.`;
   const problems: string[] = [];
   const text = (suffix: string): string | undefined => {
-    const value = all[prefix + suffix];
+    const value = options[suffix];
     if (value === undefined || value === null) return undefined;
     const result = (typeof value === "string" ? value : JSON.stringify(value)).trim();
     return result === "" ? undefined : result;
@@ -113,6 +116,11 @@ export function openIdSettings(name: string, all: Readonly<Record<string, JsonVa
   };
   if (problems.length > 0) throw new OpenIdSettingsError(problems);
   return settings;
+}
+
+/** Options this policy does not know (a typo would otherwise be silently ignored). */
+export function unknownOpenIdOptions(options: Readonly<Record<string, JsonValue>>): string[] {
+  return Object.keys(options).filter((option) => !OPENID_SETTING_SUFFIXES.includes(option));
 }
 
 function isHttpUrl(value: string): boolean {

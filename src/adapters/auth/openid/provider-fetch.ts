@@ -33,7 +33,7 @@ export async function getJson(url: string, timeoutMs: number, headers: Record<st
       redirect: "error",
     });
   } catch (error) {
-    throw new ProviderUnavailable(url, error instanceof Error ? error.message : String(error));
+    throw new ProviderUnavailable(url, reasonOf(error));
   }
   if (response.status !== 200) {
     await response.body?.cancel();
@@ -60,6 +60,14 @@ export async function getJson(url: string, timeoutMs: number, headers: Record<st
   if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed))
     throw new ProviderUnavailable(url, "answer is not a JSON object");
   return { status: 200, body: parsed as JsonObject };
+}
+
+/** fetch's own message says little ("fetch failed"); its cause says why (ECONNREFUSED, a timeout...). */
+function reasonOf(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const cause = error.cause as { code?: unknown; message?: unknown } | undefined;
+  const detail = typeof cause?.code === "string" ? cause.code : typeof cause?.message === "string" ? cause.message : undefined;
+  return detail ? `${error.message} (${detail})` : error.message;
 }
 
 /** Like getJson, but anything other than a 200 is a ProviderUnavailable. */

@@ -41,11 +41,6 @@ export class ProviderKeys {
     private readonly onBackgroundFailure: (error: unknown) => void = () => {},
   ) {}
 
-  /** The discovery document as last fetched (undefined before the first success). */
-  get known(): ProviderMetadata | undefined {
-    return this.metadata?.value;
-  }
-
   /** The discovery document, fetched if never fetched yet. */
   async discovery(): Promise<ProviderMetadata> {
     if (!this.metadata) await this.refresh(true);

@@ -7,6 +7,8 @@ import { decodeJwt, decodeProtectedHeader, type JWSHeaderParameters, type JWTPay
 
 /** Longer than any token a provider issues; beyond it a value is refused unread. */
 export const MAX_TOKEN_LENGTH = 8192;
+/** Shorter than any opaque token a provider issues (they carry 128 bits or more): not worth asking about. */
+const MIN_OPAQUE_LENGTH = 16;
 
 export type TokenShape =
   | { readonly kind: "jwt"; readonly header: JWSHeaderParameters; readonly claims: JWTPayload }
@@ -35,5 +37,5 @@ export function tokenShape(token: string): TokenShape {
       return { kind: "junk" }; // looks like a JWT and is not one: no provider would answer for it either
     }
   }
-  return B64TOKEN.test(token) ? { kind: "opaque" } : { kind: "junk" };
+  return token.length >= MIN_OPAQUE_LENGTH && B64TOKEN.test(token) && /[A-Za-z0-9]/.test(token) ? { kind: "opaque" } : { kind: "junk" };
 }
