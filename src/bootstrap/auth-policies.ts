@@ -10,8 +10,9 @@ import type { AuthenticationPolicy } from "../application/ports/authentication-p
 import type { Cache } from "../application/ports/cache.js";
 import { BasicAuthPolicy } from "../adapters/auth/basic-auth-policy.js";
 import { createOpenIdPolicy, openIdCapability } from "../adapters/auth/openid/openid-policy-factory.js";
+import { OpenIdSettingsError } from "../adapters/auth/openid/openid-settings.js";
 import type { PolicySetting } from "./auth-settings.js";
-import type { Settings } from "./settings.js";
+import { SettingsError, type Settings } from "./settings.js";
 
 /** What a policy may need to be built. */
 export interface PolicyDeps {
@@ -27,8 +28,18 @@ export type PolicyFactory = (name: string, options: Readonly<Record<string, Json
 /** Implementations by their short name (`.use` values; Kinto's dotted names are mapped in auth-settings.ts). */
 export const POLICY_FACTORIES: Readonly<Record<string, PolicyFactory>> = {
   basicauth: (name, _options, deps) => new BasicAuthPolicy(deps.settings.userIdHmacSecret, name),
-  openid: (name, options, deps) => createOpenIdPolicy(name, options, { ...deps, hashKey: deps.settings.userIdHmacSecret }),
+  openid: (name, options, deps) =>
+    asSettingsError(() => createOpenIdPolicy(name, options, { ...deps, hashKey: deps.settings.userIdHmacSecret })),
 };
+
+/** A policy's own settings problems, reported at startup as every settings problem is. */
+function asSettingsError<T>(build: () => T): T {
+  try {
+    return build();
+  } catch (error) {
+    throw error instanceof OpenIdSettingsError ? new SettingsError([...error.problems]) : error;
+  }
+}
 
 /** The registry with the policies code registers (by the name `multiauth.policies` uses). */
 function registry(extensions: readonly TesseraExtension[]): Record<string, PolicyFactory> {

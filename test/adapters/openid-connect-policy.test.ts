@@ -4,10 +4,14 @@
  */
 import { expect } from "chai";
 import { base64url, importJWK, SignJWT, decodeJwt, decodeProtectedHeader, type JWK } from "jose";
+import { Redis } from "ioredis";
 import { createMemoryCacheStore, MemoryCache } from "../../src/adapters/memory/memory-cache.js";
+import { RedisCache } from "../../src/adapters/redis/redis-cache.js";
+import type { Cache } from "../../src/application/ports/cache.js";
 import { OpenIdConnectPolicy } from "../../src/adapters/auth/openid/openid-connect-policy.js";
 import { openIdSettings } from "../../src/adapters/auth/openid/openid-settings.js";
 import { BackendError } from "../../src/domain/errors.js";
+import { REDIS_URL, requireService } from "../support/services.js";
 import { RESOURCES, signingKey, startProvider, type TestProvider } from "../support/openid-provider.js";
 
 const PEOPLE = { alice: { groups: ["editors", "/staff/paris"] }, bob: {} };
@@ -29,9 +33,14 @@ describe("OpenID Connect policy against a real provider", function () {
   const store = createMemoryCacheStore();
   const policies: OpenIdConnectPolicy[] = [];
 
-  function policy(extra: Record<string, string> = {}, now?: () => number, issuer = provider.issuer): OpenIdConnectPolicy {
+  function policy(
+    extra: Record<string, string> = {},
+    now?: () => number,
+    issuer = provider.issuer,
+    cache: Cache = new MemoryCache("t:", undefined, store),
+  ): OpenIdConnectPolicy {
     const settings = openIdSettings("oidc", { issuer, client_id: "tessera", audience: AUDIENCE, groups_claim: "groups", ...extra });
-    const created = new OpenIdConnectPolicy(settings, { cache: new MemoryCache("t:", undefined, store), hashKey: "k", now });
+    const created = new OpenIdConnectPolicy(settings, { cache, hashKey: "k", now });
     policies.push(created);
     return created;
   }
@@ -263,6 +272,36 @@ describe("OpenID Connect policy against a real provider", function () {
       expect(await p.identify(bearer("not-a-token-the-provider-issued"))).to.equal(undefined);
       expect(await p.identify(bearer("not-a-token-the-provider-issued"))).to.equal(undefined);
       expect(provider.count("/me") - start).to.equal(1);
+    });
+  });
+
+  describe("opaque tokens with the Redis cache backend", () => {
+    requireService("redis");
+    const prefix = `tessera-test:${process.pid}-${Date.now().toString(36)}:openid:`;
+    let caches: RedisCache[] = [];
+    after(async () => {
+      for (const cache of caches) await cache.flush();
+      for (const cache of caches) await cache.close();
+    });
+
+    it("shares a userinfo answer between processes through Redis, under a hash of the token", async () => {
+      caches = [new RedisCache({ url: REDIS_URL, prefix }), new RedisCache({ url: REDIS_URL, prefix })];
+      const token = await provider.opaqueToken("alice");
+      const start = provider.count("/me");
+      const [first, second] = caches.map((cache) => policy({}, undefined, provider.issuer, cache));
+      expect(await first?.identify(bearer(token))).to.deep.include({ subject: "alice" });
+      expect(await second?.identify(bearer(token))).to.deep.include({ subject: "alice" });
+      expect(provider.count("/me") - start).to.equal(1);
+      const redis = new Redis(REDIS_URL);
+      try {
+        const keys = await redis.keys(`${prefix}*`);
+        expect(keys).to.have.length(1);
+        expect(keys[0]).to.match(/userinfo:[0-9a-f]{64}$/);
+        expect(keys.join() + (await redis.get(keys[0] ?? ""))).to.not.include(token);
+        expect(await redis.ttl(keys[0] ?? "")).to.be.within(1, 300);
+      } finally {
+        redis.disconnect();
+      }
     });
   });
 
