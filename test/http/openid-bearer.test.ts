@@ -6,7 +6,8 @@
  */
 import { expect } from "chai";
 import { createServer } from "node:net";
-import { signingKey, startProvider, type TestProvider } from "../support/openid-provider.js";
+import { importJWK, SignJWT } from "jose";
+import { RESOURCES, signingKey, startProvider, type TestProvider } from "../support/openid-provider.js";
 import { basic, startIniServer, type IniServer } from "../support/openid-server.js";
 import { SseClient } from "../sync/sse-client.js";
 
@@ -150,6 +151,56 @@ describe("HTTP with OpenID Connect bearer tokens", function () {
     const others = await server.request("GET", "/v1/notes", { auth: bearer(await corp.accessToken("bob")) });
     expect(others.status).to.equal(200);
     expect(warnings.join("\n")).to.include("is not reachable yet").and.include("ECONNREFUSED");
+  });
+
+  describe("abuse", () => {
+    it("many clients with invented key ids: all 401, the provider's keys fetched at most once more", async () => {
+      const intruder = await signingKey("intruder");
+      const key = await importJWK(intruder, "ES256");
+      const exp = Math.floor(Date.now() / 1000) + 600;
+      const tokens = await Promise.all(
+        Array.from({ length: 100 }, (_, i) =>
+          new SignJWT({ iss: corp.issuer, aud: RESOURCES.tessera.audience, sub: `invented-${i}`, exp })
+            .setProtectedHeader({ alg: "ES256", kid: `kid-${i}` })
+            .sign(key),
+        ),
+      );
+      const before = corp.count("/jwks");
+      const statuses = await Promise.all(tokens.map(async (t) => (await server.request("GET", "/v1/notes", { auth: bearer(t) })).status));
+      expect(new Set(statuses)).to.deep.equal(new Set([401]));
+      expect(corp.count("/jwks") - before).to.be.at.most(1);
+    });
+
+    it("huge, odd and malformed Authorization values: 401 or 431, never a 500, never a provider request", async () => {
+      const before = corp.requests.size === 0 ? 0 : [...corp.requests.values()].reduce((a, b) => a + b, 0);
+      const values = [
+        `Bearer ${"A".repeat(7000)}.${"B".repeat(100)}.${"C".repeat(100)}`,
+        `Bearer ${"a".repeat(60_000)}`,
+        "Bearer \u00ff\u00fe\u0080",
+        "Bearer eyJhbGciOiJub25lIn0.eyJzdWIiOiJhZG1pbiJ9.",
+        "Bearer",
+        "bearer  ",
+      ];
+      for (const auth of values) {
+        const res = await server.request("GET", "/v1/notes", { auth });
+        expect(res.status, auth.slice(0, 30)).to.be.oneOf([401, 431]);
+      }
+      expect([...corp.requests.values()].reduce((a, b) => a + b, 0)).to.equal(before);
+    });
+
+    it("a burst of invented opaque tokens: 401 or 503 (lookups bounded), never 500", async () => {
+      const statuses = await Promise.all(
+        Array.from(
+          { length: 60 },
+          async (_, i) => (await server.request("GET", "/v1/notes", { auth: bearer(`invented-opaque-token-${i}-xxxxxxxx`) })).status,
+        ),
+      );
+      expect(
+        statuses.every((s) => s === 401 || s === 503),
+        statuses.join(),
+      ).to.equal(true);
+      expect(statuses).to.include(401);
+    });
   });
 
   it("opens the live feed with a bearer token and streams what the token's group may read", async () => {
