@@ -9,6 +9,7 @@ import { Stream } from "node:stream";
 import Koa, { type Context, type Next } from "koa";
 import { ValidationError } from "../../domain/errors.js";
 import type { Requester } from "../../application/requester.js";
+import { registerAccountRoutes } from "./account-routes.js";
 import { BATCH_REQUESTERS, registerBatchRoute } from "./batch-route.js";
 import { requestCredentials } from "./request-credentials.js";
 import { TrustedProxies } from "./client-address.js";
@@ -71,6 +72,7 @@ export function createApp(services: HttpServices): Koa {
   registerOpenApiRoute(router, services);
   registerBatchRoute(router, services, app);
   registerFeedRoute(router, services);
+  registerAccountRoutes(router, services);
   registerRecordRoutes(router, services);
   app.use(router.routes());
   app.use(() => {
