@@ -3,7 +3,7 @@ import type { AuthenticationPolicy, RequestCredentials } from "./ports/authentic
 import { anonymousRequester, authenticatedRequester, type GroupFinder, type Requester } from "./requester.js";
 
 export class Authenticator {
-  /** `WWW-Authenticate` for 401 responses: one challenge per policy that has one, in policy order. */
+  /** `WWW-Authenticate` for 401 responses: one challenge per scheme of the policies, in policy order. */
   readonly challenge: string | undefined;
 
   constructor(
@@ -12,7 +12,7 @@ export class Authenticator {
     /** The finder is the permission backend's userPrincipals (so a store may read them with a record). */
     private readonly groupsFromPermissions = false,
   ) {
-    const challenges = policies.flatMap((p) => (p.challenge ? [p.challenge] : []));
+    const challenges = [...new Set(policies.flatMap((p) => (p.challenge ? [p.challenge] : [])))];
     // RFC 9110 §11.6.1: several challenges may share one header, separated by commas.
     this.challenge = challenges.length > 0 ? challenges.join(", ") : undefined;
   }

@@ -8,9 +8,11 @@ import type { JsonValue } from "../domain/json.js";
 import type { ExtensionContext, TesseraExtension } from "../application/extension.js";
 import type { AuthenticationPolicy } from "../application/ports/authentication-policy.js";
 import type { Cache } from "../application/ports/cache.js";
+import { AccountsPolicy } from "../adapters/auth/accounts-policy.js";
 import { BasicAuthPolicy } from "../adapters/auth/basic-auth-policy.js";
 import { createOpenIdPolicy, openIdCapability } from "../adapters/auth/openid/openid-policy-factory.js";
 import { OpenIdSettingsError } from "../adapters/auth/openid/openid-settings.js";
+import type { Accounts } from "./auth-accounts.js";
 import type { PolicySetting } from "./auth-settings.js";
 import { SettingsError, type Settings } from "./settings.js";
 
@@ -21,6 +23,8 @@ export interface PolicyDeps {
   readonly cache: Cache;
   readonly context: ExtensionContext;
   readonly warn: (message: string) => void;
+  /** Present when a policy uses accounts. */
+  readonly accounts?: Accounts;
 }
 
 export type PolicyFactory = (name: string, options: Readonly<Record<string, JsonValue>>, deps: PolicyDeps) => AuthenticationPolicy;
@@ -28,6 +32,7 @@ export type PolicyFactory = (name: string, options: Readonly<Record<string, Json
 /** Implementations by their short name (`.use` values; Kinto's dotted names are mapped in auth-settings.ts). */
 export const POLICY_FACTORIES: Readonly<Record<string, PolicyFactory>> = {
   basicauth: (name, _options, deps) => new BasicAuthPolicy(deps.settings.userIdHmacSecret, name),
+  accounts: (_name, _options, deps) => new AccountsPolicy(required(deps.accounts, "accounts").signIn),
   openid: (name, options, deps) =>
     asSettingsError(() => createOpenIdPolicy(name, options, { ...deps, hashKey: deps.settings.userIdHmacSecret })),
 };
@@ -39,6 +44,11 @@ function asSettingsError<T>(build: () => T): T {
   } catch (error) {
     throw error instanceof OpenIdSettingsError ? new SettingsError([...error.problems]) : error;
   }
+}
+
+function required<T>(value: T | undefined, what: string): T {
+  if (value === undefined) throw new Error(`the ${what} policy needs a storage backend that keeps ${what}`);
+  return value;
 }
 
 /** The registry with the policies code registers (by the name `multiauth.policies` uses). */
@@ -79,6 +89,7 @@ export function authCapabilities(policies: readonly PolicySetting[], docs: strin
   const capabilities: Record<string, JsonValue> = {};
   if (uses.has("basicauth"))
     capabilities.basicauth = { description: "Very basic authentication sessions. Not for production use.", url: docs };
+  if (uses.has("accounts")) capabilities.accounts = { description: "Manage user accounts.", url: docs };
   const openid = policies.filter((p) => p.use === "openid");
   if (openid.length > 0) capabilities.openid = openIdCapability(openid, docs);
   return capabilities;

@@ -86,6 +86,8 @@ export function authSettings(raw: Readonly<Record<string, JsonValue>>, problems:
   const secret = raw.userid_hmac_secret;
   if (uses.has("accounts") && (secret === null || secret === undefined || secret === ""))
     problems.push("userid_hmac_secret is required while an accounts policy is on (it keys the verified-credential cache)");
+  if (uses.has("accounts") && listOf(raw.resources).some((entry) => entry.split(":")[0] === "accounts"))
+    problems.push('resources: "accounts" is the accounts endpoint while an accounts policy is on (rename the collection)');
   const basic = policies.find((p) => p.use === "basicauth");
   const real = policies.filter((p) => p.use !== "basicauth").map((p) => p.name);
   if (basic && real.length > 0 && !truthy(basic.options.wanted))

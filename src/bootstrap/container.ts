@@ -41,6 +41,7 @@ import { HttpMetrics, type PoolProbe } from "../adapters/http/metrics.js";
 import { InProcessBroadcast } from "../adapters/memory/in-process-broadcast.js";
 import { SystemClock } from "../adapters/system/system-clock.js";
 import { UuidIdGenerator } from "../adapters/system/uuid-id-generator.js";
+import { ACCOUNTS, bindAccounts, type Accounts } from "./auth-accounts.js";
 import { authCapabilities, authenticationPolicies, unregisteredPolicies } from "./auth-policies.js";
 import { projectRoot } from "./project-root.js";
 import { buildResources } from "./resources.js";
@@ -58,6 +59,7 @@ export interface CompositionOptions {
 const PACKAGE = JSON.parse(readFileSync(path.join(projectRoot(), "package.json"), "utf8")) as { version: string };
 export const PROJECT_VERSION = PACKAGE.version;
 const PROJECT_DOCS = "https://github.com/tessera-records/tessera#readme";
+const OPTIONAL_ACCOUNTS = { serviceIdentifier: ACCOUNTS, optional: true } as const;
 
 export function buildContainer(settings: Settings, options: CompositionOptions = {}): Container {
   const extensions = options.extensions ?? [];
@@ -213,6 +215,7 @@ export function buildContainer(settings: Settings, options: CompositionOptions =
     )
     .onDeactivation((feed) => feed.close());
 
+  bindAccounts(container, settings);
   container.bind(TOKENS.Authenticator).toResolvedValue(
     (
       stored: PermissionStore | undefined,
@@ -221,6 +224,7 @@ export function buildContainer(settings: Settings, options: CompositionOptions =
       events: ChangeEvents,
       cache: Cache,
       logger: Logger,
+      accounts: Accounts | undefined,
     ) => {
       const changes = new CommittedChanges(events, unitOfWork);
       const context: ExtensionContext = {
@@ -228,10 +232,10 @@ export function buildContainer(settings: Settings, options: CompositionOptions =
         permissions: trackingLostAccess(stored, records, resources, true, changes),
       };
       const groups = groupFinder(extensions, context);
-      const deps = { settings, cache, context, warn: (message: string) => logger.warn(message) };
+      const deps = { settings, cache, context, warn: (message: string) => logger.warn(message), ...(accounts ? { accounts } : {}) };
       return new Authenticator(authenticationPolicies(settings.auth.policies, extensions, deps), groups.find, groups.fromPermissions);
     },
-    [permissionStore, TOKENS.RecordStore, TOKENS.UnitOfWork, TOKENS.ChangeEvents, TOKENS.Cache, TOKENS.Logger],
+    [permissionStore, TOKENS.RecordStore, TOKENS.UnitOfWork, TOKENS.ChangeEvents, TOKENS.Cache, TOKENS.Logger, OPTIONAL_ACCOUNTS],
   );
 
   container.bind(TOKENS.HealthService).toResolvedValue(
@@ -257,6 +261,7 @@ export function buildContainer(settings: Settings, options: CompositionOptions =
       unitOfWork: UnitOfWork,
       feed: LiveFeed,
       pools: PoolProbe[] | undefined,
+      accounts: Accounts | undefined,
     ): HttpServices => {
       metrics?.observePools(pools ?? []);
       metrics?.observeFeed(() => feed.subscriberCount);
@@ -277,6 +282,7 @@ export function buildContainer(settings: Settings, options: CompositionOptions =
           commit: text(settings.all.commit ?? "unknown"),
         },
         ...(metrics ? { metrics } : {}),
+        ...(accounts ? { accounts: accounts.service } : {}),
       };
     },
     [
@@ -288,6 +294,7 @@ export function buildContainer(settings: Settings, options: CompositionOptions =
       TOKENS.UnitOfWork,
       TOKENS.LiveFeed,
       { serviceIdentifier: TOKENS.ConnectionPool, isMultiple: true, optional: true },
+      OPTIONAL_ACCOUNTS,
     ],
   );
 

@@ -12,7 +12,7 @@ const UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
  * UTF-8, else Latin-1, as Kinto (Pyramid) decodes credentials: without loss, so that two byte
  * strings that are not valid UTF-8 never become the same text (and the same user).
  */
-function decodeCredentials(bytes: Buffer): string {
+export function decodeCredentials(bytes: Buffer): string {
   try {
     return UTF8.decode(bytes);
   } catch {

@@ -9,6 +9,7 @@ import { Stream } from "node:stream";
 import Koa, { type Context, type Next } from "koa";
 import { ValidationError } from "../../domain/errors.js";
 import type { Requester } from "../../application/requester.js";
+import { registerAccountRoutes } from "./account-routes.js";
 import { BATCH_REQUESTERS, registerBatchRoute } from "./batch-route.js";
 import { requestCredentials } from "./request-credentials.js";
 import { TrustedProxies } from "./client-address.js";
@@ -71,6 +72,7 @@ export function createApp(services: HttpServices): Koa {
   registerOpenApiRoute(router, services);
   registerBatchRoute(router, services, app);
   registerFeedRoute(router, services);
+  registerAccountRoutes(router, services);
   registerRecordRoutes(router, services);
   app.use(router.routes());
   app.use(() => {
@@ -87,7 +89,7 @@ export function createApp(services: HttpServices): Koa {
 function deferParseError(error: Error, ctx: Context): void {
   if ((error as { status?: unknown }).status !== 400) throw error;
   // Kinto's shape: the parser's own message (it only describes the client's body), then colander's "Required".
-  const description = error instanceof SyntaxError ? `Invalid JSON: ${error.message}` : "Invalid JSON";
+  const description = error instanceof SyntaxError ? `Invalid JSON: ${withoutEcho(error.message)}` : "Invalid JSON";
   deferBodyError(
     ctx,
     new ValidationError(
@@ -98,6 +100,11 @@ function deferParseError(error: Error, ctx: Context): void {
       description,
     ),
   );
+}
+
+/** V8 quotes the body around the fault (`Unexpected token 'x', "…" is not valid JSON`): a password must not come back. */
+function withoutEcho(message: string): string {
+  return /^Unexpected token/.test(message) ? "Unexpected token" : message.replace(/, ".*$/s, "");
 }
 
 /** The request's Requester; inside a batch, shared by sub-requests with the same credentials. */
