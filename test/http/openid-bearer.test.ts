@@ -42,6 +42,7 @@ describe("HTTP with OpenID Connect bearer tokens", function () {
         "resources = notes:user articles:shareable",
         "permission_backend = memory",
         "articles_create_principals = system.Authenticated",
+        "cors_origins = https://app.example",
         "multiauth.policies = corp partner down basicauth",
         "multiauth.policy.basicauth.wanted = true",
         "multiauth.policy.corp.use = kinto.plugins.openid.OpenIDConnectPolicy",
@@ -201,6 +202,16 @@ describe("HTTP with OpenID Connect bearer tokens", function () {
       ).to.equal(true);
       expect(statuses).to.include(401);
     });
+  });
+
+  it("lets a page of an allowed origin send its bearer token (CORS preflight of the feed)", async () => {
+    const preflight = await fetch(`${server.url}/v1/articles`, {
+      method: "OPTIONS",
+      headers: { Origin: "https://app.example", "Access-Control-Request-Method": "GET", "Access-Control-Request-Headers": "authorization" },
+    });
+    expect(preflight.status).to.equal(200);
+    expect(preflight.headers.get("access-control-allow-origin")).to.equal("https://app.example");
+    expect(preflight.headers.get("access-control-allow-headers")?.toLowerCase()).to.include("authorization");
   });
 
   it("opens the live feed with a bearer token and streams what the token's group may read", async () => {
