@@ -305,6 +305,21 @@ describe("OpenID Connect policy against a real provider", function () {
     });
   });
 
+  describe("a discovery document naming another issuer", () => {
+    it("is not used: tokens claiming the configured issuer get a BackendError (503), not a verdict", async () => {
+      const configured = `${provider.issuer}/`; // the document at this address names the issuer without the slash
+      const token = await signed(key1, { iss: configured, aud: AUDIENCE, sub: "alice", exp: Math.floor(Date.now() / 1000) + 600 });
+      const failure = await policy({}, undefined, configured)
+        .identify(bearer(token))
+        .then(
+          () => undefined,
+          (error: unknown) => error,
+        );
+      expect(failure).to.be.instanceOf(BackendError);
+      expect(String((failure as BackendError).cause)).to.include("discovery names issuer");
+    });
+  });
+
   describe("an unreachable provider", () => {
     it("fails with a BackendError (503), then serves once the provider answers", async () => {
       const port = provider.port;

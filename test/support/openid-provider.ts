@@ -9,7 +9,25 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { exportJWK, generateKeyPair, type JWK } from "jose";
-import Provider, { errors as providerErrors } from "oidc-provider";
+
+/**
+ * Runs `work` with console.warn and console.info silenced: oidc-provider announces, on import and
+ * construction, that Node 20 is not its preferred runtime and that its in-memory storage is for
+ * development, which is what a test wants.
+ */
+async function quietly<T>(work: () => T | Promise<T>): Promise<T> {
+  const { warn, info } = console;
+  console.warn = () => {};
+  console.info = () => {};
+  try {
+    return await work();
+  } finally {
+    console.warn = warn;
+    console.info = info;
+  }
+}
+
+const { default: Provider, errors: providerErrors } = await quietly(() => import("oidc-provider"));
 
 /** Resource indicator → the `aud` of the tokens issued for it. */
 export const RESOURCES = {
@@ -75,52 +93,55 @@ export async function startProvider(options: ProviderOptions): Promise<TestProvi
   const issuer = options.issuer ?? `http://127.0.0.1:${port}`;
   const resources = Object.values(RESOURCES);
 
-  const provider = new Provider(issuer, {
-    clients: Object.keys(options.people).map((clientId) => ({
-      client_id: clientId,
-      client_secret: CLIENT_SECRET,
-      grant_types: ["client_credentials", "authorization_code"],
-      response_types: ["code"],
-      redirect_uris: ["https://client.example/callback"],
-    })),
-    jwks: { keys: [...options.keys] },
-    ttl: {
-      ClientCredentials: (_ctx, token) => token.resourceServer?.accessTokenTTL ?? 3600,
-      AccessToken: 3600,
-      Grant: 3600,
-    },
-    clientDefaults: { id_token_signed_response_alg: "ES256" },
-    findAccount: (_ctx, id) => ({
-      accountId: id,
-      claims: () => ({ sub: id, groups: [...(options.people[id]?.groups ?? [])] }),
-    }),
-    claims: { openid: ["sub"], groups: ["groups"] },
-    scopes: ["openid", "groups"],
-    features: {
-      clientCredentials: { enabled: true },
-      devInteractions: { enabled: false },
-      resourceIndicators: {
-        enabled: true,
-        defaultResource: () => RESOURCES.tessera.indicator,
-        useGrantedResource: () => true,
-        getResourceServerInfo: (_ctx, indicator) => {
-          const resource = resources.find((r) => r.indicator === indicator);
-          if (!resource) throw new providerErrors.InvalidTarget();
-          return {
-            scope: "read",
-            audience: resource.audience,
-            accessTokenTTL: resource.ttl,
-            accessTokenFormat: "jwt",
-            jwt: { sign: { alg: "ES256" } },
-          };
+  const provider = await quietly(
+    () =>
+      new Provider(issuer, {
+        clients: Object.keys(options.people).map((clientId) => ({
+          client_id: clientId,
+          client_secret: CLIENT_SECRET,
+          grant_types: ["client_credentials", "authorization_code"],
+          response_types: ["code"],
+          redirect_uris: ["https://client.example/callback"],
+        })),
+        jwks: { keys: [...options.keys] },
+        ttl: {
+          ClientCredentials: (_ctx, token) => token.resourceServer?.accessTokenTTL ?? 3600,
+          AccessToken: 3600,
+          Grant: 3600,
         },
-      },
-    },
-    extraTokenClaims: (_ctx, token) => {
-      const person = options.people[token.clientId ?? ""];
-      return person?.groups ? { groups: [...person.groups] } : undefined;
-    },
-  });
+        clientDefaults: { id_token_signed_response_alg: "ES256" },
+        findAccount: (_ctx, id) => ({
+          accountId: id,
+          claims: () => ({ sub: id, groups: [...(options.people[id]?.groups ?? [])] }),
+        }),
+        claims: { openid: ["sub"], groups: ["groups"] },
+        scopes: ["openid", "groups"],
+        features: {
+          clientCredentials: { enabled: true },
+          devInteractions: { enabled: false },
+          resourceIndicators: {
+            enabled: true,
+            defaultResource: () => RESOURCES.tessera.indicator,
+            useGrantedResource: () => true,
+            getResourceServerInfo: (_ctx, indicator) => {
+              const resource = resources.find((r) => r.indicator === indicator);
+              if (!resource) throw new providerErrors.InvalidTarget();
+              return {
+                scope: "read",
+                audience: resource.audience,
+                accessTokenTTL: resource.ttl,
+                accessTokenFormat: "jwt",
+                jwt: { sign: { alg: "ES256" } },
+              };
+            },
+          },
+        },
+        extraTokenClaims: (_ctx, token) => {
+          const person = options.people[token.clientId ?? ""];
+          return person?.groups ? { groups: [...person.groups] } : undefined;
+        },
+      }),
+  );
   provider.on("server_error", () => {}); // a test that breaks the provider on purpose needs no stack trace
   const callback = provider.callback();
   handler = (req, res) => void callback(req, res);
