@@ -86,7 +86,7 @@ async function run(policy: "basicauth" | "account", sql: string): Promise<Measur
       });
       if (![200, 201].includes(signUp.status)) throw new Error(`sign-up: ${signUp.status}`);
     }
-    const put = await api(server.url, "PUT", "/articles/w1-record", credentials, { data: recordData(1) });
+    const put = await api(server.url, "PUT", `/articles/w1-${policy}`, credentials, { data: recordData(1) });
     if (![200, 201].includes(put.status)) throw new Error(`W1 set-up: ${put.status}`);
     const root = await api(server.url, "GET", "/", credentials);
     const user = (root.json as { user?: { id?: string } }).user?.id ?? "";
@@ -97,7 +97,7 @@ async function run(policy: "basicauth" | "account", sql: string): Promise<Measur
       {
         label: `W1 ${policy}`,
         connections,
-        requests: [{ method: "GET", path: "/v1/articles/w1-record", headers: { Authorization: authorization(credentials) } }],
+        requests: [{ method: "GET", path: `/v1/articles/w1-${policy}`, headers: { Authorization: authorization(credentials) } }],
       },
       load,
     );
