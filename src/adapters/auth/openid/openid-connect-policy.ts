@@ -90,7 +90,7 @@ export class OpenIdConnectPolicy implements AuthenticationPolicy {
     }
   }
 
-  /** Fetches the discovery document now, so that the capabilities name the endpoints; a failure is only reported. */
+  /** Fetches the discovery document and keys now, so that an unreachable or misconfigured provider shows at startup. */
   warmUp(): Promise<void> {
     return this.keys.discovery().then(() => undefined);
   }
@@ -116,7 +116,8 @@ export class OpenIdConnectPolicy implements AuthenticationPolicy {
         currentDate: new Date(this.now()),
       }));
     } catch (error) {
-      if (error instanceof errors.JOSEError && !(error instanceof errors.JWKSTimeout)) return undefined;
+      // jose's errors are verdicts on the token; ProviderUnavailable (keys not fetched) is not one.
+      if (error instanceof errors.JOSEError) return undefined;
       throw error;
     }
     const identity = identityFrom(claims, this.settings.useridField, this.settings.groupsClaim);
