@@ -15,8 +15,6 @@ export interface ProviderMetadata {
   readonly issuer: string;
   readonly jwksUri: string;
   readonly userinfoEndpoint: string | undefined;
-  readonly authorizationEndpoint: string | undefined;
-  readonly tokenEndpoint: string | undefined;
 }
 
 type KeyLookup = ReturnType<typeof createLocalJWKSet>;
@@ -128,8 +126,6 @@ export class ProviderKeys {
       issuer: this.settings.issuer,
       jwksUri,
       userinfoEndpoint: httpUrl(document.userinfo_endpoint),
-      authorizationEndpoint: httpUrl(document.authorization_endpoint),
-      tokenEndpoint: httpUrl(document.token_endpoint),
     };
   }
 
