@@ -6,6 +6,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { jsonOrText, type JsonValue } from "../domain/json.js";
+import { authSettings, type AuthSettings } from "./auth-settings.js";
 import { parseIni } from "./ini.js";
 import { fromKintoBackend, fromKintoName, KINTO_PREFIX, unsupportedKintoSettings } from "./kinto-settings.js";
 import { projectRoot } from "./project-root.js";
@@ -57,6 +58,7 @@ export interface Settings {
   readonly cache: BackendSettings<CacheBackendName>;
   readonly userIdHmacSecret: string;
   readonly multiauthPolicies: readonly string[];
+  readonly auth: AuthSettings;
   readonly paginateBy: number | undefined;
   readonly storageMaxFetchSize: number;
   readonly batchMaxRequests: number | null;
@@ -309,6 +311,7 @@ function interpret(raw: Record<string, JsonValue>, problems: string[], warnings:
     cache,
     userIdHmacSecret: secret ?? "",
     multiauthPolicies: policies,
+    auth: authSettings(raw, value, problems, warnings),
     paginateBy: value("paginate_by"),
     storageMaxFetchSize: value("storage_max_fetch_size"),
     batchMaxRequests: value("batch_max_requests"),
