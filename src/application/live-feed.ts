@@ -15,9 +15,8 @@ import type { ResourceKinds } from "./kinds/resource-kind-policy.js";
 import type { FeedRequest, FeedSink } from "./feed-types.js";
 import { MODIFIED_FIELD } from "./listing.js";
 import { EVERY_SCOPE, PRINCIPALS_CHANGED, type ChangeBroadcast, type ChangeSignal } from "./ports/change-broadcast.js";
-import type { GrantedRecordStore } from "./ports/granted-record-store.js";
-import type { PermissionStore } from "./ports/permission-store.js";
 import type { RecordStore } from "./ports/record-store.js";
+import type { SharedRecords } from "./ports/shared-records.js";
 import type { RecordService } from "./record-service.js";
 
 export type { FeedEvent, FeedRequest, FeedSink } from "./feed-types.js";
@@ -26,12 +25,9 @@ export interface LiveFeedOptions {
   readonly records: RecordService;
   /** The shared reads go to the ports directly (the subscribers' access was decided at subscription). */
   readonly store: RecordStore;
-  readonly permissions: PermissionStore;
-  /** Where the ACEs share the records' database: the shared reads take entries and ACLs in one statement. */
-  readonly together?: GrantedRecordStore;
+  /** The shared reads' entries with the ACL of each version (SharedRecords.changes). */
+  readonly shared: SharedRecords;
   readonly kinds: ResourceKinds;
-  /** True where an ACL may be written after its record outside its transaction (memory, Redis permissions). */
-  readonly aclAfterRecord: boolean;
   /** Pause before a scope's shared read (default 15 ms). */
   readonly windowMs?: number;
   readonly events: ChangeEvents;
@@ -64,7 +60,8 @@ export class LiveFeed {
   private keepAlive: ReturnType<typeof setInterval> | undefined;
   private readonly host = {
     records: this.options.records,
-    aclAfterRecord: this.options.aclAfterRecord,
+    /** An ACL may become visible after its record: what a subscriber was sent is remembered to re-check it. */
+    aclMayTrailRecord: this.options.shared.aclMayTrailRecord,
     log: (error: unknown, message: string) => this.options.log(error, message),
     caughtUp: (subscription: Subscription) => this.caughtUp(subscription),
     forget: (subscription: Subscription) => this.forget(subscription),
@@ -137,9 +134,7 @@ export class LiveFeed {
     if (!shared) {
       shared = new ScopeFeed(scope, request.resource, {
         store: this.options.store,
-        permissions: this.options.permissions,
-        ...(this.options.together ? { together: this.options.together } : {}),
-        recheckSignals: this.options.aclAfterRecord,
+        shared: this.options.shared,
         windowMs: this.options.windowMs ?? DEFAULT_WINDOW_MS,
         actionOf: (id, timestamp) => this.actionOf(key, id, timestamp),
         log: this.options.log,

@@ -281,7 +281,7 @@ describe("LiveFeed and ACL changes made through the extensions' permission port"
     // Built and started here, not in a hook: the feed's listeners are set up under the test. No
     // re-checks of signals either: once the subscription's first reads are done, only the port's
     // announcement makes the feed read again.
-    const started = await FeedWorld.started({ aclAfterRecord: false });
+    const started = await FeedWorld.started({ aclMayTrailRecord: false });
     world = started;
     // As the composition root wires the extensions' port: over the same ACLs, touching on grant, announcing to the feed's events.
     const port = new LostAccessPermissionStore(started.acls, {

@@ -4,7 +4,7 @@
  * write path: it touches the scope's timestamp counter the same way a delete does.
  */
 import type { ListQuery, RecordAccess } from "../../application/listing.js";
-import type { Grants } from "../../application/ports/granted-record-store.js";
+import type { JoinedGrants as Grants } from "./joined-grants.js";
 import type { AccessLoss, RecordedLoss } from "../../application/ports/record-store.js";
 import type { Statement } from "./postgres-database.js";
 import { filterSql, grantsRecordSql, isModifiedLowerBound, keysetSql, modifiedLowerBoundSql, SqlParams } from "./record-query-sql.js";

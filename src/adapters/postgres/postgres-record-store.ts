@@ -7,7 +7,7 @@
  */
 import { createHash } from "node:crypto";
 import { MODIFIED_FIELD, type CountQuery, type ListQuery } from "../../application/listing.js";
-import type { ChangesWithAcls, GrantedRecordStore, Grants } from "../../application/ports/granted-record-store.js";
+import type { ChangesWithAcls } from "../../application/ports/shared-records.js";
 import type { ObjectPermissions } from "../../application/ports/permission-store.js";
 import {
   NEVER_WRITTEN,
@@ -18,12 +18,12 @@ import {
   type Scope,
   type WriteOptions,
 } from "../../application/ports/record-store.js";
-import type { RecordAclEntries, RecordWithAclWriter } from "../../application/ports/record-with-acl-writer.js";
 import { ConflictError, PreconditionFailedError, RecordNotFoundError } from "../../domain/errors.js";
 import type { JsonObject } from "../../domain/json.js";
 import { JsonTextRecord } from "../../domain/json-text-record.js";
 import { recordBody, type RecordOrTombstone, type StoredRecord, type Tombstone } from "../../domain/records.js";
-import { BatchedCreates, BatchedUpdates, type CreateItem, type UpdateItem, type WriteRow } from "./batched-writes.js";
+import type { JoinedGrants as Grants } from "./joined-grants.js";
+import { BatchedCreates, BatchedUpdates, type AclEntries, type CreateItem, type UpdateItem, type WriteRow } from "./batched-writes.js";
 import { groupCommitOf, runOne, type BatchStatement, type GroupClock, type GroupCommit } from "./group-commit.js";
 import {
   LOST_ACCESS_AFTER,
@@ -170,11 +170,11 @@ function statementFor(text: string): Statement {
 }
 
 /**
- * Also a GrantedRecordStore (`grants` on list, count and deleteMany) and a RecordWithAclWriter,
- * which is only true when the permission store uses the same database: the composition root
- * binds it as those only then.
+ * Its `grants` (list, count, deleteMany), createWithAcl and changesWithAcls join the ACEs, which
+ * holds only when the permission store uses the same database: PostgresSharedRecords calls them,
+ * and the PostgreSQL module binds it only then.
  */
-export class PostgresRecordStore implements RecordStore, GrantedRecordStore, RecordWithAclWriter {
+export class PostgresRecordStore implements RecordStore {
   private readonly groups: GroupCommit;
   private readonly creates: BatchedCreates;
   private readonly updates: BatchedUpdates;
@@ -200,7 +200,7 @@ export class PostgresRecordStore implements RecordStore, GrantedRecordStore, Rec
     return this.createItem({ scope, id, data: JSON.stringify(data), requested: options.lastModified }, data);
   }
 
-  createWithAcl(scope: Scope, id: string, data: JsonObject, options: WriteOptions, acl: RecordAclEntries): Promise<StoredRecord> {
+  createWithAcl(scope: Scope, id: string, data: JsonObject, options: WriteOptions, acl: AclEntries): Promise<StoredRecord> {
     return this.createItem({ scope, id, data: JSON.stringify(data), requested: options.lastModified, acl }, data);
   }
 

@@ -8,7 +8,7 @@
  */
 import type { JsonValue } from "../../domain/json.js";
 import { ID_FIELD, MODIFIED_FIELD, type Filter, type PageCursor, type SortKey } from "../../application/listing.js";
-import type { Grants } from "../../application/ports/granted-record-store.js";
+import type { JoinedGrants as Grants } from "./joined-grants.js";
 import { prefixRange, wildcardToLike } from "./like-pattern.js";
 
 /** Collects bound values and hands out their `$n` placeholders. */
@@ -204,8 +204,8 @@ export function idsAccessSql(params: SqlParams, ids: readonly string[]): string 
 }
 
 /**
- * Ids of the records whose ACEs grant one of `permissions` to one of `principals` (Grants of a
- * GrantedRecordStore), read from the (principal, permission, object_id) index within the scope's
+ * Ids of the records whose ACEs grant one of `permissions` to one of `principals` (JoinedGrants of
+ * PostgresSharedRecords), read from the (principal, permission, object_id) index within the scope's
  * object id prefix. Undefined when nothing can match.
  *
  * One index probe per (principal, permission) pair, with equality on the index's two leading
