@@ -105,11 +105,9 @@ export class LiveFeed {
    * subscriber's view (collection-level read, or its principals) is decided here, once: a
    * membership change ends the stream with `resync` (principalsChanged).
    */
-  async subscribe(
-    request: FeedRequest,
-    scope: { collection: string; parentId: string },
-    open: () => FeedSink,
-  ): Promise<{ close(): void; cursor(): number }> {
+  async subscribe(request: FeedRequest, open: () => FeedSink): Promise<{ close(): void; cursor(): number }> {
+    // The scope as the kind places the requester's records (a user resource: their own).
+    const scope = this.options.kinds[request.resource.kind].scope(request.requester, request.resource);
     // Principals announced as changed while this caller's were being read: they may be stale.
     const changedMeanwhile = new Set<string>();
     this.subscribing.add(changedMeanwhile);
@@ -117,15 +115,15 @@ export class LiveFeed {
     let restricted: boolean;
     let check: { timestamp: number };
     try {
-      check = await this.options.records.list(request.requester, request.resource, {
+      // Authorized once, by the listing: its caller and restriction are the subscriber's view.
+      const view = await this.options.records.listAs(request.requester, request.resource, {
         filters: [...request.filters, { field: MODIFIED_FIELD, operator: "gt", value: request.since ?? Number.MAX_SAFE_INTEGER }],
         sort: [{ field: MODIFIED_FIELD, descending: false }],
         limit: 1,
         includeDeleted: false,
       });
-      const kind = this.options.kinds[request.resource.kind];
-      caller = await kind.caller(request.requester);
-      restricted = (await kind.restriction(caller, request.resource, "list")) !== undefined;
+      ({ caller, restricted } = view);
+      check = view;
     } finally {
       this.subscribing.delete(changedMeanwhile);
     }

@@ -126,6 +126,20 @@ export class RecordService {
     params: ListParams,
     preconditions: Preconditions = {},
   ): Promise<ListResult> {
+    const { entries, timestamp, nextToken } = await this.listAs(requester, resource, params, preconditions);
+    return nextToken === undefined ? { entries, timestamp } : { entries, timestamp, nextToken };
+  }
+
+  /**
+   * A listing, and the caller it was decided for with whether the caller's grants restricted it:
+   * what a live feed subscriber keeps (its view is decided once, by the listing's rules).
+   */
+  async listAs(
+    requester: Requester,
+    resource: ResourceDefinition,
+    params: ListParams,
+    preconditions: Preconditions = {},
+  ): Promise<ListResult & { readonly caller: Caller; readonly restricted: boolean }> {
     const kind = this.kindOf(resource);
     const scope = kind.scope(requester, resource);
     const { caller, reach, timestamp } = await this.boundedReach(kind, requester, resource, scope);
@@ -142,15 +156,16 @@ export class RecordService {
       includeDeleted: params.includeDeleted,
     });
     if (entries.length === 0 && params.neverRefuse !== true) await this.refuseIfNothingReachable(kind, caller, resource, scope, reach);
-    if (entries.length <= params.limit) return { entries, timestamp };
+    const view = { caller, restricted: reach.restricted };
+    if (entries.length <= params.limit) return { entries, timestamp, ...view };
     const page = entries.slice(0, params.limit);
     const last = page.at(-1);
-    if (!last) return { entries: page, timestamp }; // a limit of 0 has no page to continue from
+    if (!last) return { entries: page, timestamp, ...view }; // a limit of 0 has no page to continue from
     const nextToken = this.deps.tokens.encode(sort, params.filters, {
       cursor: { values: sort.map((k) => fieldValue(last, k.field)) },
       upTo,
     });
-    return { entries: page, timestamp, nextToken };
+    return { entries: page, timestamp, nextToken, ...view };
   }
 
   /** HEAD of a collection: how many records match (tombstones never count), and its timestamp. */

@@ -40,6 +40,7 @@ import { observedPort } from "./observed-ports.js";
 import { bindLiveFeed, bindServices, bindSharedRecords } from "./service-bindings.js";
 import { technologyModules } from "./technologies.js";
 import { TOKENS, type Migrator, type SchemaMigration } from "./tokens.js";
+import { traitsOf } from "../application/kinds/kind-traits.js";
 
 export interface CompositionOptions {
   readonly extensions?: readonly TesseraExtension[];
@@ -203,7 +204,7 @@ function trackingLostAccess(
   if (!permissions) return undefined;
   const shareable = (collection: string) => {
     const definition = resources.get(collection)?.definition;
-    return definition?.kind === "shareable" ? definition : undefined;
+    return definition && traitsOf(definition).keepsAcl ? definition : undefined;
   };
   return new LostAccessPermissionStore(permissions, { records, shareable, touchOnGrant, changes });
 }

@@ -77,14 +77,10 @@ describe("LiveFeed", function () {
 
   it("checks the request as the listing does before opening anything", async () => {
     let opened = false;
-    const refused = world.feed.subscribe(
-      { requester: anonymousRequester(), resource: articles, filters: [], since: undefined },
-      ARTICLES,
-      () => {
-        opened = true;
-        return new RecordingSink();
-      },
-    );
+    const refused = world.feed.subscribe({ requester: anonymousRequester(), resource: articles, filters: [], since: undefined }, () => {
+      opened = true;
+      return new RecordingSink();
+    });
     await expectRejection(refused, UnauthenticatedError);
     expect(opened).to.equal(false);
     expect(world.feed.subscriberCount).to.equal(0);

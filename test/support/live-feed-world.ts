@@ -218,12 +218,7 @@ export class FeedWorld {
   ): Promise<RecordingSink & { close(): void }> {
     const sink = new RecordingSink();
     const requester = this.user(user);
-    const parentId = resource.kind === "user" ? user : "";
-    const subscription = await this.feed.subscribe(
-      { requester, resource, filters, since },
-      { collection: resource.name, parentId },
-      () => sink,
-    );
+    const subscription = await this.feed.subscribe({ requester, resource, filters, since }, () => sink);
     return Object.assign(sink, { close: () => subscription.close() });
   }
 

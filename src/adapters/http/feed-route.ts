@@ -154,7 +154,6 @@ export function registerFeedRoute(router: Router, services: HttpServices): void 
     const { since, rest } = startOf(ctx, query.filters, now);
     const requester = requesterOf(ctx);
     const definition = resource.definition;
-    const scope = { collection: definition.name, parentId: definition.kind === "user" ? (requester.userId ?? "") : "" };
     const res = ctx.res;
     const head = ctx.method === "HEAD";
     const address = addressKey(clientAddress(ctx.req.socket.remoteAddress, ctx.get("x-forwarded-for") || undefined, proxies));
@@ -167,7 +166,7 @@ export function registerFeedRoute(router: Router, services: HttpServices): void 
     }
     res.once("close", () => place?.release());
     let sink: SseSink | undefined;
-    const opened = feed.subscribe({ requester, resource: definition, filters: rest, since }, scope, () => {
+    const opened = feed.subscribe({ requester, resource: definition, filters: rest, since }, () => {
       ctx.respond = false;
       res.statusCode = 200;
       res.setHeader("Content-Type", `${EVENT_STREAM}; charset=utf-8`);

@@ -22,7 +22,7 @@ import { ConflictError, PreconditionFailedError, RecordNotFoundError } from "../
 import type { JsonObject } from "../../domain/json.js";
 import { JsonTextRecord } from "../../domain/json-text-record.js";
 import { recordBody, type RecordOrTombstone, type StoredRecord, type Tombstone } from "../../domain/records.js";
-import type { JoinedGrants as Grants } from "./joined-grants.js";
+import type { JoinedGrants } from "./joined-grants.js";
 import { BatchedCreates, BatchedUpdates, type AclEntries, type CreateItem, type UpdateItem, type WriteRow } from "./batched-writes.js";
 import { groupCommitOf, runOne, type BatchStatement, type GroupClock, type GroupCommit } from "./group-commit.js";
 import {
@@ -248,7 +248,7 @@ export class PostgresRecordStore implements RecordStore {
     return { id, lastModified: await this.writtenOrRaise(rows, scope, id, options), deleted: true };
   }
 
-  async deleteMany(scope: Scope, query: CountQuery, grants?: Grants): Promise<Tombstone[]> {
+  async deleteMany(scope: Scope, query: CountQuery, grants?: JoinedGrants): Promise<Tombstone[]> {
     const params = new SqlParams();
     const source = this.sourceSql(params, scope, query, { includeDeleted: false, lock: true, grants });
     // One timestamp per victim: the counter jumps by their number and each gets its own value.
@@ -273,7 +273,7 @@ export class PostgresRecordStore implements RecordStore {
     return rows.map((row) => ({ id: row.id, lastModified: Number(row.last_modified), deleted: true }));
   }
 
-  async list(scope: Scope, query: ListQuery, grants?: Grants): Promise<RecordOrTombstone[]> {
+  async list(scope: Scope, query: ListQuery, grants?: JoinedGrants): Promise<RecordOrTombstone[]> {
     if (query.limit <= 0) return [];
     const params = new SqlParams();
     const rows = await this.run<EntryRow>(statementFor(this.listSql(params, scope, query, grants)), params.values);
@@ -315,7 +315,7 @@ export class PostgresRecordStore implements RecordStore {
   }
 
   /** The text of a listing (`list`), its values bound in `params`. */
-  private listSql(params: SqlParams, scope: Scope, query: ListQuery, grants?: Grants): string {
+  private listSql(params: SqlParams, scope: Scope, query: ListQuery, grants?: JoinedGrants): string {
     const source = this.sourceSql(params, scope, query, {
       includeDeleted: query.includeDeleted,
       grants,
@@ -382,7 +382,7 @@ export class PostgresRecordStore implements RecordStore {
     return stamps;
   }
 
-  async count(scope: Scope, query: CountQuery, grants?: Grants): Promise<number> {
+  async count(scope: Scope, query: CountQuery, grants?: JoinedGrants): Promise<number> {
     const params = new SqlParams();
     const text = `SELECT count(*) AS n FROM ${this.sourceSql(params, scope, query, { includeDeleted: false, grants })}`;
     const rows = await this.run<{ n: string }>(statementFor(text), params.values);
@@ -433,7 +433,7 @@ export class PostgresRecordStore implements RecordStore {
     params: SqlParams,
     scope: Scope,
     query: CountQuery,
-    options: { includeDeleted: boolean; lock?: boolean; more?: () => string[]; grants?: Grants },
+    options: { includeDeleted: boolean; lock?: boolean; more?: () => string[]; grants?: JoinedGrants },
   ): string {
     params.add(scope.collection);
     params.add(scope.parentId);
