@@ -19,7 +19,7 @@ import { ChangeEvents, type CommittedChanges } from "../application/events.js";
 import { AnnouncedPrincipalChanges } from "../application/announced-principal-changes.js";
 import { LostAccessPermissionStore } from "../application/lost-access-permission-store.js";
 import { PortableSharedRecords } from "../application/shared-records/portable-shared-records.js";
-import type { LiveFeed } from "../application/live-feed.js";
+import type { LiveFeed } from "../application/feed/live-feed.js";
 import type { RecordService } from "../application/record-service.js";
 import type { PermissionStore } from "../application/ports/permission-store.js";
 import type { RecordStore } from "../application/ports/record-store.js";

@@ -10,7 +10,7 @@ import { CONTENTION_DEADLINE_MS } from "../application/contention-retry.js";
 import { CommittedChanges, type ChangeEvents } from "../application/events.js";
 import type { ResourceKinds } from "../application/kinds/resource-kind-policy.js";
 import { resourceKinds } from "../application/kinds/resource-kinds.js";
-import { LiveFeed } from "../application/live-feed.js";
+import { LiveFeed } from "../application/feed/live-feed.js";
 import { NO_PERMISSION_STORE } from "../application/no-permission-store.js";
 import { PaginationTokens } from "../application/pagination-token.js";
 import type { ChangeBroadcast } from "../application/ports/change-broadcast.js";

@@ -7,7 +7,7 @@ import type { ChangeEvents } from "../application/events.js";
 import type { HealthService } from "../application/health-service.js";
 import type { Cache } from "../application/ports/cache.js";
 import type { ChangeBroadcast } from "../application/ports/change-broadcast.js";
-import type { LiveFeed } from "../application/live-feed.js";
+import type { LiveFeed } from "../application/feed/live-feed.js";
 import type { Clock, IdGenerator } from "../application/ports/clock.js";
 import type { PrincipalsWithCheck } from "../application/ports/principals-with-check.js";
 import type { PermissionStore } from "../application/ports/permission-store.js";

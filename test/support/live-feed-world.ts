@@ -9,7 +9,7 @@ import type { RecordOrTombstone } from "../../src/domain/records.js";
 import { Authorizer } from "../../src/application/authorizer.js";
 import { ChangeEvents, CommittedChanges } from "../../src/application/events.js";
 import type { Filter, ListQuery } from "../../src/application/listing.js";
-import { LiveFeed, type FeedEvent, type FeedSink } from "../../src/application/live-feed.js";
+import { LiveFeed, type FeedEvent, type FeedSink } from "../../src/application/feed/live-feed.js";
 import { LostAccessPermissionStore } from "../../src/application/lost-access-permission-store.js";
 import { resourceKinds } from "../../src/application/kinds/resource-kinds.js";
 import { PaginationTokens } from "../../src/application/pagination-token.js";

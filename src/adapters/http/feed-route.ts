@@ -8,7 +8,7 @@ import type Router from "@koa/router";
 import type { Context, Next } from "koa";
 import { ValidationError } from "../../domain/errors.js";
 import { MODIFIED_FIELD, type Filter } from "../../application/listing.js";
-import type { FeedEvent, FeedSink } from "../../application/live-feed.js";
+import type { FeedEvent, FeedSink } from "../../application/feed/live-feed.js";
 import { addressKey, clientAddress, TrustedProxies } from "./client-address.js";
 import { EVENT_STREAM, wantsEventStream } from "./event-stream.js";
 import { TooManyRequestsError } from "./http-errors.js";

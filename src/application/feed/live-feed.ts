@@ -7,17 +7,17 @@
  * Cursors (the last `last_modified` read) make replay then live gapless and without duplicates.
  * Writers never wait: a signal only schedules a read.
  */
-import type { Caller } from "../domain/principals.js";
-import type { ChangeAction, ChangeEvents } from "./events.js";
+import type { Caller } from "../../domain/principals.js";
+import type { ChangeAction, ChangeEvents } from "../events.js";
 import { ScopeFeed } from "./feed-scope.js";
 import { Subscription } from "./feed-subscription.js";
-import type { ResourceKinds } from "./kinds/resource-kind-policy.js";
+import type { ResourceKinds } from "../kinds/resource-kind-policy.js";
 import type { FeedRequest, FeedSink } from "./feed-types.js";
-import { MODIFIED_FIELD } from "./listing.js";
-import { EVERY_SCOPE, PRINCIPALS_CHANGED, type ChangeBroadcast, type ChangeSignal } from "./ports/change-broadcast.js";
-import type { RecordStore } from "./ports/record-store.js";
-import type { SharedRecords } from "./ports/shared-records.js";
-import type { RecordService } from "./record-service.js";
+import { MODIFIED_FIELD } from "../listing.js";
+import { EVERY_SCOPE, PRINCIPALS_CHANGED, type ChangeBroadcast, type ChangeSignal } from "../ports/change-broadcast.js";
+import type { RecordStore } from "../ports/record-store.js";
+import type { SharedRecords } from "../ports/shared-records.js";
+import type { RecordService } from "../record-service.js";
 
 export type { FeedEvent, FeedRequest, FeedSink } from "./feed-types.js";
 

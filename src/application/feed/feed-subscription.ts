@@ -4,12 +4,12 @@
  * replay never holds up the others; once caught up it joins its scope's shared reads (ScopeFeed),
  * which move its cursor from then on.
  */
-import { bodyOf, type RecordOrTombstone } from "../domain/records.js";
+import { bodyOf, type RecordOrTombstone } from "../../domain/records.js";
 import type { Viewer } from "./feed-audience.js";
-import type { ChangeAction } from "./events.js";
-import { ID_FIELD, MODIFIED_FIELD, type Filter } from "./listing.js";
-import type { ChangeSignal } from "./ports/change-broadcast.js";
-import type { RecordService } from "./record-service.js";
+import type { ChangeAction } from "../events.js";
+import { ID_FIELD, MODIFIED_FIELD, type Filter } from "../listing.js";
+import type { ChangeSignal } from "../ports/change-broadcast.js";
+import type { RecordService } from "../record-service.js";
 import type { FeedEvent, FeedRequest, FeedSink } from "./feed-types.js";
 
 /** Entries read per query; a replay keeps reading while pages come back full. */

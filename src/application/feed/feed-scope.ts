@@ -6,18 +6,18 @@
  * calls whatever the number of subscribers; signals arriving meanwhile only mark the scope dirty,
  * and the next burst waits `windowMs`, so writers never wait for subscribers.
  */
-import type { RecordOrTombstone } from "../domain/records.js";
-import { READ, recordObjectId, WRITE } from "../domain/permissions.js";
+import type { RecordOrTombstone } from "../../domain/records.js";
+import { READ, recordObjectId, WRITE } from "../../domain/permissions.js";
 import { Audience, entryKey, type SharedRead } from "./feed-audience.js";
 import { feedEvent, isSingleWrite, PAGE, type Subscription } from "./feed-subscription.js";
-import type { ChangeAction } from "./events.js";
-import { ID_FIELD, MODIFIED_FIELD, type Filter } from "./listing.js";
+import type { ChangeAction } from "../events.js";
+import { ID_FIELD, MODIFIED_FIELD, type Filter } from "../listing.js";
 import type { FeedEvent } from "./feed-types.js";
-import type { ChangeSignal } from "./ports/change-broadcast.js";
-import type { ObjectPermissions } from "./ports/permission-store.js";
-import type { RecordStore, Scope } from "./ports/record-store.js";
-import type { RecordAcls, SharedRecords } from "./ports/shared-records.js";
-import { boundPermissionsOf, type ResourceDefinition } from "./resources.js";
+import type { ChangeSignal } from "../ports/change-broadcast.js";
+import type { ObjectPermissions } from "../ports/permission-store.js";
+import type { RecordStore, Scope } from "../ports/record-store.js";
+import type { RecordAcls, SharedRecords } from "../ports/shared-records.js";
+import { boundPermissionsOf, type ResourceDefinition } from "../resources.js";
 
 const MAX_PAGES_PER_BURST = 1000;
 const ASCENDING = [{ field: MODIFIED_FIELD, descending: false }] as const;
