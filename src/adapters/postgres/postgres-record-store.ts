@@ -169,6 +169,10 @@ function statementFor(text: string): Statement {
   return { name, text };
 }
 
+/** How a write runs (PostgresRecordStore.writeModeOf). */
+type WriteMode =
+  { readonly runs: "in its group"; readonly clock: GroupClock } | { readonly runs: "in a transaction" } | { readonly runs: "alone" };
+
 /**
  * Its `grants` (list, count, deleteMany), createWithAcl and changesWithAcls join the ACEs, which
  * holds only when the permission store uses the same database: PostgresSharedRecords calls them,
@@ -350,9 +354,9 @@ export class PostgresRecordStore implements RecordStore {
   async recordLostAccess(scope: Scope, losses: readonly AccessLoss[]): Promise<number[]> {
     const values = lostAccessValues(losses);
     if (values.count === 0) return [];
-    const clock = this.groups.clockFor(scope);
-    if (clock) return this.stampedLostAccess(clock, scope, values);
-    if (this.database.inTransaction()) {
+    const mode = this.writeModeOf(scope);
+    if (mode.runs === "in its group") return this.stampedLostAccess(mode.clock, scope, values);
+    if (mode.runs === "in a transaction") {
       const { ids, principals, ordinals, count } = values;
       const rows = await this.run<{ high: string }>(RECORD_LOST_ACCESS, [
         scope.collection,
@@ -470,9 +474,9 @@ export class PostgresRecordStore implements RecordStore {
     after: unknown[],
     requested: number | undefined,
   ): Promise<WriteRow[]> {
-    const clock = this.groups.clockFor(scope);
-    if (clock) return this.stampedWrite(clock, statements.stamped, before, after, requested);
-    if (this.database.inTransaction()) return this.run<WriteRow>(statements.bump, [...before, requested ?? null, ...after]);
+    const mode = this.writeModeOf(scope);
+    if (mode.runs === "in its group") return this.stampedWrite(mode.clock, statements.stamped, before, after, requested);
+    if (mode.runs === "in a transaction") return this.run<WriteRow>(statements.bump, [...before, requested ?? null, ...after]);
     return this.groups.write(scope, (group) => this.stampedWrite(group, statements.stamped, before, after, requested));
   }
 
@@ -487,10 +491,22 @@ export class PostgresRecordStore implements RecordStore {
     item: I,
     inTransaction: () => Promise<WriteRow[]>,
   ): Promise<WriteRow[]> {
-    const clock = this.groups.clockFor(scope);
-    if (clock) return runOne(statement, clock, item);
-    if (this.database.inTransaction()) return inTransaction();
+    const mode = this.writeModeOf(scope);
+    if (mode.runs === "in its group") return runOne(statement, mode.clock, item);
+    if (mode.runs === "in a transaction") return inTransaction();
     return this.groups.batch(scope, statement, item);
+  }
+
+  /**
+   * The one place a write's mode is decided: inside a unit of work that joined its scope's group
+   * commit (stamped by the group's clock, which writes the counter once), inside another
+   * transaction (a batch request's: the statement bumps the counter itself), or alone (it joins
+   * the scope's next group, ADR 10).
+   */
+  private writeModeOf(scope: Scope): WriteMode {
+    const clock = this.groups.clockFor(scope);
+    if (clock) return { runs: "in its group", clock };
+    return { runs: this.database.inTransaction() ? "in a transaction" : "alone" };
   }
 
   private async stampedWrite(
