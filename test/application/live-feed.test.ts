@@ -86,6 +86,27 @@ describe("LiveFeed", function () {
     expect(world.feed.subscriberCount).to.equal(0);
   });
 
+  it("decides a subscriber's view once, with the listing that authorizes it: one collection read check per subscribe", async () => {
+    await world.put("alice", "a1", { n: 1 }, { read: ["bob"] }); // 100
+    let checks = 0;
+    const check = world.acls.checkPermission.bind(world.acls);
+    world.acls.checkPermission = (objectId, permission, ...rest) => {
+      if (permission === "read") checks += 1;
+      return check(objectId, permission, ...rest);
+    };
+    try {
+      const bob = await world.subscribe("bob", undefined);
+      await bob.waitFor("live");
+      // bob may read only a1: one check of `read` on the whole collection by the listing that
+      // authorizes the subscription, two by the replay's reads (the replay is still a second
+      // reader, through the record service), none more to decide his view (it was one more).
+      expect(checks).to.equal(3);
+      bob.close();
+    } finally {
+      world.acls.checkPermission = check;
+    }
+  });
+
   it("gives a restricted subscriber what its ACLs grant, lost access as a deletion and regained access as an update", async () => {
     await world.put("alice", "a1", { n: 1 }, { read: ["bob"] }); // 100
     await world.put("alice", "a2", { n: 2 }); // 101
