@@ -7,7 +7,7 @@
  */
 import pg from "pg";
 import type { ListQuery } from "../src/application/listing.js";
-import type { Grants } from "../src/application/ports/granted-record-store.js";
+import type { JoinedGrants as Grants } from "../src/adapters/postgres/joined-grants.js";
 import { PostgresDatabase, type Statement } from "../src/adapters/postgres/postgres-database.js";
 import type { PostgresBackendName } from "../src/adapters/postgres/postgres-errors.js";
 import { PostgresRecordStore } from "../src/adapters/postgres/postgres-record-store.js";

@@ -1,6 +1,7 @@
 /**
  * The layer rules of docs/architecture.md: domain ← application ← adapters ← bootstrap; no import
- * cycle anywhere in src/; no port implemented by a cast.
+ * cycle anywhere in src/; no port implemented by a cast; the shared-records rules of ADR 0014 (no
+ * flag standing for "records and ACEs share a database", no kind name compared outside kinds/).
  */
 import { expect } from "chai";
 import { readdirSync, readFileSync, statSync } from "node:fs";
@@ -160,7 +161,7 @@ describe("dependency rules", () => {
 
   it("implements every port with a class or an object of the port's type, never a cast (bootstrap: no `as unknown as` at all)", () => {
     const ports = portNames();
-    expect(ports).to.include.members(["RecordStore", "PermissionStore", "Cache", "UnitOfWork", "GrantedRecordStore"]);
+    expect(ports).to.include.members(["RecordStore", "PermissionStore", "Cache", "UnitOfWork", "SharedRecords"]);
     for (const file of files.filter((f) =>
       ["bootstrap", "adapters", "application"].includes(path.relative(srcRoot, f).split(path.sep)[0] ?? ""),
     )) {
@@ -177,5 +178,48 @@ describe("dependency rules", () => {
     expect(
       portCasts("Symbol('RecordStore') as ServiceIdentifier<RecordStore>; class MemoryCache implements Cache {}", ports),
     ).to.deep.equal([]);
+  });
+});
+
+/** The six names one fact ("records and ACEs live in one PostgreSQL database") once had (ADR 0014). */
+const RETIRED_FLAGS = [
+  "recordsBesideAces",
+  "groupCommit",
+  "aclInRecordTransaction",
+  "aclSharesTransaction",
+  "aclAfterRecord",
+  "recheckSignals",
+];
+
+function flagUses(text: string): string[] {
+  return RETIRED_FLAGS.filter((flag) => new RegExp(`\\b${flag}\\b`).test(text));
+}
+
+/** Comparisons of a kind with a literal name (`kind === "user"`, `"shareable" !== r.kind`). */
+function kindComparisons(text: string): string[] {
+  return [...text.matchAll(/\bkind\s*[!=]==?\s*["'`][^"'`]*["'`]|["'`][^"'`\n]*["'`]\s*[!=]==?\s*[\w.?]*\bkind\b/g)].map((m) => m[0]);
+}
+
+describe("shared records rules (ADR 0014)", () => {
+  const files = sourceFiles(srcRoot);
+  const relative = (file: string) => path.relative(srcRoot, file).split(path.sep).join("/");
+
+  it("no file of src/ defines or reads the six flag names", () => {
+    for (const file of files) expect(flagUses(readFileSync(file, "utf8")), relative(file)).to.deep.equal([]);
+  });
+
+  it("compares kind names only in kinds/ and the settings parser (the admin page is a browser program reading the API)", () => {
+    const allowed = (rel: string) =>
+      rel.startsWith("application/kinds/") || rel.startsWith("bootstrap/settings") || rel.startsWith("adapters/http/admin/");
+    for (const file of files.filter((f) => !allowed(relative(f))))
+      expect(kindComparisons(readFileSync(file, "utf8")), relative(file)).to.deep.equal([]);
+  });
+
+  it("the finders see a flag and a kind comparison, and not their look-alikes", () => {
+    expect(flagUses("const joined = { aclAfterRecord: true };")).to.deep.equal(["aclAfterRecord"]);
+    expect(flagUses("groupCommitOf(database)")).to.deep.equal([]);
+    expect(kindComparisons('if (definition.kind === "user") x();')).to.have.length(1);
+    expect(kindComparisons("return 'shareable' !== resource?.kind;")).to.have.length(1);
+    expect(kindComparisons("const kinds = resourceKinds(deps); type K = Kind;")).to.deep.equal([]);
   });
 });

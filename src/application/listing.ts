@@ -61,7 +61,7 @@ export interface PageCursor {
 /**
  * Restricts a query to exactly these record ids: those a caller without collection-level access
  * holds a permission on, resolved beforehand through the PermissionStore. (A store sharing its
- * database with the ACEs can do it in one query instead: see GrantedRecordStore.)
+ * database with the ACEs can do it in one query instead: see PostgresSharedRecords.)
  *
  * Former readers (docs/adr/0011): with `includeDeleted` and `principals` (the caller's), a listing
  * also holds, for every record the caller may not read now but one of their principals could read

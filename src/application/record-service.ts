@@ -3,7 +3,7 @@
  * writes done together in one unit of work. What differs between user and shareable resources
  * (scope, authorization, ACLs) is asked of the resource's kind policy (kinds/), never tested here.
  */
-import { aclEqual, patchAcl, replaceAcl, type Acl } from "../domain/acl.js";
+import { aclEqual, normalizeAcl, patchAcl, replaceAcl, type Acl } from "../domain/acl.js";
 import { ConflictError, PreconditionFailedError, RecordNotFoundError, ValidationError } from "../domain/errors.js";
 import { jsonEqual, type JsonObject } from "../domain/json.js";
 import type { JsonPatchOperation } from "../domain/json-patch.js";
@@ -22,16 +22,16 @@ import {
 import { denial } from "./authorizer.js";
 import { CONTENTION_DEADLINE_MS, ContentionRetry } from "./contention-retry.js";
 import { RecordTurns } from "./record-turns.js";
-import { writeRecordWithAcl, type AclWrite } from "./record-acl-write.js";
 import type { ChangeAction, CommittedChanges, ImpactedRecord } from "./events.js";
 import type { CollectionView, ResourceKindPolicy, ResourceKinds, Target } from "./kinds/resource-kind-policy.js";
 import { MODIFIED_FIELD, type Filter, type SortKey } from "./listing.js";
 import type { PaginationTokens } from "./pagination-token.js";
 import type { IdGenerator } from "./ports/clock.js";
-import type { RecordedLoss, RecordStore, Scope } from "./ports/record-store.js";
+import type { ObjectPermissions } from "./ports/permission-store.js";
+import type { RecordStore, Scope } from "./ports/record-store.js";
+import type { AclChange, RecordSelection, SharedRecords } from "./ports/shared-records.js";
 import type { UnitOfWork } from "./ports/unit-of-work.js";
 import { checkPreconditions, type Preconditions } from "./preconditions.js";
-import type { GrantedRecords, RecordSelection } from "./record-access.js";
 import { fieldValue } from "./record-fields.js";
 import type { Requester } from "./requester.js";
 import type { ResourceDefinition } from "./resources.js";
@@ -83,11 +83,9 @@ export interface RecordServiceDeps {
   readonly records: RecordStore;
   /** The policy of each resource kind: the flows below are the same for every kind. */
   readonly kinds: ResourceKinds;
-  /** How views restricted to the caller's grants select their records (ids first, or joined). */
-  readonly granted: GrantedRecords;
+  /** Records with their ACL (the kinds that keep one): reads, writes and restricted views. */
+  readonly shared: SharedRecords;
   readonly unitOfWork: UnitOfWork;
-  /** True when ACL writes join the record's transaction (permissions in the storage database). */
-  readonly aclInRecordTransaction?: boolean;
   readonly ids: IdGenerator;
   readonly tokens: PaginationTokens;
   /** Where `ResourceChanged` events go after commit (extensions, live feed); none when absent. */
@@ -128,6 +126,20 @@ export class RecordService {
     params: ListParams,
     preconditions: Preconditions = {},
   ): Promise<ListResult> {
+    const { entries, timestamp, nextToken } = await this.listAs(requester, resource, params, preconditions);
+    return nextToken === undefined ? { entries, timestamp } : { entries, timestamp, nextToken };
+  }
+
+  /**
+   * A listing, and the caller it was decided for with whether the caller's grants restricted it:
+   * what a live feed subscriber keeps (its view is decided once, by the listing's rules).
+   */
+  async listAs(
+    requester: Requester,
+    resource: ResourceDefinition,
+    params: ListParams,
+    preconditions: Preconditions = {},
+  ): Promise<ListResult & { readonly caller: Caller; readonly restricted: boolean }> {
     const kind = this.kindOf(resource);
     const scope = kind.scope(requester, resource);
     const { caller, reach, timestamp } = await this.boundedReach(kind, requester, resource, scope);
@@ -144,15 +156,16 @@ export class RecordService {
       includeDeleted: params.includeDeleted,
     });
     if (entries.length === 0 && params.neverRefuse !== true) await this.refuseIfNothingReachable(kind, caller, resource, scope, reach);
-    if (entries.length <= params.limit) return { entries, timestamp };
+    const view = { caller, restricted: reach.restricted };
+    if (entries.length <= params.limit) return { entries, timestamp, ...view };
     const page = entries.slice(0, params.limit);
     const last = page.at(-1);
-    if (!last) return { entries: page, timestamp }; // a limit of 0 has no page to continue from
+    if (!last) return { entries: page, timestamp, ...view }; // a limit of 0 has no page to continue from
     const nextToken = this.deps.tokens.encode(sort, params.filters, {
       cursor: { values: sort.map((k) => fieldValue(last, k.field)) },
       upTo,
     });
-    return { entries: page, timestamp, nextToken };
+    return { entries: page, timestamp, nextToken, ...view };
   }
 
   /** HEAD of a collection: how many records match (tombstones never count), and its timestamp. */
@@ -264,11 +277,14 @@ export class RecordService {
     const kept = existing ? (currentAcl ?? {}) : {};
     const acl = kind.aclToStore(resource, caller, payload.permissions ? replaceAcl(kept, payload.permissions) : kept);
     const record = existing
-      ? await this.writeWithAcl(
+      ? await this.updateWithAcl(
+          kind,
+          resource,
           scope,
           id,
-          () => this.deps.records.update(scope, id, fields, { lastModified, ifMatch: numeric(preconditions.ifMatch) }),
-          acl && !aclEqual(acl, kept) ? this.aclWrite(kind, resource, id, acl, kept, existing.lastModified) : undefined,
+          fields,
+          { lastModified, ifMatch: numeric(preconditions.ifMatch) },
+          acl && !aclEqual(acl, kept) ? this.aclChange(kind, resource, acl, kept, existing.lastModified) : undefined,
         )
       : await this.createRecord(kind, resource, scope, id, fields, lastModified, acl);
     this.changed(requester, scope, existing ? "update" : "create", [existing ? { old: existing, new: record } : { new: record }]);
@@ -324,11 +340,14 @@ export class RecordService {
       const dataChanged = !jsonEqual(data, existing.data) || (lastModified !== undefined && lastModified > existing.lastModified);
       if (!dataChanged && !aclChanged) return { record: existing, permissions: kind.visibleAcl(caller, acl), created: false };
       try {
-        const record = await this.writeWithAcl(
+        const record = await this.updateWithAcl(
+          kind,
+          resource,
           scope,
           id,
-          () => this.deps.records.update(scope, id, data, { lastModified, ifMatch: existing.lastModified }),
-          acl && aclChanged ? this.aclWrite(kind, resource, id, acl, currentAcl, existing.lastModified) : undefined,
+          data,
+          { lastModified, ifMatch: existing.lastModified },
+          acl && aclChanged ? this.aclChange(kind, resource, acl, currentAcl, existing.lastModified) : undefined,
         );
         this.changed(requester, scope, "update", [{ old: existing, new: record }]);
         return { record, permissions: kind.visibleAcl(caller, acl), created: false };
@@ -356,16 +375,17 @@ export class RecordService {
     const existing = found.record;
     if (!existing) throw new RecordNotFoundError(resource.name, id);
     checkPreconditions(preconditions, { timestamp: existing.lastModified, record: existing }, false);
-    const removal = kind.aclRemoval(resource, [id]);
-    const tombstone = await this.writeWithAcl(
-      scope,
-      id,
-      () => this.deps.records.delete(scope, id, { lastModified, ifMatch: numeric(preconditions.ifMatch) }),
-      removal && {
-        write: async () => (await removal()).flatMap((loss) => loss.principals),
-        undo: () => kind.saveAcl(resource, id, found.acl ?? {}, existing.lastModified),
-      },
-    );
+    const options = { lastModified, ifMatch: numeric(preconditions.ifMatch) };
+    const acls = kind.recordAcls(resource);
+    // Every reader of the record loses it at the tombstone's own timestamp (SharedRecords records it).
+    const tombstone = acls
+      ? (
+          await this.deps.shared.delete(scope, id, options, acls, {
+            acl: kind.aclEntries(resource, found.acl ?? {}),
+            version: existing.lastModified,
+          })
+        ).written
+      : await this.deps.records.delete(scope, id, options);
     this.changed(requester, scope, "delete", [{ old: existing, new: tombstone }]);
     return tombstone;
   }
@@ -383,21 +403,8 @@ export class RecordService {
       this.deps.records.collectionTimestamp(scope),
     ]);
     checkPreconditions(preconditions, { timestamp: before }, false);
-    const tombstones = await this.deps.unitOfWork.run(async () => {
-      const deleted = await reach.records.deleteMany(scope, { filters });
-      const losses =
-        (await kind.aclRemoval(
-          resource,
-          deleted.map((t) => t.id),
-        )?.()) ?? [];
-      // Each former reader loses a record at its tombstone's timestamp, the one answered.
-      const buried = new Map(deleted.map((t) => [t.id, t.lastModified]));
-      await this.recordLosses(
-        scope,
-        losses.map((loss) => ({ ...loss, lastModified: buried.get(loss.id) ?? 0 })),
-      );
-      return deleted;
-    });
+    // With their ACLs, where the kind keeps some: each former reader loses a record at its tombstone's timestamp.
+    const tombstones = await reach.records.deleteMany(scope, { filters });
     // The old records are not read back: a collection-wide delete reports tombstones only.
     this.changed(
       requester,
@@ -460,33 +467,31 @@ export class RecordService {
     before?: Promise<unknown>,
   ): Promise<{ caller: Caller; reach: Reach }> {
     const [caller, permission] = await kind.callerAndRestriction(requester, resource, view);
+    const acls = kind.recordAcls(resource);
     // The records a collection view works on: the whole scope, or those the caller's grants reach.
-    if (permission === undefined) return { caller, reach: { records: this.deps.records, restricted: false } };
+    const grants = permission === undefined ? undefined : kind.grants(caller, resource, permission);
+    if (!acls) return { caller, reach: { records: this.deps.records, restricted: false } };
+    if (!grants) return { caller, reach: { records: await this.deps.shared.select(acls, undefined), restricted: false } };
     await before;
-    return { caller, reach: { records: await this.deps.granted.select(caller, resource, permission), restricted: true } };
+    return { caller, reach: { records: await this.deps.shared.select(acls, grants), restricted: true } };
   }
 
-  /**
-   * Writes a record and its ACL together (record-acl-write.ts explains the order and the undo);
-   * whoever the ACL write made lose the record lost it at the record write's own timestamp.
-   */
-  private writeWithAcl<R extends { readonly lastModified: number }>(
+  /** A record update, with its ACL change where the kind keeps an ACL (SharedRecords records who lost read). */
+  private async updateWithAcl(
+    kind: ResourceKindPolicy,
+    resource: ResourceDefinition,
     scope: Scope,
     id: string,
-    writeRecord: () => Promise<R>,
-    acl: AclWrite | undefined,
-  ): Promise<R> {
-    return writeRecordWithAcl(this.deps.unitOfWork, this.deps.aclInRecordTransaction === true, writeRecord, acl, scope, (written, lost) =>
-      this.recordLosses(scope, [{ id, lastModified: written.lastModified, principals: lost }]),
-    );
+    data: JsonObject,
+    options: { lastModified?: number; ifMatch?: number },
+    change: AclChange | undefined,
+  ): Promise<StoredRecord> {
+    const acls = kind.recordAcls(resource);
+    if (!acls) return this.deps.records.update(scope, id, data, options);
+    return (await this.deps.shared.update(scope, id, data, options, acls, change)).written;
   }
 
-  private async recordLosses(scope: Scope, losses: readonly RecordedLoss[]): Promise<void> {
-    const real = losses.filter((loss) => loss.principals.length > 0);
-    if (real.length > 0) await this.deps.records.recordLostAccessAt(scope, real);
-  }
-
-  /** A new record with its ACL: in one step where the kind's stores can, else both in one unit of work. */
+  /** A new record, with its ACL where the kind keeps one. */
   private createRecord(
     kind: ResourceKindPolicy,
     resource: ResourceDefinition,
@@ -496,47 +501,36 @@ export class RecordService {
     lastModified: number | undefined,
     acl: Acl | undefined,
   ): Promise<StoredRecord> {
-    const together = acl && kind.createWithAcl(resource, scope, id, fields, { lastModified }, acl);
-    return (
-      together ??
-      this.writeWithAcl(
-        scope,
-        id,
-        () => this.deps.records.create(scope, id, fields, { lastModified }),
-        acl && this.aclWrite(kind, resource, id, acl, {}),
-      )
-    );
+    const acls = kind.recordAcls(resource);
+    if (!acls || !acl) return this.deps.records.create(scope, id, fields, { lastModified });
+    return this.deps.shared.create(scope, id, fields, { lastModified }, acls, kind.aclEntries(resource, acl));
   }
 
-  /** Storing `acl` for the record (who read it under `previous` and not under `acl` lost it), undone by storing `previous` (of version `previousVersion`) again. */
-  private aclWrite(
-    kind: ResourceKindPolicy,
-    resource: ResourceDefinition,
-    id: string,
-    acl: Acl,
-    previous: Acl,
-    previousVersion?: number,
-  ): AclWrite {
-    const pending = kind.pendingAcl(resource, id, previousVersion);
-    return {
-      write: async (version) => {
-        await kind.saveAcl(resource, id, acl, version);
-        return kind.lostReaders(resource, id, previous, acl);
-      },
-      undo: () => kind.saveAcl(resource, id, previous, previousVersion),
-      ...(pending ? { pending } : {}),
-    };
+  /** Storing `acl` for the record instead of `previous`, the ACL of version `previousVersion`. */
+  private aclChange(kind: ResourceKindPolicy, resource: ResourceDefinition, acl: Acl, previous: Acl, previousVersion: number): AclChange {
+    return { acl: kind.aclEntries(resource, acl), previous: kind.aclEntries(resource, previous), previousVersion };
   }
 
-  /** The caller and the record with its ACL: one round trip where the kind's stores read them together. */
-  private callerAndTarget(
+  /**
+   * The caller and the record with the ACL of that version: one snapshot through SharedRecords
+   * (the caller's principals read with them when still unknown and from the permission backend).
+   */
+  private async callerAndTarget(
     kind: ResourceKindPolicy,
     requester: Requester,
     resource: ResourceDefinition,
     scope: Scope,
     id: string,
   ): Promise<[Caller, Target]> {
-    return kind.callerAndTarget(requester, resource, scope, id, () => this.deps.records.get(scope, id));
+    const acls = kind.recordAcls(resource);
+    if (!acls) {
+      const [caller, record] = await Promise.all([kind.caller(requester), this.deps.records.get(scope, id)]);
+      return [caller, { record, acl: undefined }];
+    }
+    const adopt = requester.userId === undefined ? undefined : requester.groupsToRead?.();
+    const read = await this.deps.shared.read(scope, id, acls, adopt && requester.userId);
+    const caller = adopt && read.principals ? await adopt(read.principals) : await kind.caller(requester);
+    return [caller, { record: read.record, acl: aclOf(read.acl) }];
   }
 
   /**
@@ -544,8 +538,11 @@ export class RecordService {
    * authorization decides the record's own grants on it alone. Fetching before deciding leaks
    * nothing: a refused caller gets 401/403 whether or not the record exists.
    */
-  private target(kind: ResourceKindPolicy, resource: ResourceDefinition, scope: Scope, id: string): Promise<Target> {
-    return kind.target(resource, id, () => this.deps.records.get(scope, id));
+  private async target(kind: ResourceKindPolicy, resource: ResourceDefinition, scope: Scope, id: string): Promise<Target> {
+    const acls = kind.recordAcls(resource);
+    if (!acls) return { record: await this.deps.records.get(scope, id), acl: undefined };
+    const read = await this.deps.shared.read(scope, id, acls, undefined);
+    return { record: read.record, acl: aclOf(read.acl) };
   }
 
   /**
@@ -614,6 +611,11 @@ function jsonPatched(
     lastModified: lastModified === existing.lastModified ? undefined : lastModified,
     permissions: acl === undefined ? undefined : { ...removed, ...patched.permissions },
   };
+}
+
+/** An ACL as read (none paired: it grants nothing) in the domain's shape. */
+function aclOf(stored: ObjectPermissions | undefined): Acl {
+  return normalizeAcl(Object.fromEntries(Object.entries(stored ?? {}).map(([permission, principals]) => [permission, [...principals]])));
 }
 
 function rejectOtherId(data: JsonObject, id: string): void {

@@ -10,29 +10,19 @@ import { Container } from "inversify";
 import { pino, type Logger } from "pino";
 import type { JsonValue } from "../domain/json.js";
 import { Authenticator } from "../application/authenticator.js";
-import { Authorizer } from "../application/authorizer.js";
 import type { ExtensionContext, ResourceSpec, TesseraExtension } from "../application/extension.js";
 import { HealthService } from "../application/health-service.js";
-import { CONTENTION_DEADLINE_MS } from "../application/contention-retry.js";
-import { resourceKinds } from "../application/kinds/resource-kinds.js";
-import { NO_PERMISSION_STORE } from "../application/no-permission-store.js";
-import { PaginationTokens } from "../application/pagination-token.js";
 import type { Cache } from "../application/ports/cache.js";
-import type { ChangeBroadcast } from "../application/ports/change-broadcast.js";
-import type { Clock, IdGenerator } from "../application/ports/clock.js";
-import { ChangeEvents, CommittedChanges } from "../application/events.js";
+import type { Clock } from "../application/ports/clock.js";
+import { ChangeEvents, type CommittedChanges } from "../application/events.js";
 import { AnnouncedPrincipalChanges } from "../application/announced-principal-changes.js";
-import { LiveFeed } from "../application/live-feed.js";
 import { LostAccessPermissionStore } from "../application/lost-access-permission-store.js";
-import type { GrantedRecordStore } from "../application/ports/granted-record-store.js";
-import type { RecordWithAclReader } from "../application/ports/record-with-acl-reader.js";
-import type { RecordWithAclWriter } from "../application/ports/record-with-acl-writer.js";
-import type { PrincipalsWithCheck } from "../application/ports/principals-with-check.js";
+import { PortableSharedRecords } from "../application/shared-records/portable-shared-records.js";
+import type { LiveFeed } from "../application/feed/live-feed.js";
+import type { RecordService } from "../application/record-service.js";
 import type { PermissionStore } from "../application/ports/permission-store.js";
 import type { RecordStore } from "../application/ports/record-store.js";
 import type { UnitOfWork } from "../application/ports/unit-of-work.js";
-import { GrantsJoinedInStore, GrantsResolvedToIds } from "../application/record-access.js";
-import { RecordService } from "../application/record-service.js";
 import { noGroups, type GroupFinder } from "../application/requester.js";
 import { COLLECTION_NAME_PATTERN } from "../application/resources.js";
 import { createApp } from "../adapters/http/app.js";
@@ -48,8 +38,10 @@ import { buildResources } from "./resources.js";
 import { permissionBackendProblem, PROJECT_NAME, SettingsError, text, type Settings } from "./settings.js";
 import { DEFAULT_EOS_MESSAGE } from "./settings-table.js";
 import { observedPort } from "./observed-ports.js";
+import { bindLiveFeed, bindServices, bindSharedRecords } from "./service-bindings.js";
 import { technologyModules } from "./technologies.js";
 import { TOKENS, type Migrator, type SchemaMigration } from "./tokens.js";
+import { traitsOf } from "../application/kinds/kind-traits.js";
 
 export interface CompositionOptions {
   readonly extensions?: readonly TesseraExtension[];
@@ -79,9 +71,10 @@ export function buildContainer(settings: Settings, options: CompositionOptions =
   if (!container.isBound(TOKENS.ChangeBroadcast)) container.bind(TOKENS.ChangeBroadcast).toResolvedValue(() => new InProcessBroadcast());
   // Every port call counts in the request's backend time and, failing, in the metrics.
   container.onActivation(TOKENS.RecordStore, (_context, port) => observedPort(port, "storage", metrics));
-  container.onActivation(TOKENS.GrantedRecordStore, (_context, port) => observedPort(port, "storage", metrics));
-  container.onActivation(TOKENS.RecordWithAclReader, (_context, port) => observedPort(port, "storage", metrics));
-  container.onActivation(TOKENS.RecordWithAclWriter, (_context, port) => observedPort(port, "storage", metrics));
+  // The portable SharedRecords calls the ports above, already timed; a technology's own is timed as a whole.
+  container.onActivation(TOKENS.SharedRecords, (_context, port) =>
+    port instanceof PortableSharedRecords ? port : observedPort(port, "storage", metrics),
+  );
   // Principal changes are announced to the live feed whoever makes them (the service, an extension, a tool).
   container.onActivation(
     TOKENS.PermissionStore,
@@ -122,112 +115,20 @@ export function buildContainer(settings: Settings, options: CompositionOptions =
     [TOKENS.Logger],
   );
 
-  container.bind(TOKENS.RecordService).toResolvedValue(
-    (
-      records: RecordStore,
-      stored: PermissionStore | undefined,
-      joined: GrantedRecordStore | undefined,
-      unitOfWork: UnitOfWork,
-      ids: IdGenerator,
-      events: ChangeEvents,
-      together: RecordWithAclReader | undefined,
-      createTogether: RecordWithAclWriter | undefined,
-      principalsWithCheck: PrincipalsWithCheck | undefined,
-    ) => {
-      // Undecorated: the service records who loses access itself, at each write's own timestamp.
-      const permissions = stored ?? NO_PERMISSION_STORE;
-      const kinds = resourceKinds({
-        authorizer: new Authorizer(permissions),
-        permissions,
-        ...(together ? { together } : {}),
-        ...(createTogether ? { createTogether } : {}),
-        ...(principalsWithCheck ? { principalsWithCheck } : {}),
-      });
-      // Decided once, here: one query where the store can join the ACEs, else ids resolved first.
-      const granted = joined ? new GrantsJoinedInStore(joined) : new GrantsResolvedToIds(records, permissions);
-      const changes = new CommittedChanges(events, unitOfWork);
-      return new RecordService({
-        records,
-        kinds,
-        granted,
-        unitOfWork,
-        // The capability is bound exactly when the ACEs live in the storage database: ACL writes then join the record's transaction.
-        aclInRecordTransaction: joined !== undefined,
-        ids,
-        tokens: new PaginationTokens(settings.userIdHmacSecret),
-        changes,
-        contentionDeadlineMs: CONTENTION_DEADLINE_MS,
-      });
-    },
-    [
-      TOKENS.RecordStore,
-      permissionStore,
-      { serviceIdentifier: TOKENS.GrantedRecordStore, optional: true },
-      TOKENS.UnitOfWork,
-      TOKENS.IdGenerator,
-      TOKENS.ChangeEvents,
-      { serviceIdentifier: TOKENS.RecordWithAclReader, optional: true },
-      { serviceIdentifier: TOKENS.RecordWithAclWriter, optional: true },
-      { serviceIdentifier: TOKENS.PrincipalsWithCheck, optional: true },
-    ],
-  );
-
-  container
-    .bind(TOKENS.LiveFeed)
-    .toResolvedValue(
-      async (
-        records: RecordService,
-        events: ChangeEvents,
-        broadcast: ChangeBroadcast,
-        logger: Logger,
-        store: RecordStore,
-        stored: PermissionStore | undefined,
-        joined: GrantedRecordStore | undefined,
-      ) => {
-        const log = (error: unknown, message: string) => logger.error({ err: error }, message);
-        // The subscribers' views are decided as the record service decides them (same kinds, same backend).
-        const permissions = stored ?? NO_PERMISSION_STORE;
-        const kinds = resourceKinds({ authorizer: new Authorizer(permissions), permissions });
-        const feed = new LiveFeed({
-          records,
-          store,
-          permissions,
-          ...(joined ? { together: joined } : {}),
-          kinds,
-          // ACL writes join the record's transaction exactly where the granted store is bound (as for the record service).
-          aclAfterRecord: joined === undefined,
-          events,
-          broadcast,
-          keepAliveMs: settings.feedKeepaliveSeconds * 1000,
-          log,
-        });
-        await feed.start();
-        return feed;
-      },
-      [
-        TOKENS.RecordService,
-        TOKENS.ChangeEvents,
-        TOKENS.ChangeBroadcast,
-        TOKENS.Logger,
-        TOKENS.RecordStore,
-        permissionStore,
-        { serviceIdentifier: TOKENS.GrantedRecordStore, optional: true },
-      ],
-    )
-    .onDeactivation((feed) => feed.close());
+  bindSharedRecords(container);
+  bindServices(container, settings);
+  bindLiveFeed(container, settings);
 
   bindAccounts(container, settings);
   container.bind(TOKENS.Authenticator).toResolvedValue(
     (
       stored: PermissionStore | undefined,
       records: RecordStore,
-      unitOfWork: UnitOfWork,
-      events: ChangeEvents,
+      changes: CommittedChanges,
       cache: Cache,
       logger: Logger,
       accounts: Accounts | undefined,
     ) => {
-      const changes = new CommittedChanges(events, unitOfWork);
       const context: ExtensionContext = {
         settings: settings.all,
         permissions: trackingLostAccess(stored, records, resources, true, changes),
@@ -236,7 +137,7 @@ export function buildContainer(settings: Settings, options: CompositionOptions =
       const deps = { settings, cache, context, warn: (message: string) => logger.warn(message), ...(accounts ? { accounts } : {}) };
       return new Authenticator(authenticationPolicies(settings.auth.policies, extensions, deps), groups.find, groups.fromPermissions);
     },
-    [permissionStore, TOKENS.RecordStore, TOKENS.UnitOfWork, TOKENS.ChangeEvents, TOKENS.Cache, TOKENS.Logger, OPTIONAL_ACCOUNTS],
+    [permissionStore, TOKENS.RecordStore, TOKENS.CommittedChanges, TOKENS.Cache, TOKENS.Logger, OPTIONAL_ACCOUNTS],
   );
 
   container.bind(TOKENS.HealthService).toResolvedValue(
@@ -317,20 +218,17 @@ function trackingLostAccess(
   if (!permissions) return undefined;
   const shareable = (collection: string) => {
     const definition = resources.get(collection)?.definition;
-    return definition?.kind === "shareable" ? definition : undefined;
+    return definition && traitsOf(definition).keepsAcl ? definition : undefined;
   };
   return new LostAccessPermissionStore(permissions, { records, shareable, touchOnGrant, changes });
 }
 
-/** Every port a service needs has a technology serving it; a capability comes with what it relies on. */
+/** Every port a service needs has a technology serving it; SharedRecords comes with the ACEs it joins. */
 function checkPorts(container: Container): void {
   const missing = (["RecordStore", "Cache", "UnitOfWork"] as const).filter((port) => !container.isBound(TOKENS[port]));
   if (missing.length > 0) throw new Error(`no configured backend serves ${missing.join(", ")}`);
-  for (const capability of ["GrantedRecordStore", "RecordWithAclReader", "RecordWithAclWriter"] as const) {
-    if (container.isBound(TOKENS[capability]) && !container.isBound(TOKENS.PermissionStore)) {
-      throw new Error(`a ${capability} is bound without a PermissionStore whose ACEs it could join`);
-    }
-  }
+  if (container.isBound(TOKENS.SharedRecords) && !container.isBound(TOKENS.PermissionStore))
+    throw new Error("SharedRecords is bound without a PermissionStore whose ACEs it could join");
 }
 
 /** Resources from settings, then those defined in code (which win on a shared name). */

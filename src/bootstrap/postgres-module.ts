@@ -1,7 +1,7 @@
 /**
  * `postgresql` in settings: the PostgreSQL adapters over one pool per distinct URL. Where records
- * and ACEs share a database, the record store is also bound as a GrantedRecordStore, and reads
- * get their record, ACL and principals in one statement (RecordWithAclReader).
+ * and ACEs share a database, SharedRecords is PostgresSharedRecords (joined statements, group
+ * commit of a record with its ACL, lost access in the write's transaction: docs/adr/0014).
  */
 import { ContainerModule, type ServiceIdentifier } from "inversify";
 import { PostgresCache } from "../adapters/postgres/postgres-cache.js";
@@ -10,9 +10,10 @@ import type { PostgresDatabaseOptions } from "../adapters/postgres/postgres-data
 import { PostgresDatabases } from "../adapters/postgres/postgres-databases.js";
 import { PostgresPermissionStore } from "../adapters/postgres/postgres-permission-store.js";
 import { PostgresRecordStore } from "../adapters/postgres/postgres-record-store.js";
-import { PostgresRecordWithAclReader } from "../adapters/postgres/postgres-record-with-acl-reader.js";
+import { PostgresSharedRecords } from "../adapters/postgres/postgres-shared-records.js";
 import { PostgresUnitOfWork } from "../adapters/postgres/postgres-unit-of-work.js";
 import { urlWithPassword } from "../adapters/postgres/postgres-url.js";
+import type { UnitOfWork } from "../application/ports/unit-of-work.js";
 import type { BackendSettings } from "./settings.js";
 import { PostgresAccountStore } from "../adapters/postgres/account-postgres-store.js";
 import { ACCOUNT_STORE } from "./auth-accounts.js";
@@ -63,11 +64,8 @@ export const postgresModule: TechnologyModule = (roles) =>
       bind(TOKENS.RecordStore).toResolvedValue((store: PostgresRecordStore) => store, [RECORD_STORE]);
       bind(ACCOUNT_STORE).toResolvedValue((_owner: PostgresDatabases) => new PostgresAccountStore(storage), [DATABASES]);
       // One transaction on the storage database, which the permission store joins when it shares it
-      // (then units of work also join the group commit of their collection, ADR 10).
-      bind(TOKENS.UnitOfWork).toResolvedValue(
-        (_owner: PostgresDatabases) => new PostgresUnitOfWork(storage, databases.recordsBesideAces),
-        [DATABASES],
-      );
+      // (PostgresSharedRecords then has its units of work join the group commit of their collection, ADR 10).
+      bind(TOKENS.UnitOfWork).toResolvedValue((_owner: PostgresDatabases) => new PostgresUnitOfWork(storage), [DATABASES]);
       // Live feed signals between every process on this storage database (LISTEN/NOTIFY).
       const storageSettings = roles.storage;
       if (storageSettings) {
@@ -84,14 +82,11 @@ export const postgresModule: TechnologyModule = (roles) =>
           )
           .onDeactivation((broadcast) => broadcast.close());
       }
-      if (databases.recordsBesideAces) {
-        bind(TOKENS.GrantedRecordStore).toResolvedValue((store: PostgresRecordStore) => store, [RECORD_STORE]);
-        // A create's record and ACL in one statement, shared with the creates of its group.
-        bind(TOKENS.RecordWithAclWriter).toResolvedValue((store: PostgresRecordStore) => store, [RECORD_STORE]);
-        // A read's record, ACL and principals in one statement.
-        bind(TOKENS.RecordWithAclReader).toResolvedValue(
-          (_owner: PostgresDatabases) => new PostgresRecordWithAclReader(storage),
-          [DATABASES],
+      if (storage === permission) {
+        bind(TOKENS.SharedRecords).toResolvedValue(
+          // Its own permission store on the same database: the container times SharedRecords calls as a whole.
+          (store: PostgresRecordStore, unitOfWork: UnitOfWork) => PostgresSharedRecords.on(storage, store, unitOfWork),
+          [RECORD_STORE, TOKENS.UnitOfWork],
         );
       }
     }

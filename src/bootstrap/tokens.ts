@@ -7,14 +7,14 @@ import type { ChangeEvents } from "../application/events.js";
 import type { HealthService } from "../application/health-service.js";
 import type { Cache } from "../application/ports/cache.js";
 import type { ChangeBroadcast } from "../application/ports/change-broadcast.js";
-import type { LiveFeed } from "../application/live-feed.js";
+import type { LiveFeed } from "../application/feed/live-feed.js";
 import type { Clock, IdGenerator } from "../application/ports/clock.js";
-import type { GrantedRecordStore } from "../application/ports/granted-record-store.js";
-import type { RecordWithAclReader } from "../application/ports/record-with-acl-reader.js";
-import type { RecordWithAclWriter } from "../application/ports/record-with-acl-writer.js";
 import type { PrincipalsWithCheck } from "../application/ports/principals-with-check.js";
 import type { PermissionStore } from "../application/ports/permission-store.js";
 import type { RecordStore } from "../application/ports/record-store.js";
+import type { SharedRecords } from "../application/ports/shared-records.js";
+import type { ResourceKinds } from "../application/kinds/resource-kind-policy.js";
+import type { CommittedChanges } from "../application/events.js";
 import type { UnitOfWork } from "../application/ports/unit-of-work.js";
 import type { RecordService } from "../application/record-service.js";
 import type { HttpServices } from "../adapters/http/http-services.js";
@@ -43,12 +43,11 @@ export const TOKENS = {
   Cache: Symbol("Cache") as ServiceIdentifier<Cache>,
   /** Bound by the storage technology. */
   UnitOfWork: Symbol("UnitOfWork") as ServiceIdentifier<UnitOfWork>,
-  /** A capability: bound only where records and ACEs share a database. */
-  GrantedRecordStore: Symbol("GrantedRecordStore") as ServiceIdentifier<GrantedRecordStore>,
-  /** A capability: bound only where records and ACEs share a database. */
-  RecordWithAclReader: Symbol("RecordWithAclReader") as ServiceIdentifier<RecordWithAclReader>,
-  /** A capability: bound only where records and ACEs share a database. */
-  RecordWithAclWriter: Symbol("RecordWithAclWriter") as ServiceIdentifier<RecordWithAclWriter>,
+  /**
+   * Records with their ACL: bound by a technology that keeps both in one database (PostgreSQL),
+   * else the composition root binds the portable one over RecordStore and PermissionStore.
+   */
+  SharedRecords: Symbol("SharedRecords") as ServiceIdentifier<SharedRecords>,
   /** A capability of the permission backend: bound where principals and ACEs share its database. */
   PrincipalsWithCheck: Symbol("PrincipalsWithCheck") as ServiceIdentifier<PrincipalsWithCheck>,
   /** Multi-bound: one per connection pool a technology opens, for metrics. */
@@ -61,6 +60,10 @@ export const TOKENS = {
   // Services.
   RecordService: Symbol("RecordService") as ServiceIdentifier<RecordService>,
   ChangeEvents: Symbol("ChangeEvents") as ServiceIdentifier<ChangeEvents>,
+  /** ChangeEvents announced after the commit of the unit of work they belong to. */
+  CommittedChanges: Symbol("CommittedChanges") as ServiceIdentifier<CommittedChanges>,
+  /** The policy of every resource kind, built once. */
+  ResourceKinds: Symbol("ResourceKinds") as ServiceIdentifier<ResourceKinds>,
   LiveFeed: Symbol("LiveFeed") as ServiceIdentifier<LiveFeed>,
   Authenticator: Symbol("Authenticator") as ServiceIdentifier<Authenticator>,
   HealthService: Symbol("HealthService") as ServiceIdentifier<HealthService>,

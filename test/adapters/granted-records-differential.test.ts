@@ -1,8 +1,8 @@
 /**
- * Differential test of the two ways a listing reaches "the records this caller may read": ids
- * resolved through the permission backend first (GrantsResolvedToIds, any pair of backends) and the
- * grants joined in the same query (GrantsJoinedInStore, records and ACEs in one PostgreSQL
- * database). Random ACLs, callers and page sizes; every page, next-page token, count, refusal and
+ * Differential test of the two SharedRecords on how a listing reaches "the records this caller
+ * may read": ids resolved through the permission backend first (PortableSharedRecords, any pair
+ * of backends) and the grants joined in the same query (PostgresSharedRecords, records and ACEs
+ * in one PostgreSQL database). Random ACLs, callers and page sizes; every page, next-page token, count, refusal and
  * bulk deletion of one must equal the other's.
  */
 import { expect } from "chai";
@@ -14,7 +14,9 @@ import { PostgresUnitOfWork } from "../../src/adapters/postgres/postgres-unit-of
 import { Authorizer } from "../../src/application/authorizer.js";
 import { resourceKinds } from "../../src/application/kinds/resource-kinds.js";
 import { PaginationTokens } from "../../src/application/pagination-token.js";
-import { GrantsJoinedInStore, GrantsResolvedToIds, type GrantedRecords } from "../../src/application/record-access.js";
+import type { SharedRecords } from "../../src/application/ports/shared-records.js";
+import { PortableSharedRecords } from "../../src/application/shared-records/portable-shared-records.js";
+import { PostgresSharedRecords } from "../../src/adapters/postgres/postgres-shared-records.js";
 import { RecordService, type ListParams } from "../../src/application/record-service.js";
 import { anonymousRequester, authenticatedRequester, type Requester } from "../../src/application/requester.js";
 import type { ResourceDefinition } from "../../src/application/resources.js";
@@ -61,20 +63,19 @@ describe("granted records: ids resolved first vs grants joined in the query", fu
     records = new PostgresRecordStore(databases.storage);
     permissions = new PostgresPermissionStore(databases.permission);
     const unitOfWork = new PostgresUnitOfWork(databases.storage);
-    const kinds = resourceKinds({ authorizer: new Authorizer(permissions), permissions });
-    const serviceWith = (granted: GrantedRecords) =>
+    const kinds = resourceKinds({ authorizer: new Authorizer(permissions) });
+    const serviceWith = (shared: SharedRecords) =>
       new RecordService({
         records,
         kinds,
-        granted,
+        shared,
         unitOfWork,
-        aclInRecordTransaction: true,
         ids: { generate: () => "unused" },
         tokens: new PaginationTokens("differential"),
       });
     services = {
-      resolved: serviceWith(new GrantsResolvedToIds(records, permissions)),
-      joined: serviceWith(new GrantsJoinedInStore(records)),
+      resolved: serviceWith(new PortableSharedRecords(records, permissions, unitOfWork)),
+      joined: serviceWith(PostgresSharedRecords.on(databases.storage, records, unitOfWork)),
     };
   });
   after(() => databases?.close());

@@ -155,7 +155,7 @@ describe("PostgreSQL batched writes of a group", function () {
 
   it("inside a transaction of its own (a batch request), commits or rolls back the record and its ACL together", async () => {
     const scope = { collection: "batch_acl_transaction", parentId: "" };
-    const unitOfWork = new PostgresUnitOfWork(database, true);
+    const unitOfWork = new PostgresUnitOfWork(database);
     const created = await unitOfWork.run(() =>
       records.createWithAcl(scope, "kept", {}, {}, { objectId: "/batch_acl_transaction/kept", permissions: { write: ["alice"] } }),
     );

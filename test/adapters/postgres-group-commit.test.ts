@@ -64,7 +64,7 @@ describe("PostgreSQL group commit", function () {
     return {
       recordStore: new PostgresRecordStore(database),
       permissionStore: new PostgresPermissionStore(database),
-      unitOfWork: new PostgresUnitOfWork(database, true),
+      unitOfWork: new PostgresUnitOfWork(database),
     };
   };
 

@@ -8,7 +8,7 @@
 import { expect } from "chai";
 import pg from "pg";
 import type { ListQuery } from "../../src/application/listing.js";
-import type { Grants } from "../../src/application/ports/granted-record-store.js";
+import type { JoinedGrants as Grants } from "../../src/adapters/postgres/joined-grants.js";
 import { PostgresRecordStore } from "../../src/adapters/postgres/postgres-record-store.js";
 import { databaseUrl, ensureDatabase } from "../support/postgres.js";
 import { statementOf } from "../support/plans.js";

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DataSource } from "typeorm";
 import type { ListQuery } from "../../src/application/listing.js";
-import type { Grants } from "../../src/application/ports/granted-record-store.js";
+import type { JoinedGrants as Grants } from "../../src/adapters/postgres/joined-grants.js";
 import { PostgresCache } from "../../src/adapters/postgres/postgres-cache.js";
 import { postgresDataSourceOptions, POSTGRES_MIGRATIONS } from "../../src/adapters/postgres/postgres-data-source.js";
 import { PostgresDatabase, type PostgresDatabaseOptions } from "../../src/adapters/postgres/postgres-database.js";
@@ -346,7 +346,7 @@ describe("PostgreSQL specifics", function () {
 
     it("shares one pool between backends on one URL and migrates idempotently", async () => {
       expect(databases.storage).to.equal(databases.permission);
-      expect(databases.recordsBesideAces).to.equal(true);
+      expect(databases.holdsRecordsAndAces).to.equal(true);
       await databases.migrate();
       expect(await records.heartbeat()).to.equal(true);
       expect(await permissions.heartbeat()).to.equal(true);

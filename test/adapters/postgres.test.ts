@@ -30,12 +30,13 @@ describe("PostgreSQL adapters", function () {
     await database?.close();
   });
 
-  // The three ways the compositions run a unit of work (src/bootstrap/postgres-module.ts): a batch
-  // (no scope: one plain transaction), a scoped unit with permissions in another backend (Redis:
-  // its own transaction, each write bumping the counter) and one joining the scope's group commit.
+  // The three ways the compositions run a unit of work: a batch (no scope: one plain transaction),
+  // a unit of the portable SharedRecords (permissions in another backend, as Redis: it names no
+  // scope, so it has its own transaction, each write bumping the counter) and one of
+  // PostgresSharedRecords, which names its scope and so joins the scope's group commit.
   const units = {
     plain: (): PostgresUnitOfWork => new PostgresUnitOfWork(database),
-    grouped: (): PostgresUnitOfWork => new PostgresUnitOfWork(database, true),
+    grouped: (): PostgresUnitOfWork => new PostgresUnitOfWork(database),
   };
   recordStoreContract(
     "postgresql",
@@ -47,7 +48,7 @@ describe("PostgreSQL adapters", function () {
       { name: "a batch's transaction (no group clock)", run: (work) => units.plain().run(work) },
       {
         name: "a scoped unit of work with permissions elsewhere, as Redis (no group clock)",
-        run: (work, scope) => units.plain().run(work, scope),
+        run: (work) => units.plain().run(work),
       },
       { name: "a scoped unit of work joining the group commit", run: (work, scope) => units.grouped().run(work, scope) },
     ],

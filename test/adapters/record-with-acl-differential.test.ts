@@ -1,9 +1,11 @@
 /**
- * The one-statement read (RecordWithAclReader, records and ACEs in one PostgreSQL database) against
+ * The one-statement read (PostgresRecordWithAclReader, which PostgresSharedRecords reads through:
+ * records and ACEs in one PostgreSQL database) against
  * the three lookups it replaces (RecordStore.get, PermissionStore.objectPermissions and
  * userPrincipals): same record, ACL and principals for a live record, a record without ACL, a
  * tombstone and a missing id, for users with and without extra principals. Then the same GETs
- * through RecordService with and without the capability: same answers and same refusals.
+ * through RecordService over PostgresSharedRecords and over PortableSharedRecords: same answers
+ * and same refusals.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import { expect } from "chai";
@@ -16,8 +18,9 @@ import { Authorizer } from "../../src/application/authorizer.js";
 import { resourceKinds } from "../../src/application/kinds/resource-kinds.js";
 import { PaginationTokens } from "../../src/application/pagination-token.js";
 import type { ObjectPermissions } from "../../src/application/ports/permission-store.js";
-import type { RecordWithAcl } from "../../src/application/ports/record-with-acl-reader.js";
-import { GrantsJoinedInStore } from "../../src/application/record-access.js";
+import type { RecordWithAcl } from "../../src/adapters/postgres/joined-grants.js";
+import { PostgresSharedRecords } from "../../src/adapters/postgres/postgres-shared-records.js";
+import { PortableSharedRecords } from "../../src/application/shared-records/portable-shared-records.js";
 import { RecordService } from "../../src/application/record-service.js";
 import { anonymousRequester, authenticatedRequester, type Requester } from "../../src/application/requester.js";
 import type { ResourceDefinition } from "../../src/application/resources.js";
@@ -117,13 +120,14 @@ describe("a read in one statement vs the three lookups it replaces", function ()
 
   it("answers every GET through the service the same with and without the capability", async () => {
     const service = (withReader: boolean) => {
-      const kinds = resourceKinds({ authorizer: new Authorizer(permissions), permissions, ...(withReader ? { together: reader } : {}) });
+      const kinds = resourceKinds({ authorizer: new Authorizer(permissions) });
       return new RecordService({
         records,
         kinds,
-        granted: new GrantsJoinedInStore(records),
+        shared: withReader
+          ? new PostgresSharedRecords(reader, records, permissions, unitOfWork)
+          : new PortableSharedRecords(records, permissions, unitOfWork),
         unitOfWork,
-        aclInRecordTransaction: true,
         ids: { generate: () => "unused" },
         tokens: new PaginationTokens("read"),
       });

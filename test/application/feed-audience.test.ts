@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { Audience, type SharedRead, type Viewer } from "../../src/application/feed-audience.js";
+import { Audience, type SharedRead, type Viewer } from "../../src/application/feed/feed-audience.js";
 import type { RecordOrTombstone } from "../../src/domain/records.js";
 
 /** A viewer as the feed builds it: collection-level (no principals) or restricted to its principals. */

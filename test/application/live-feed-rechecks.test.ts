@@ -18,9 +18,9 @@ describe("LiveFeed re-checks of records whose ACL came after them", function () 
   let broadcast: InProcessBroadcast;
   let world: FeedWorld;
 
-  async function open(aclAfterRecord: boolean) {
+  async function open(aclMayTrailRecord: boolean) {
     broadcast = new InProcessBroadcast();
-    world = await FeedWorld.started({ broadcast, aclAfterRecord });
+    world = await FeedWorld.started({ broadcast, aclMayTrailRecord });
   }
   afterEach(() => world.feed.close());
 

@@ -77,17 +77,34 @@ describe("LiveFeed", function () {
 
   it("checks the request as the listing does before opening anything", async () => {
     let opened = false;
-    const refused = world.feed.subscribe(
-      { requester: anonymousRequester(), resource: articles, filters: [], since: undefined },
-      ARTICLES,
-      () => {
-        opened = true;
-        return new RecordingSink();
-      },
-    );
+    const refused = world.feed.subscribe({ requester: anonymousRequester(), resource: articles, filters: [], since: undefined }, () => {
+      opened = true;
+      return new RecordingSink();
+    });
     await expectRejection(refused, UnauthenticatedError);
     expect(opened).to.equal(false);
     expect(world.feed.subscriberCount).to.equal(0);
+  });
+
+  it("decides a subscriber's view once, with the listing that authorizes it: one collection read check per subscribe", async () => {
+    await world.put("alice", "a1", { n: 1 }, { read: ["bob"] }); // 100
+    let checks = 0;
+    const check = world.acls.checkPermission.bind(world.acls);
+    world.acls.checkPermission = (objectId, permission, ...rest) => {
+      if (permission === "read") checks += 1;
+      return check(objectId, permission, ...rest);
+    };
+    try {
+      const bob = await world.subscribe("bob", undefined);
+      await bob.waitFor("live");
+      // bob may read only a1: one check of `read` on the whole collection by the listing that
+      // authorizes the subscription, two by the replay's reads (the replay is still a second
+      // reader, through the record service), none more to decide his view (it was one more).
+      expect(checks).to.equal(3);
+      bob.close();
+    } finally {
+      world.acls.checkPermission = check;
+    }
   });
 
   it("gives a restricted subscriber what its ACLs grant, lost access as a deletion and regained access as an update", async () => {
@@ -281,7 +298,7 @@ describe("LiveFeed and ACL changes made through the extensions' permission port"
     // Built and started here, not in a hook: the feed's listeners are set up under the test. No
     // re-checks of signals either: once the subscription's first reads are done, only the port's
     // announcement makes the feed read again.
-    const started = await FeedWorld.started({ aclAfterRecord: false });
+    const started = await FeedWorld.started({ aclMayTrailRecord: false });
     world = started;
     // As the composition root wires the extensions' port: over the same ACLs, touching on grant, announcing to the feed's events.
     const port = new LostAccessPermissionStore(started.acls, {

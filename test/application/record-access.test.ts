@@ -1,15 +1,23 @@
-/** How a restricted collection view reaches its records: the ids the permission backend resolves, handed to every query. */
+/**
+ * How a restricted collection view reaches its records through SharedRecords.select: the ids the
+ * permission backend resolves, handed to every query (portable), or the caller's grants handed to
+ * the store's joined statements (PostgreSQL).
+ */
 import { expect } from "chai";
 import { callerPrincipals } from "../../src/domain/principals.js";
 import type { CountQuery, ListQuery } from "../../src/application/listing.js";
 import type { PermissionStore } from "../../src/application/ports/permission-store.js";
 import type { RecordStore, Scope } from "../../src/application/ports/record-store.js";
-import { grantsOf, GrantsJoinedInStore, GrantsResolvedToIds } from "../../src/application/record-access.js";
-import type { GrantedRecordStore } from "../../src/application/ports/granted-record-store.js";
+import { ShareableKind } from "../../src/application/kinds/shareable-kind.js";
+import { Authorizer } from "../../src/application/authorizer.js";
+import { PortableSharedRecords } from "../../src/application/shared-records/portable-shared-records.js";
+import { PostgresSharedRecords, type JoinedRecordStore } from "../../src/adapters/postgres/postgres-shared-records.js";
+import { DirectUnitOfWork } from "../../src/adapters/system/direct-unit-of-work.js";
 import type { ResourceDefinition } from "../../src/application/resources.js";
 
 const articles: ResourceDefinition = { name: "articles", kind: "shareable", permissions: ["read", "write"], settingsPrincipals: {} };
 const bob = callerPrincipals("bob", ["group:readers"]);
+const kind = new ShareableKind({ authorizer: new Authorizer({} as PermissionStore) });
 
 describe("grants resolved to ids", () => {
   it("asks for the collection's records the caller may read, and keeps only ids of records of it", async () => {
@@ -33,14 +41,15 @@ describe("grants resolved to ids", () => {
       deleteMany: (scope: Scope, query: CountQuery) => seen(scope, query, []),
     } as unknown as RecordStore;
 
-    const selection = await new GrantsResolvedToIds(records, permissions).select(bob, articles, "read");
+    const shared = new PortableSharedRecords(records, permissions, new DirectUnitOfWork());
+    const selection = await shared.select(kind.recordAcls(articles), kind.grants(bob, articles, "read"));
     expect(asked).to.deep.equal([[bob.principals, "read", "/articles/*"]]);
     const scope = { collection: "articles", parentId: "" };
     const access = { ids: ["r1", "r2"], principals: bob.principals };
     const listQuery: ListQuery = { filters: [], sort: [{ field: "last_modified", descending: true }], limit: 10, includeDeleted: false };
     await selection.list(scope, listQuery);
     await selection.count(scope, { filters: [] });
-    await selection.deleteMany(scope, { filters: [{ field: "a", operator: "eq", value: 1 }] });
+    await selection.deleteMany(scope, { filters: [{ field: "a", operator: "eq", value: 1 }] }); // deletes none: no ACL to remove
     expect(queries).to.deep.equal([
       { scope, query: { ...listQuery, access } },
       { scope, query: { filters: [], access } },
@@ -60,8 +69,14 @@ describe("grants joined in the store", () => {
       list: (...args: unknown[]) => answer("list", args, []),
       count: (...args: unknown[]) => answer("count", args, 0),
       deleteMany: (...args: unknown[]) => answer("deleteMany", args, []),
-    } as unknown as GrantedRecordStore;
-    const selection = await new GrantsJoinedInStore(store).select(bob, articles, "write");
+    } as unknown as JoinedRecordStore;
+    const shared = new PostgresSharedRecords(
+      { getWithAcl: () => Promise.reject(new Error("no read")) },
+      store,
+      {} as PermissionStore,
+      new DirectUnitOfWork(),
+    );
+    const selection = await shared.select(kind.recordAcls(articles), kind.grants(bob, articles, "write"));
     const scope = { collection: "articles", parentId: "" };
     const grants = { principals: bob.principals, permissions: ["write"], objectIdPrefix: "/articles/" };
     const listQuery: ListQuery = { filters: [], sort: [{ field: "last_modified", descending: true }], limit: 5, includeDeleted: true };
@@ -89,10 +104,10 @@ describe("grants joined in the store", () => {
             ]
           : [{ objectId, permission }],
     };
-    expect(grantsOf(bob, reviewed, "read")).to.deep.equal({
+    const grants = kind.grants(bob, reviewed, "read");
+    expect({ principals: grants.principals, permissions: grants.permissions }).to.deep.equal({
       principals: bob.principals,
       permissions: ["review"],
-      objectIdPrefix: "/articles/",
     });
   });
 });

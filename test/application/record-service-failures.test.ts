@@ -14,7 +14,7 @@ import { resourceKinds } from "../../src/application/kinds/resource-kinds.js";
 import { PaginationTokens } from "../../src/application/pagination-token.js";
 import type { ConditionalWriteOptions, Scope } from "../../src/application/ports/record-store.js";
 import type { UnitOfWork } from "../../src/application/ports/unit-of-work.js";
-import { GrantsResolvedToIds } from "../../src/application/record-access.js";
+import { PortableSharedRecords } from "../../src/application/shared-records/portable-shared-records.js";
 import { RecordService } from "../../src/application/record-service.js";
 import { authenticatedRequester } from "../../src/application/requester.js";
 import type { ResourceDefinition } from "../../src/application/resources.js";
@@ -83,8 +83,8 @@ describe("RecordService when writes fail", () => {
   function service(unitOfWork: UnitOfWork = new DirectUnitOfWork(), contentionDeadlineMs = 0): RecordService {
     return new RecordService({
       records,
-      kinds: resourceKinds({ authorizer: new Authorizer(permissions), permissions }),
-      granted: new GrantsResolvedToIds(records, permissions),
+      kinds: resourceKinds({ authorizer: new Authorizer(permissions) }),
+      shared: new PortableSharedRecords(records, permissions, unitOfWork),
       unitOfWork,
       ids: { generate: () => "generated" },
       tokens: new PaginationTokens("secret"),

@@ -12,10 +12,11 @@ import { Authorizer } from "../../src/application/authorizer.js";
 import { resourceKinds } from "../../src/application/kinds/resource-kinds.js";
 import { PaginationTokens } from "../../src/application/pagination-token.js";
 import type { PermissionStore } from "../../src/application/ports/permission-store.js";
-import type { RecordAclEntries, RecordWithAclWriter } from "../../src/application/ports/record-with-acl-writer.js";
-import type { RecordStore, WriteOptions } from "../../src/application/ports/record-store.js";
+import type { RecordStore, Scope, WriteOptions } from "../../src/application/ports/record-store.js";
 import type { UnitOfWork } from "../../src/application/ports/unit-of-work.js";
-import { GrantsResolvedToIds } from "../../src/application/record-access.js";
+import { PortableSharedRecords } from "../../src/application/shared-records/portable-shared-records.js";
+import { PostgresSharedRecords, type JoinedRecordStore } from "../../src/adapters/postgres/postgres-shared-records.js";
+import type { AclEntries as RecordAclEntries } from "../../src/adapters/postgres/batched-writes.js";
 import { RecordService, withTieBreaker } from "../../src/application/record-service.js";
 import type { CommittedChanges, ResourceChanged } from "../../src/application/events.js";
 import { anonymousRequester, authenticatedRequester, type Requester } from "../../src/application/requester.js";
@@ -35,12 +36,13 @@ const notes: ResourceDefinition = { name: "notes", kind: "user", permissions: ["
 
 /** The service as the composition root builds it over memory adapters, with ids from `nextId`. */
 function serviceOver(records: RecordStore, permissions: PermissionStore, nextId: () => string, changes?: CommittedChanges): RecordService {
-  const kinds = resourceKinds({ authorizer: new Authorizer(permissions), permissions });
+  const kinds = resourceKinds({ authorizer: new Authorizer(permissions) });
+  const unitOfWork = new DirectUnitOfWork();
   return new RecordService({
     records,
     kinds,
-    granted: new GrantsResolvedToIds(records, permissions),
-    unitOfWork: new DirectUnitOfWork(),
+    shared: new PortableSharedRecords(records, permissions, unitOfWork),
+    unitOfWork,
     ids: { generate: nextId },
     tokens: new PaginationTokens("secret"),
     ...(changes ? { changes } : {}),
@@ -433,7 +435,11 @@ describe("RecordService", () => {
       }
     }
 
-    function sharedTransactionService(unitOfWork: RecordingUnitOfWork, createTogether?: RecordWithAclWriter): RecordService {
+    /** The joined SharedRecords' order (PostgreSQL's), over the memory stores: a read is the two lookups. */
+    function sharedTransactionService(
+      unitOfWork: RecordingUnitOfWork,
+      createTogether?: Pick<JoinedRecordStore, "createWithAcl">,
+    ): RecordService {
       const journaled = Object.create(records) as MemoryRecordStore;
       journaled.update = (...args) => {
         unitOfWork.journal.push("record");
@@ -444,16 +450,19 @@ describe("RecordService", () => {
         unitOfWork.journal.push(`acl ${objectId}`);
         return permissions.replaceObjectPermissions(objectId, acl);
       };
+      const reader = {
+        getWithAcl: async (scope: Scope, id: string, query: { objectId: string; permissions: readonly string[] }) => ({
+          record: await journaled.get(scope, id),
+          acl: await journaledPermissions.objectPermissions(query.objectId, query.permissions),
+          principals: undefined,
+        }),
+      };
+      const joined = Object.assign(Object.create(journaled) as MemoryRecordStore, createTogether ?? {}) as unknown as JoinedRecordStore;
       return new RecordService({
         records: journaled,
-        kinds: resourceKinds({
-          authorizer: new Authorizer(journaledPermissions),
-          permissions: journaledPermissions,
-          ...(createTogether ? { createTogether } : {}),
-        }),
-        granted: new GrantsResolvedToIds(journaled, journaledPermissions),
+        kinds: resourceKinds({ authorizer: new Authorizer(journaledPermissions) }),
+        shared: new PostgresSharedRecords(reader, joined, journaledPermissions, unitOfWork),
         unitOfWork,
-        aclInRecordTransaction: true,
         ids: { generate: () => "gen" },
         tokens: new PaginationTokens("secret"),
       });
@@ -473,8 +482,8 @@ describe("RecordService", () => {
 
     it("creates a record with its ACL in one step keeping the client's last_modified", async () => {
       const asked: { id: string; options: WriteOptions; acl: RecordAclEntries }[] = [];
-      const createTogether: RecordWithAclWriter = {
-        async createWithAcl(scope, id, data, options, acl) {
+      const createTogether: Pick<JoinedRecordStore, "createWithAcl"> = {
+        async createWithAcl(scope, id, data, options = {}, acl) {
           asked.push({ id, options, acl });
           const record = await records.create(scope, id, data, options);
           await permissions.replaceObjectPermissions(acl.objectId, acl.permissions);

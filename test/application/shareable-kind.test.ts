@@ -8,7 +8,6 @@ import { ANONYMOUS, callerPrincipals } from "../../src/domain/principals.js";
 import { Authorizer } from "../../src/application/authorizer.js";
 import type { ResourceKindPolicy } from "../../src/application/kinds/resource-kind-policy.js";
 import { ShareableKind } from "../../src/application/kinds/shareable-kind.js";
-import { grantsOf } from "../../src/application/record-access.js";
 import { authenticatedRequester, noGroups } from "../../src/application/requester.js";
 import type { PrincipalsWithCheck } from "../../src/application/ports/principals-with-check.js";
 import type { ResourceDefinition } from "../../src/application/resources.js";
@@ -22,6 +21,8 @@ const articles: ResourceDefinition = {
   settingsPrincipals: { create: ["system.Authenticated"] },
 };
 const alice = callerPrincipals("alice", []);
+const storedAcl = (stored: Record<string, ReadonlySet<string>>) =>
+  Object.fromEntries(Object.entries(stored).map(([permission, principals]) => [permission, [...principals]]));
 const bob = callerPrincipals("bob", ["group:readers"]);
 
 describe("shareable kind", () => {
@@ -30,7 +31,7 @@ describe("shareable kind", () => {
 
   beforeEach(async () => {
     permissions = new MemoryPermissionStore();
-    kind = new ShareableKind({ authorizer: new Authorizer(permissions), permissions });
+    kind = new ShareableKind({ authorizer: new Authorizer(permissions) });
     await permissions.replaceObjectPermissions("/articles/a1", { write: ["alice"], read: ["group:readers"] });
     await permissions.replaceObjectPermissions("/articles/a2", { write: ["alice"] });
   });
@@ -45,7 +46,7 @@ describe("shareable kind", () => {
     const principalsWithCheck: PrincipalsWithCheck = {
       principalsAndCheck: (userId) => Promise.resolve({ principals: new Set<string>(), allowed: aceOnCollection.get(userId) === true }),
     };
-    const oneStatement = new ShareableKind({ authorizer: new Authorizer(permissions), permissions, principalsWithCheck });
+    const oneStatement = new ShareableKind({ authorizer: new Authorizer(permissions), principalsWithCheck });
     const readByCarol: ResourceDefinition = { ...articles, settingsPrincipals: { ...articles.settingsPrincipals, read: ["carol"] } };
     const restriction = async (userId: string) =>
       (await oneStatement.callerAndRestriction(authenticatedRequester(userId, noGroups, true), readByCarol, "list"))[1];
@@ -93,7 +94,7 @@ describe("shareable kind", () => {
   });
 
   it("decides record views from the record's ACL, through a group too", async () => {
-    const acl = await kind.storedAcl(articles, "a1");
+    const acl = storedAcl(await permissions.objectPermissions("/articles/a1", articles.permissions));
     expect(acl).to.deep.equal({ write: ["alice"], read: ["group:readers"] });
     await kind.requireRecord(bob, articles, "read", "a1", acl);
     await expectRejection(kind.requireRecord(bob, articles, "replace", "a1", acl), ForbiddenError);
@@ -130,12 +131,20 @@ describe("shareable kind", () => {
   });
 
   it("turns a restriction into grants: the record permissions implying it, for the caller's principals", () => {
-    expect(grantsOf(bob, articles, "read")).to.deep.equal({
+    const grantsOf = (permission: "read" | "write") => {
+      const grants = kind.grants(bob, articles, permission);
+      return {
+        principals: grants?.principals,
+        permissions: grants?.permissions,
+        objectIdPrefix: kind.recordAcls(articles)?.objectIdPrefix,
+      };
+    };
+    expect(grantsOf("read")).to.deep.equal({
       principals: bob.principals,
       permissions: ["read", "write"],
       objectIdPrefix: "/articles/",
     });
-    expect(grantsOf(bob, articles, "write")).to.deep.equal({
+    expect(grantsOf("write")).to.deep.equal({
       principals: bob.principals,
       permissions: ["write"],
       objectIdPrefix: "/articles/",
@@ -152,12 +161,8 @@ describe("shareable kind", () => {
     expect(kind.visibleAcl(alice, undefined)).to.equal(undefined);
   });
 
-  it("saves the ACL over every known permission, and forgets the ACLs of deleted records", async () => {
-    await kind.saveAcl(articles, "a1", { write: ["bob"] });
-    expect(await kind.storedAcl(articles, "a1")).to.deep.equal({ write: ["bob"] });
-    expect(kind.aclRemoval(articles, [])).to.equal(undefined);
-    await kind.aclRemoval(articles, ["a1", "a2"])?.();
-    expect(await kind.storedAcl(articles, "a1")).to.deep.equal({});
-    expect(await kind.storedAcl(articles, "a2")).to.deep.equal({});
+  it("stores the ACL over every known permission (the writes themselves: the SharedRecords contract)", () => {
+    expect(kind.aclEntries(articles, { write: ["bob"] })).to.deep.equal({ read: [], write: ["bob"] });
+    expect(kind.aclEntries(articles, { write: ["bob"], review: ["x"] })).to.deep.equal({ read: [], write: ["bob"], review: ["x"] });
   });
 });

@@ -36,9 +36,9 @@ describe("user kind", () => {
   it("answers the same caller, without groups, when creating, reading a record and listing", async () => {
     const record = { id: "n1", lastModified: 5, data: { title: "x" } };
     expect(await kind.creator(alice, notes)).to.deep.equal(aliceCaller);
-    expect(
-      await kind.callerAndTarget(alice, notes, { collection: "notes", parentId: "alice" }, "n1", () => Promise.resolve(record)),
-    ).to.deep.equal([aliceCaller, { record, acl: undefined }]);
+    // A record is read from the RecordStore alone (no ACL to read with it: no SharedRecords).
+    void record;
+    expect(kind.recordAcls(notes)).to.equal(undefined);
     expect(await kind.callerAndRestriction(alice, notes, "list")).to.deep.equal([aliceCaller, undefined]);
     expect(groupsAsked).to.deep.equal([]);
   });
@@ -55,9 +55,9 @@ describe("user kind", () => {
   });
 
   it("keeps, stores and shows no ACL", async () => {
-    expect(await kind.storedAcl(notes, "n1")).to.equal(undefined);
+    expect(kind.recordAcls(notes)).to.equal(undefined);
     expect(kind.aclToStore(notes, aliceCaller, { read: ["bob"] })).to.equal(undefined);
     expect(kind.visibleAcl(aliceCaller, { write: ["alice"] })).to.equal(undefined);
-    expect(kind.aclRemoval(notes, ["n1"])).to.equal(undefined);
+    expect(kind.grants(aliceCaller, notes, "read")).to.equal(undefined);
   });
 });

@@ -87,11 +87,12 @@ describe("technology modules", () => {
     await Promise.all([withPermissions.unbindAllAsync(), without.unbindAllAsync()]);
   });
 
-  it("binds the one-query listing capability only where records and ACEs share a PostgreSQL database", async () => {
-    const capable = (overrides: Record<string, string | undefined>) => {
+  it("chooses the joined SharedRecords only where records and ACEs share a PostgreSQL database", async () => {
+    const capable = async (overrides: Record<string, string | undefined>) => {
       const container = buildContainer(settingsFrom(overrides), quiet);
-      const bound = container.isBound(TOKENS.GrantedRecordStore);
-      return container.unbindAllAsync().then(() => bound);
+      const joined = !(await container.getAsync(TOKENS.SharedRecords)).aclMayTrailRecord;
+      await container.unbindAllAsync();
+      return joined;
     };
     const storage = { storage_backend: "postgresql", storage_url: postgres(DATABASE) };
     expect(await capable({})).to.equal(false);

@@ -6,6 +6,7 @@
  */
 import { expect } from "chai";
 import type { RecordStore } from "../../src/application/ports/record-store.js";
+import { joinedSharedRecords } from "../support/joined-shared-records.js";
 import { TOKENS } from "../../src/bootstrap/tokens.js";
 import type { TestResponse } from "../support/http.js";
 import { holdReads } from "../support/read-barrier.js";
@@ -33,7 +34,7 @@ for (const backend of SYNC_BACKENDS) {
       const { container } = server().running;
       const records: RecordStore = await container.getAsync(TOKENS.RecordStore);
       const permissions = container.isBound(TOKENS.PermissionStore) ? await container.getAsync(TOKENS.PermissionStore) : undefined;
-      const together = container.isBound(TOKENS.RecordWithAclReader) ? await container.getAsync(TOKENS.RecordWithAclReader) : undefined;
+      const together = await joinedSharedRecords(container);
       return holdReads({ records, id: "n1", permissions, objectId: "/articles/n1", ...(together ? { together } : {}) }, parties, 10_000);
     };
 

@@ -8,10 +8,11 @@ import { expect } from "chai";
 import { PreconditionFailedError } from "../../src/domain/errors.js";
 import type { PermissionStore } from "../../src/application/ports/permission-store.js";
 import type { RecordStore } from "../../src/application/ports/record-store.js";
-import type { RecordWithAclReader } from "../../src/application/ports/record-with-acl-reader.js";
+import type { SharedRecords } from "../../src/application/ports/shared-records.js";
 import type { RecordService } from "../../src/application/record-service.js";
 import { authenticatedRequester, noGroups, type Requester } from "../../src/application/requester.js";
 import type { ResourceDefinition } from "../../src/application/resources.js";
+import { joinedSharedRecords } from "../support/joined-shared-records.js";
 import { TOKENS } from "../../src/bootstrap/tokens.js";
 import { holdReads } from "../support/read-barrier.js";
 import { startTestServer, userId, type TestServer } from "../support/http.js";
@@ -44,7 +45,7 @@ for (const backend of BACKENDS) {
     let server: TestServer;
     let records: RecordStore;
     let permissions: PermissionStore | undefined;
-    let together: RecordWithAclReader | undefined;
+    let together: SharedRecords | undefined;
     /** The reads of record r1 (and of its ACL) that the barrier holds. */
     const r1 = () => ({ records, id: "r1", permissions, objectId: "/articles/r1", ...(together ? { together } : {}) });
     let service: RecordService;
@@ -56,7 +57,7 @@ for (const backend of BACKENDS) {
       await (await container.getAsync(TOKENS.Migrator)).migrate();
       records = await container.getAsync(TOKENS.RecordStore);
       permissions = container.isBound(TOKENS.PermissionStore) ? await container.getAsync(TOKENS.PermissionStore) : undefined;
-      together = container.isBound(TOKENS.RecordWithAclReader) ? await container.getAsync(TOKENS.RecordWithAclReader) : undefined;
+      together = await joinedSharedRecords(container);
       service = await server.running.container.getAsync(TOKENS.RecordService);
       alice = authenticatedRequester(userId(ALICE), noGroups);
     });

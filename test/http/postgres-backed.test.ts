@@ -81,9 +81,10 @@ describe("HTTP on PostgreSQL", function () {
   it("rolls a batch back when a sub-request fails with a 5xx", async () => {
     await server.request("PUT", "/v1/articles/boom", { user: "alice:pw", body: { data: {} } });
     // A GET reads record and ACL in one statement here (storage and permissions share the database).
-    const reader = await server.running.container.getAsync(TOKENS.RecordWithAclReader);
-    const original = reader.getWithAcl.bind(reader);
-    reader.getWithAcl = (scope, id, query) => (id === "boom" ? Promise.reject(new BackendError("storage")) : original(scope, id, query));
+    const reader = await server.running.container.getAsync(TOKENS.SharedRecords);
+    const original = reader.read.bind(reader);
+    reader.read = (scope, id, acls, principalsOf) =>
+      id === "boom" ? Promise.reject(new BackendError("storage")) : original(scope, id, acls, principalsOf);
     try {
       const batch = await server.request("POST", "/v1/batch", {
         user: "alice:pw",
@@ -96,7 +97,7 @@ describe("HTTP on PostgreSQL", function () {
       });
       expect(batch.status).to.equal(503);
     } finally {
-      reader.getWithAcl = original;
+      reader.read = original;
     }
     expect((await server.request("GET", "/v1/articles/kept", { user: "alice:pw" })).status).to.equal(403);
   });

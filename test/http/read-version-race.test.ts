@@ -9,10 +9,11 @@ import { expect } from "chai";
 import { ForbiddenError } from "../../src/domain/errors.js";
 import type { PermissionStore } from "../../src/application/ports/permission-store.js";
 import type { RecordStore } from "../../src/application/ports/record-store.js";
-import type { RecordWithAclReader } from "../../src/application/ports/record-with-acl-reader.js";
+import type { SharedRecords } from "../../src/application/ports/shared-records.js";
 import type { RecordService } from "../../src/application/record-service.js";
 import { authenticatedRequester, noGroups, type Requester } from "../../src/application/requester.js";
 import type { ResourceDefinition } from "../../src/application/resources.js";
+import { joinedSharedRecords } from "../support/joined-shared-records.js";
 import { TOKENS } from "../../src/bootstrap/tokens.js";
 import { permissionBackendSetups, postgresWithRedisSetup, type BackendSetup } from "../support/backend-setups.js";
 import { startTestServer, userId, type TestServer } from "../support/http.js";
@@ -40,7 +41,7 @@ for (const backend of BACKENDS) {
     let server: TestServer;
     let records: RecordStore;
     let permissions: PermissionStore;
-    let together: RecordWithAclReader | undefined;
+    let together: SharedRecords | undefined;
     let service: RecordService;
     const alice: Requester = authenticatedRequester(userId("alice:pw"), noGroups);
     const bob: Requester = authenticatedRequester(BOB, noGroups);
@@ -52,7 +53,7 @@ for (const backend of BACKENDS) {
       await (await container.getAsync(TOKENS.Migrator)).migrate();
       records = await container.getAsync(TOKENS.RecordStore);
       permissions = await container.getAsync(TOKENS.PermissionStore);
-      together = container.isBound(TOKENS.RecordWithAclReader) ? await container.getAsync(TOKENS.RecordWithAclReader) : undefined;
+      together = await joinedSharedRecords(container);
       service = await container.getAsync(TOKENS.RecordService);
     });
     beforeEach(async () => {
@@ -69,7 +70,7 @@ for (const backend of BACKENDS) {
     function racingRead(write: () => Promise<void>): Promise<unknown> {
       const isR1 = (args: unknown[]) => args[1] === "r1";
       if (together) {
-        hooks.push(hookRead(together, "getWithAcl", isR1, "after", write));
+        hooks.push(hookRead(together, "read", isR1, "after", write));
       } else {
         const recordRead = hookRead(records, "get", isR1, "after", () => Promise.resolve());
         const aclOfR1 = (args: unknown[]) => args[0] === "/articles/r1";

@@ -9,13 +9,14 @@ import type { RecordOrTombstone } from "../../src/domain/records.js";
 import { Authorizer } from "../../src/application/authorizer.js";
 import { ChangeEvents, CommittedChanges } from "../../src/application/events.js";
 import type { Filter, ListQuery } from "../../src/application/listing.js";
-import { LiveFeed, type FeedEvent, type FeedSink } from "../../src/application/live-feed.js";
+import { LiveFeed, type FeedEvent, type FeedSink } from "../../src/application/feed/live-feed.js";
 import { LostAccessPermissionStore } from "../../src/application/lost-access-permission-store.js";
 import { resourceKinds } from "../../src/application/kinds/resource-kinds.js";
 import { PaginationTokens } from "../../src/application/pagination-token.js";
 import type { ChangeBroadcast } from "../../src/application/ports/change-broadcast.js";
 import type { Scope } from "../../src/application/ports/record-store.js";
-import { GrantsResolvedToIds } from "../../src/application/record-access.js";
+import { PortableSharedRecords } from "../../src/application/shared-records/portable-shared-records.js";
+import type { SharedRecords } from "../../src/application/ports/shared-records.js";
 import { RecordService } from "../../src/application/record-service.js";
 import { authenticatedRequester, type Requester } from "../../src/application/requester.js";
 import type { ResourceDefinition } from "../../src/application/resources.js";
@@ -144,7 +145,7 @@ export class HoldingRecords extends MemoryRecordStore {
 
 export interface FeedWorldOptions {
   /** As on the memory backend (ACLs written after their record): signals are re-checked. */
-  readonly aclAfterRecord?: boolean;
+  readonly aclMayTrailRecord?: boolean;
   readonly keepAliveMs?: number;
   readonly broadcast?: ChangeBroadcast;
 }
@@ -174,12 +175,18 @@ export class FeedWorld {
 
   constructor(options: FeedWorldOptions = {}) {
     // As the composition root wires them: the service records its writes' losses itself.
-    const kinds = resourceKinds({ authorizer: new Authorizer(this.acls), permissions: this.acls });
+    const kinds = resourceKinds({ authorizer: new Authorizer(this.acls) });
     const unitOfWork = new DirectUnitOfWork();
+    const portable = new PortableSharedRecords(this.records, this.acls, unitOfWork);
+    // As if ACLs committed with their records (PostgreSQL's): the feed then re-checks no signal.
+    const shared: SharedRecords =
+      options.aclMayTrailRecord === false
+        ? Object.assign(Object.create(portable) as PortableSharedRecords, { aclMayTrailRecord: false })
+        : portable;
     this.service = new RecordService({
       records: this.records,
       kinds,
-      granted: new GrantsResolvedToIds(this.records, this.acls),
+      shared,
       unitOfWork,
       ids: { generate: () => `g${++this.nextId}` },
       tokens: new PaginationTokens("secret"),
@@ -188,9 +195,8 @@ export class FeedWorld {
     this.feed = new LiveFeed({
       records: this.service,
       store: this.records,
-      permissions: this.acls,
+      shared,
       kinds,
-      aclAfterRecord: options.aclAfterRecord ?? true,
       windowMs: 0,
       events: this.events,
       broadcast: options.broadcast ?? new InProcessBroadcast(),
@@ -212,12 +218,7 @@ export class FeedWorld {
   ): Promise<RecordingSink & { close(): void }> {
     const sink = new RecordingSink();
     const requester = this.user(user);
-    const parentId = resource.kind === "user" ? user : "";
-    const subscription = await this.feed.subscribe(
-      { requester, resource, filters, since },
-      { collection: resource.name, parentId },
-      () => sink,
-    );
+    const subscription = await this.feed.subscribe({ requester, resource, filters, since }, () => sink);
     return Object.assign(sink, { close: () => subscription.close() });
   }
 

@@ -1,15 +1,15 @@
 /**
  * Forces concurrent requests to interleave between read and write: the first `parties` reads of
  * one record (through the record store's `get`, and of its ACL through the permission store's
- * `objectPermissions` when given; or through the RecordWithAclReader's `getWithAcl`, which reads
- * both at once, where one is bound) each finish reading, then wait until every racer has done all
+ * `objectPermissions` when given; or through SharedRecords' `read`, where it reads both in one
+ * snapshot) each finish reading, then wait until every racer has done all
  * of those reads; so every racer decides on the same state before any of them writes. One-shot;
  * bounded by a timeout so that a product that reads fewer times fails the `reached` assertion
  * instead of hanging.
  */
 import type { PermissionStore } from "../../src/application/ports/permission-store.js";
 import type { RecordStore } from "../../src/application/ports/record-store.js";
-import type { RecordWithAclReader } from "../../src/application/ports/record-with-acl-reader.js";
+import type { SharedRecords } from "../../src/application/ports/shared-records.js";
 
 export interface ReadBarrier {
   /** How many racers completed every held read (the test expects `parties`). */
@@ -25,7 +25,7 @@ export interface HeldReads {
   permissions?: PermissionStore;
   objectId?: string;
   /** Where bound, a record and its ACL are read together: that read is held instead. */
-  together?: RecordWithAclReader;
+  together?: SharedRecords;
 }
 
 export function holdReads(held: HeldReads, parties = 2, timeoutMs = 3000): ReadBarrier {
@@ -55,7 +55,7 @@ export function holdReads(held: HeldReads, parties = 2, timeoutMs = 3000): ReadB
   }
 
   if (held.together) {
-    hold(held.together, "getWithAcl", (args) => args[1] === held.id);
+    hold(held.together, "read", (args) => args[1] === held.id);
   } else {
     hold(held.records, "get", (args) => args[1] === held.id);
     if (held.permissions && held.objectId !== undefined) hold(held.permissions, "objectPermissions", (args) => args[0] === held.objectId);
@@ -82,8 +82,8 @@ export interface HeldRead {
 
 /**
  * Holds the live feed's next shared read of a scope's changes (a `list` over the whole scope
- * bounded by `upTo`, tombstones included, or `changesWithAcls` where the store reads ACLs with
- * the entries) whose result satisfies `matches`: the entries are read, then the test acts (a
+ * bounded by `upTo`, tombstones included, or SharedRecords `changes` where it reads ACLs with
+ * the entries in one snapshot) whose result satisfies `matches`: the entries are read, then the test acts (a
  * write), then the feed goes on with what it read. Whatever the feed reads next (an ACL, a
  * confirmation) comes after the test's action. One-shot.
  */
@@ -95,7 +95,7 @@ export function holdSharedRead(stores: object[], matches: (entries: readonly { i
   let armed = true;
   const restorers: Array<() => void> = [];
   const isSharedRead = (method: string, args: unknown[]): boolean => {
-    if (method === "changesWithAcls") return true;
+    if (method === "changes") return true;
     const query = args[1] as { upTo?: number; includeDeleted?: boolean; access?: unknown } | undefined;
     return args.length === 2 && query?.upTo !== undefined && query.includeDeleted === true && query.access === undefined;
   };
@@ -106,7 +106,7 @@ export function holdSharedRead(stores: object[], matches: (entries: readonly { i
     }[];
   for (const store of stores) {
     const target = store as Record<string, unknown>;
-    for (const method of ["list", "changesWithAcls"]) {
+    for (const method of ["list", "changes"]) {
       const original = target[method];
       if (typeof original !== "function") continue;
       const call = original as (...args: unknown[]) => Promise<unknown>;

@@ -177,7 +177,7 @@ describe("PostgresUnitOfWork.afterCommit", function () {
   });
 
   it("in a group commit: calls back each member once after the group's commit, never a member rolled back alone; its lost access commits or rolls back with it", async () => {
-    const grouped = new PostgresUnitOfWork(database, true);
+    const grouped = new PostgresUnitOfWork(database);
     const records = new PostgresRecordStore(database);
     const seen = new PostgresRecordStore(observer);
     const resource: ResourceDefinition = { name: "grouped", kind: "shareable", permissions: ["read", "write"], settingsPrincipals: {} };

@@ -7,6 +7,7 @@
  * version as an update, never the hidden one, on every backend set.
  */
 import { expect } from "chai";
+import { joinedSharedRecords } from "../support/joined-shared-records.js";
 import { TOKENS } from "../../src/bootstrap/tokens.js";
 import { userId } from "../support/http.js";
 import { holdSharedRead } from "../support/read-barrier.js";
@@ -40,7 +41,8 @@ for (const backend of SYNC_BACKENDS) {
     it("never sends Bob the version written while he was removed, even when the ACL read comes after the re-share", async () => {
       const { container } = open().server.running;
       const stores: object[] = [await container.getAsync(TOKENS.RecordStore)];
-      if (container.isBound(TOKENS.GrantedRecordStore)) stores.push(await container.getAsync(TOKENS.GrantedRecordStore));
+      const joined = await joinedSharedRecords(container);
+      if (joined) stores.push(joined);
       const bob = userId(BOB);
       await write("PUT", "/v1/articles/x", { data: { state: "visible", kind: "a" }, permissions: { read: [bob] } });
       const plain = await live("");

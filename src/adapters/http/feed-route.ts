@@ -8,7 +8,7 @@ import type Router from "@koa/router";
 import type { Context, Next } from "koa";
 import { ValidationError } from "../../domain/errors.js";
 import { MODIFIED_FIELD, type Filter } from "../../application/listing.js";
-import type { FeedEvent, FeedSink } from "../../application/live-feed.js";
+import type { FeedEvent, FeedSink } from "../../application/feed/live-feed.js";
 import { addressKey, clientAddress, TrustedProxies } from "./client-address.js";
 import { EVENT_STREAM, wantsEventStream } from "./event-stream.js";
 import { TooManyRequestsError } from "./http-errors.js";
@@ -152,7 +152,6 @@ export function registerFeedRoute(router: Router, services: HttpServices): void 
     const { since, rest } = startOf(ctx, query.filters, now);
     const requester = requesterOf(ctx);
     const definition = resource.definition;
-    const scope = { collection: definition.name, parentId: definition.kind === "user" ? (requester.userId ?? "") : "" };
     const res = ctx.res;
     const head = ctx.method === "HEAD";
     const address = addressKey(clientAddress(ctx.req.socket.remoteAddress, ctx.get("x-forwarded-for") || undefined, proxies));
@@ -165,7 +164,7 @@ export function registerFeedRoute(router: Router, services: HttpServices): void 
     }
     res.once("close", () => place?.release());
     let sink: SseSink | undefined;
-    const opened = feed.subscribe({ requester, resource: definition, filters: rest, since }, scope, () => {
+    const opened = feed.subscribe({ requester, resource: definition, filters: rest, since }, () => {
       ctx.respond = false;
       res.statusCode = 200;
       res.setHeader("Content-Type", `${EVENT_STREAM}; charset=utf-8`);

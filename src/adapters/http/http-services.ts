@@ -1,5 +1,5 @@
 /** Everything the HTTP adapter needs, as plain objects: tests build it without the container. */
-import type { LiveFeed } from "../../application/live-feed.js";
+import type { LiveFeed } from "../../application/feed/live-feed.js";
 import type { Logger } from "pino";
 import type { JsonObject, JsonValue } from "../../domain/json.js";
 import type { AccountService } from "../../application/accounts/account-service.js";

@@ -16,6 +16,7 @@ import {
   type ErrorStatus,
 } from "./openapi-components.js";
 import { allowedMethods } from "./record-routes.js";
+import { traitsOf } from "../../application/kinds/kind-traits.js";
 
 /** RFC 6902 operations on `/data/…` and `/permissions/<perm>/<principal>`. */
 const JSON_PATCH_SCHEMA: JsonObject = {
@@ -55,7 +56,7 @@ export function resourceDocument(services: HttpServices, resource: HttpResource)
     [`${name}.DataPatch`]: dataSchema(definition.schema, "patch"),
     [`${name}.Record`]: dataSchema(definition.schema, "record"),
   };
-  if (definition.kind === "shareable") {
+  if (traitsOf(definition).keepsAcl) {
     schemas[`${name}.Permissions`] = permissionsSchema(definition, false);
     schemas[`${name}.PermissionsPatch`] = permissionsSchema(definition, true);
   }
@@ -259,9 +260,9 @@ class Operations {
 
   private operation(view: ViewName, operationId: string, summary: string, rest: JsonObject): JsonObject {
     const operation: JsonObject = { tags: [this.name], operationId, summary, ...rest };
-    if (this.definition.kind === "shareable" && operation.description === undefined)
+    if (traitsOf(this.definition).keepsAcl && operation.description === undefined)
       operation.description = `Requires the \`${this.permission(view)}\` permission.`;
-    if (this.definition.kind === "user") operation.description = "Any authenticated user; only their own records.";
+    if (traitsOf(this.definition).ownRecordsOnly) operation.description = "Any authenticated user; only their own records.";
     return operation;
   }
 
@@ -276,7 +277,7 @@ class Operations {
 
   private body(data: string, permissions: string): JsonObject {
     const properties: JsonObject = { data: ref("schemas", data) };
-    if (this.definition.kind === "shareable") properties.permissions = ref("schemas", permissions);
+    if (traitsOf(this.definition).keepsAcl) properties.permissions = ref("schemas", permissions);
     return { type: "object", properties, additionalProperties: false };
   }
 
@@ -288,7 +289,7 @@ class Operations {
 
   private recordBody(): JsonObject {
     const properties: JsonObject = { data: ref("schemas", `${this.name}.Record`) };
-    if (this.definition.kind === "shareable") properties.permissions = ref("schemas", `${this.name}.Permissions`);
+    if (traitsOf(this.definition).keepsAcl) properties.permissions = ref("schemas", `${this.name}.Permissions`);
     return { type: "object", required: ["data"], properties };
   }
 

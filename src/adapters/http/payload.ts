@@ -8,6 +8,7 @@ import type { PatchPayload, RecordPayload, Submitted } from "../../application/r
 import type { ResourceDefinition } from "../../application/resources.js";
 import { pythonRepr } from "./python-repr.js";
 import { CLIENT_TIMESTAMP_RULE, isAcceptableTimestamp } from "./list-query.js";
+import { traitsOf } from "../../application/kinds/kind-traits.js";
 
 const TOP_LEVEL_KEYS = new Set(["data", "permissions"]);
 
@@ -37,7 +38,7 @@ function check(body: unknown, resource: ResourceDefinition, now: number, allowNu
     else bad("data", `${JSON.stringify(body.data)} is not a mapping type`);
   }
   if (body.permissions !== undefined) {
-    if (resource.kind === "user") bad("permissions", "User resources do not accept permissions");
+    if (!traitsOf(resource).keepsAcl) bad("permissions", "User resources do not accept permissions");
     else if (!isJsonObject(body.permissions)) bad("permissions", "permissions must be an object of permission name to list of principals");
     else {
       result.permissions = {};

@@ -4,7 +4,7 @@
  * write path: it touches the scope's timestamp counter the same way a delete does.
  */
 import type { ListQuery, RecordAccess } from "../../application/listing.js";
-import type { Grants } from "../../application/ports/granted-record-store.js";
+import type { JoinedGrants } from "./joined-grants.js";
 import type { AccessLoss, RecordedLoss } from "../../application/ports/record-store.js";
 import type { Statement } from "./postgres-database.js";
 import { filterSql, grantsRecordSql, isModifiedLowerBound, keysetSql, modifiedLowerBoundSql, SqlParams } from "./record-query-sql.js";
@@ -98,14 +98,14 @@ export function stampedLostAccessValues(losses: readonly RecordedLoss[]): { ids:
 }
 
 /** The caller's principals whose losses a listing shows, or undefined when it shows none. */
-function formerReaders(query: ListQuery, grants: Grants | undefined): readonly string[] | undefined {
+function formerReaders(query: ListQuery, grants: JoinedGrants | undefined): readonly string[] | undefined {
   if (!query.includeDeleted) return undefined;
   const principals = grants ? grants.principals : query.access?.principals;
   return principals !== undefined && principals.length > 0 ? principals : undefined;
 }
 
 /** Records the caller can read now: their losses are not shown (`l.id` is the candidate). */
-function readableNowSql(params: SqlParams, access: RecordAccess | undefined, grants: Grants | undefined): string {
+function readableNowSql(params: SqlParams, access: RecordAccess | undefined, grants: JoinedGrants | undefined): string {
   // The ACE check of the granted listing: an ACE of the record granting read to the caller.
   if (grants) return grantsRecordSql(params, grants, "l.id");
   const ids = access?.ids ?? [];
@@ -118,7 +118,7 @@ function readableNowSql(params: SqlParams, access: RecordAccess | undefined, gra
  * `records` (scope $1, $2 already bound). Undefined when the listing shows no losses: only
  * listings restricted to the caller's records (ids with principals, or grants) show them.
  */
-export function lostAccessSourceSql(params: SqlParams, query: ListQuery, grants?: Grants): string | undefined {
+export function lostAccessSourceSql(params: SqlParams, query: ListQuery, grants?: JoinedGrants): string | undefined {
   if (grants === undefined && query.access === undefined) return undefined;
   const readers = formerReaders(query, grants);
   if (readers === undefined) return undefined;

@@ -27,7 +27,7 @@ export class PostgresDatabases {
   }
 
   /** Whether records and ACEs live in one database, so that one query can join them. */
-  get recordsBesideAces(): boolean {
+  get holdsRecordsAndAces(): boolean {
     return this.storage !== undefined && this.storage === this.permission;
   }
 

@@ -7,7 +7,7 @@
  */
 import { createHash } from "node:crypto";
 import { MODIFIED_FIELD, type CountQuery, type ListQuery } from "../../application/listing.js";
-import type { ChangesWithAcls, GrantedRecordStore, Grants } from "../../application/ports/granted-record-store.js";
+import type { ChangesWithAcls } from "../../application/ports/shared-records.js";
 import type { ObjectPermissions } from "../../application/ports/permission-store.js";
 import {
   NEVER_WRITTEN,
@@ -18,12 +18,12 @@ import {
   type Scope,
   type WriteOptions,
 } from "../../application/ports/record-store.js";
-import type { RecordAclEntries, RecordWithAclWriter } from "../../application/ports/record-with-acl-writer.js";
 import { ConflictError, PreconditionFailedError, RecordNotFoundError } from "../../domain/errors.js";
 import type { JsonObject } from "../../domain/json.js";
 import { JsonTextRecord } from "../../domain/json-text-record.js";
 import { recordBody, type RecordOrTombstone, type StoredRecord, type Tombstone } from "../../domain/records.js";
-import { BatchedCreates, BatchedUpdates, type CreateItem, type UpdateItem, type WriteRow } from "./batched-writes.js";
+import type { JoinedGrants } from "./joined-grants.js";
+import { BatchedCreates, BatchedUpdates, type AclEntries, type CreateItem, type UpdateItem, type WriteRow } from "./batched-writes.js";
 import { groupCommitOf, runOne, type BatchStatement, type GroupClock, type GroupCommit } from "./group-commit.js";
 import {
   LOST_ACCESS_AFTER,
@@ -169,12 +169,16 @@ function statementFor(text: string): Statement {
   return { name, text };
 }
 
+/** How a write runs (PostgresRecordStore.writeModeOf). */
+type WriteMode =
+  { readonly runs: "in its group"; readonly clock: GroupClock } | { readonly runs: "in a transaction" } | { readonly runs: "alone" };
+
 /**
- * Also a GrantedRecordStore (`grants` on list, count and deleteMany) and a RecordWithAclWriter,
- * which is only true when the permission store uses the same database: the composition root
- * binds it as those only then.
+ * Its `grants` (list, count, deleteMany), createWithAcl and changesWithAcls join the ACEs, which
+ * holds only when the permission store uses the same database: PostgresSharedRecords calls them,
+ * and the PostgreSQL module binds it only then.
  */
-export class PostgresRecordStore implements RecordStore, GrantedRecordStore, RecordWithAclWriter {
+export class PostgresRecordStore implements RecordStore {
   private readonly groups: GroupCommit;
   private readonly creates: BatchedCreates;
   private readonly updates: BatchedUpdates;
@@ -200,7 +204,7 @@ export class PostgresRecordStore implements RecordStore, GrantedRecordStore, Rec
     return this.createItem({ scope, id, data: JSON.stringify(data), requested: options.lastModified }, data);
   }
 
-  createWithAcl(scope: Scope, id: string, data: JsonObject, options: WriteOptions, acl: RecordAclEntries): Promise<StoredRecord> {
+  createWithAcl(scope: Scope, id: string, data: JsonObject, options: WriteOptions, acl: AclEntries): Promise<StoredRecord> {
     return this.createItem({ scope, id, data: JSON.stringify(data), requested: options.lastModified, acl }, data);
   }
 
@@ -248,7 +252,7 @@ export class PostgresRecordStore implements RecordStore, GrantedRecordStore, Rec
     return { id, lastModified: await this.writtenOrRaise(rows, scope, id, options), deleted: true };
   }
 
-  async deleteMany(scope: Scope, query: CountQuery, grants?: Grants): Promise<Tombstone[]> {
+  async deleteMany(scope: Scope, query: CountQuery, grants?: JoinedGrants): Promise<Tombstone[]> {
     const params = new SqlParams();
     const source = this.sourceSql(params, scope, query, { includeDeleted: false, lock: true, grants });
     // One timestamp per victim: the counter jumps by their number and each gets its own value.
@@ -273,7 +277,7 @@ export class PostgresRecordStore implements RecordStore, GrantedRecordStore, Rec
     return rows.map((row) => ({ id: row.id, lastModified: Number(row.last_modified), deleted: true }));
   }
 
-  async list(scope: Scope, query: ListQuery, grants?: Grants): Promise<RecordOrTombstone[]> {
+  async list(scope: Scope, query: ListQuery, grants?: JoinedGrants): Promise<RecordOrTombstone[]> {
     if (query.limit <= 0) return [];
     const params = new SqlParams();
     const rows = await this.run<EntryRow>(statementFor(this.listSql(params, scope, query, grants)), params.values);
@@ -315,7 +319,7 @@ export class PostgresRecordStore implements RecordStore, GrantedRecordStore, Rec
   }
 
   /** The text of a listing (`list`), its values bound in `params`. */
-  private listSql(params: SqlParams, scope: Scope, query: ListQuery, grants?: Grants): string {
+  private listSql(params: SqlParams, scope: Scope, query: ListQuery, grants?: JoinedGrants): string {
     const source = this.sourceSql(params, scope, query, {
       includeDeleted: query.includeDeleted,
       grants,
@@ -350,9 +354,9 @@ export class PostgresRecordStore implements RecordStore, GrantedRecordStore, Rec
   async recordLostAccess(scope: Scope, losses: readonly AccessLoss[]): Promise<number[]> {
     const values = lostAccessValues(losses);
     if (values.count === 0) return [];
-    const clock = this.groups.clockFor(scope);
-    if (clock) return this.stampedLostAccess(clock, scope, values);
-    if (this.database.inTransaction()) {
+    const mode = this.writeModeOf(scope);
+    if (mode.runs === "in its group") return this.stampedLostAccess(mode.clock, scope, values);
+    if (mode.runs === "in a transaction") {
       const { ids, principals, ordinals, count } = values;
       const rows = await this.run<{ high: string }>(RECORD_LOST_ACCESS, [
         scope.collection,
@@ -382,7 +386,7 @@ export class PostgresRecordStore implements RecordStore, GrantedRecordStore, Rec
     return stamps;
   }
 
-  async count(scope: Scope, query: CountQuery, grants?: Grants): Promise<number> {
+  async count(scope: Scope, query: CountQuery, grants?: JoinedGrants): Promise<number> {
     const params = new SqlParams();
     const text = `SELECT count(*) AS n FROM ${this.sourceSql(params, scope, query, { includeDeleted: false, grants })}`;
     const rows = await this.run<{ n: string }>(statementFor(text), params.values);
@@ -433,7 +437,7 @@ export class PostgresRecordStore implements RecordStore, GrantedRecordStore, Rec
     params: SqlParams,
     scope: Scope,
     query: CountQuery,
-    options: { includeDeleted: boolean; lock?: boolean; more?: () => string[]; grants?: Grants },
+    options: { includeDeleted: boolean; lock?: boolean; more?: () => string[]; grants?: JoinedGrants },
   ): string {
     params.add(scope.collection);
     params.add(scope.parentId);
@@ -470,9 +474,9 @@ export class PostgresRecordStore implements RecordStore, GrantedRecordStore, Rec
     after: unknown[],
     requested: number | undefined,
   ): Promise<WriteRow[]> {
-    const clock = this.groups.clockFor(scope);
-    if (clock) return this.stampedWrite(clock, statements.stamped, before, after, requested);
-    if (this.database.inTransaction()) return this.run<WriteRow>(statements.bump, [...before, requested ?? null, ...after]);
+    const mode = this.writeModeOf(scope);
+    if (mode.runs === "in its group") return this.stampedWrite(mode.clock, statements.stamped, before, after, requested);
+    if (mode.runs === "in a transaction") return this.run<WriteRow>(statements.bump, [...before, requested ?? null, ...after]);
     return this.groups.write(scope, (group) => this.stampedWrite(group, statements.stamped, before, after, requested));
   }
 
@@ -487,10 +491,22 @@ export class PostgresRecordStore implements RecordStore, GrantedRecordStore, Rec
     item: I,
     inTransaction: () => Promise<WriteRow[]>,
   ): Promise<WriteRow[]> {
-    const clock = this.groups.clockFor(scope);
-    if (clock) return runOne(statement, clock, item);
-    if (this.database.inTransaction()) return inTransaction();
+    const mode = this.writeModeOf(scope);
+    if (mode.runs === "in its group") return runOne(statement, mode.clock, item);
+    if (mode.runs === "in a transaction") return inTransaction();
     return this.groups.batch(scope, statement, item);
+  }
+
+  /**
+   * The one place a write's mode is decided: inside a unit of work that joined its scope's group
+   * commit (stamped by the group's clock, which writes the counter once), inside another
+   * transaction (a batch request's: the statement bumps the counter itself), or alone (it joins
+   * the scope's next group, ADR 10).
+   */
+  private writeModeOf(scope: Scope): WriteMode {
+    const clock = this.groups.clockFor(scope);
+    if (clock) return { runs: "in its group", clock };
+    return { runs: this.database.inTransaction() ? "in a transaction" : "alone" };
   }
 
   private async stampedWrite(

@@ -1,12 +1,11 @@
 /**
- * RecordWithAclReader on PostgreSQL: the record, its ACEs and the user's extra principals as one
- * statement over the storage and permission tables, which must be in the same database (the
- * composition root binds it only then). Each part is the same lookup, on the same index, as
+ * The read of PostgresSharedRecords: the record, its ACEs and the user's extra principals as one
+ * statement over the storage and permission tables, which must be in the same database. Each part is the same lookup, on the same index, as
  * RecordStore.get, PermissionStore.objectPermissions and userPrincipals. Reads that arrive while
  * one such statement is in flight go together in the next (statement-bursts.ts); a read inside a
  * unit of work goes alone on its transaction, which may hold writes of its own to see.
  */
-import type { RecordAclQuery, RecordWithAcl, RecordWithAclReader } from "../../application/ports/record-with-acl-reader.js";
+import type { RecordAclQuery, RecordWithAcl } from "./joined-grants.js";
 import type { ObjectPermissions } from "../../application/ports/permission-store.js";
 import type { Scope } from "../../application/ports/record-store.js";
 import type { JsonObject } from "../../domain/json.js";
@@ -53,7 +52,7 @@ interface Row extends Record<string, unknown> {
   principals: string[] | null;
 }
 
-export class PostgresRecordWithAclReader implements RecordWithAclReader {
+export class PostgresRecordWithAclReader {
   private readonly bursts = new StatementBursts<Read, RecordWithAcl>((reads) => this.read(reads), { maxInFlight: 1, maxBurst: MAX_BURST });
 
   /** The database belongs to whoever opened it (PostgresDatabases), which closes it. */

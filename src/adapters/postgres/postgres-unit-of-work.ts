@@ -10,19 +10,13 @@ export class PostgresUnitOfWork implements UnitOfWork {
   /** Callbacks waiting for the commit of the outermost `run` of the current async context. */
   private readonly pending = new AsyncLocalStorage<(() => void)[]>();
 
-  /**
-   * `groupCommit`: the record store and the permission store live in this database, so scoped
-   * work (a record and its ACL) can join the scope's group commit. With permissions elsewhere
-   * (their writes undone by onRollback, never by a savepoint) each unit keeps its own transaction.
-   */
-  constructor(
-    private readonly database: PostgresDatabase,
-    private readonly groupCommit = false,
-  ) {}
+  constructor(private readonly database: PostgresDatabase) {}
 
   /**
    * Every store call inside `work` (same database) uses one transaction; a nested run joins it.
-   * Scoped work joins the scope's group commit, keeping its own outcome. The callbacks `work`
+   * Scoped work joins the scope's group commit, keeping its own outcome: only PostgresSharedRecords
+   * names a scope, where the ACEs are in this database too (work with writes elsewhere, undone by
+   * onRollback rather than by a savepoint, names none and keeps its own transaction). The callbacks `work`
    * registers with afterCommit run once its own outcome is known to be committed: a group
    * member's after the group's commit, and never when only that member was rolled back.
    */
@@ -36,7 +30,7 @@ export class PostgresUnitOfWork implements UnitOfWork {
       callbacks = attempt;
       return this.pending.run(attempt, work);
     };
-    const grouped = scope !== undefined && this.groupCommit && !this.database.inTransaction();
+    const grouped = scope !== undefined && !this.database.inTransaction();
     const result = grouped ? await groupCommitOf(this.database).unitOfWork(scope, own) : await this.database.transaction("storage", own);
     for (const callback of callbacks) callback();
     return result;

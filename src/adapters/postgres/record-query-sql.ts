@@ -8,7 +8,7 @@
  */
 import type { JsonValue } from "../../domain/json.js";
 import { ID_FIELD, MODIFIED_FIELD, type Filter, type PageCursor, type SortKey } from "../../application/listing.js";
-import type { Grants } from "../../application/ports/granted-record-store.js";
+import type { JoinedGrants } from "./joined-grants.js";
 import { prefixRange, wildcardToLike } from "./like-pattern.js";
 
 /** Collects bound values and hands out their `$n` placeholders. */
@@ -204,8 +204,8 @@ export function idsAccessSql(params: SqlParams, ids: readonly string[]): string 
 }
 
 /**
- * Ids of the records whose ACEs grant one of `permissions` to one of `principals` (Grants of a
- * GrantedRecordStore), read from the (principal, permission, object_id) index within the scope's
+ * Ids of the records whose ACEs grant one of `permissions` to one of `principals` (JoinedGrants of
+ * PostgresSharedRecords), read from the (principal, permission, object_id) index within the scope's
  * object id prefix. Undefined when nothing can match.
  *
  * One index probe per (principal, permission) pair, with equality on the index's two leading
@@ -217,7 +217,7 @@ export function idsAccessSql(params: SqlParams, ids: readonly string[]): string 
  * principals, so the prepared statement is shared and soon runs a cached generic plan (planning
  * six branches on every call cost more than the branches themselves).
  */
-export function grantedIdsSql(params: SqlParams, access: Grants): string | undefined {
+export function grantedIdsSql(params: SqlParams, access: JoinedGrants): string | undefined {
   const principals = [...new Set(access.principals)];
   const permissions = [...new Set(access.permissions)];
   if (principals.length === 0 || permissions.length === 0) return undefined;
@@ -248,7 +248,7 @@ export function modifiedLowerBoundSql(params: SqlParams, f: Filter, column: stri
  * the planner from turning the EXISTS into a join over every ACE, which it did on tables without
  * statistics (a scan of the ACEs per row: quadratic).
  */
-export function grantsRecordSql(params: SqlParams, access: Grants, id: string): string {
+export function grantsRecordSql(params: SqlParams, access: JoinedGrants, id: string): string {
   const principals = [...new Set(access.principals)];
   const permissions = [...new Set(access.permissions)];
   if (principals.length === 0 || permissions.length === 0) return "FALSE";

@@ -5,11 +5,10 @@
  */
 import type { Acl } from "../../domain/acl.js";
 import type { Caller } from "../../domain/principals.js";
-import type { JsonObject } from "../../domain/json.js";
+import type { READ, WRITE } from "../../domain/permissions.js";
 import type { StoredRecord } from "../../domain/records.js";
-import type { PendingAcl } from "../record-acl-write.js";
-import type { RecordPermission } from "../record-access.js";
-import type { AccessLoss, Scope, WriteOptions } from "../ports/record-store.js";
+import type { Scope } from "../ports/record-store.js";
+import type { AclEntries, Grants, RecordAcls } from "../ports/shared-records.js";
 import type { Requester } from "../requester.js";
 import type { ResourceDefinition, ResourceKind, ViewName } from "../resources.js";
 
@@ -18,6 +17,9 @@ export interface Target {
   readonly record: StoredRecord | undefined;
   readonly acl: Acl | undefined;
 }
+
+/** The permission a restricted collection view needs on each record. */
+export type RecordPermission = typeof READ | typeof WRITE;
 
 /** The views that work on many records at once, and the record permission each one needs. */
 export type CollectionView = "list" | "deleteAll";
@@ -36,22 +38,13 @@ export interface ResourceKindPolicy {
   creator(requester: Requester, resource: ResourceDefinition): Promise<Caller>;
 
   /**
-   * The caller and the record with its ACL, for a read: `getRecord` and the lookups concurrently,
-   * or one round trip where the kind's store reads them together (RecordWithAclReader).
+   * How the records of this resource map to ACLs (SharedRecords reads and writes them with the
+   * record); undefined for a kind that keeps no ACL (its records go to the RecordStore alone).
    */
-  callerAndTarget(
-    requester: Requester,
-    resource: ResourceDefinition,
-    scope: Scope,
-    id: string,
-    getRecord: () => Promise<StoredRecord | undefined>,
-  ): Promise<[Caller, Target]>;
+  recordAcls(resource: ResourceDefinition): RecordAcls | undefined;
 
-  /** The record's stored ACL, fetched alongside the record; undefined when the kind keeps none. */
-  storedAcl(resource: ResourceDefinition, id: string): Promise<Acl | undefined>;
-
-  /** The record (`getRecord`) and the ACL of that same version, for a decision about it. */
-  target(resource: ResourceDefinition, id: string, getRecord: () => Promise<StoredRecord | undefined>): Promise<Target>;
+  /** The grants through which the caller holds `permission` on records of the resource (a restricted view). */
+  grants(caller: Caller, resource: ResourceDefinition, permission: RecordPermission): Grants | undefined;
 
   /** Whether the caller may use `view` on the whole collection. */
   allowsCollection(caller: Caller, resource: ResourceDefinition, view: ViewName): Promise<boolean>;
@@ -87,42 +80,8 @@ export interface ResourceKindPolicy {
   /** What the caller sees of a record's ACL: undefined when the kind keeps none. */
   visibleAcl(caller: Caller, acl: Acl | undefined): Acl | undefined;
 
-  /**
-   * A new record and its ACL in one step, where the kind's stores can (RecordWithAclWriter);
-   * undefined where they cannot: the service then writes them one after the other (saveAcl).
-   */
-  createWithAcl(
-    resource: ResourceDefinition,
-    scope: Scope,
-    id: string,
-    data: JsonObject,
-    options: WriteOptions,
-    acl: Acl,
-  ): Promise<StoredRecord> | undefined;
-
-  /**
-   * Replaces the record's stored ACL with `acl` (every known permission not in it emptied);
-   * `version`: the `last_modified` of the record version it belongs to, when known.
-   */
-  saveAcl(resource: ResourceDefinition, id: string, acl: Acl, version?: number): Promise<void>;
-
-  /**
-   * Where the record is visible before its ACL is written (see ShareableKind.target), the marks
-   * of an ACL write in flight (its undo puts `previousVersion` back); undefined when not needed.
-   */
-  pendingAcl(resource: ResourceDefinition, id: string, previousVersion: number | undefined): PendingAcl | undefined;
-
-  /**
-   * Principals who read the record through `before` and no longer through `after` (they lost it:
-   * docs/adr/0011); none for a kind that keeps no ACL.
-   */
-  lostReaders(resource: ResourceDefinition, id: string, before: Acl, after: Acl): string[];
-
-  /**
-   * The write that forgets the ACLs of deleted records, resolving to who could read each of them
-   * until then; undefined when there is nothing to forget.
-   */
-  aclRemoval(resource: ResourceDefinition, ids: readonly string[]): (() => Promise<AccessLoss[]>) | undefined;
+  /** The ACL as stored for a record: every permission the resource knows named, those `acl` lacks emptied. */
+  aclEntries(resource: ResourceDefinition, acl: Acl): AclEntries;
 }
 
 /** One policy per kind a resource may declare. */

@@ -3,59 +3,24 @@
  * decided by the authorizer (settings principals, the record's ACL, bound permissions); the
  * writer always ends up in `write`, and only writers see the ACL.
  */
-import { normalizeAcl, withWriter, type Acl } from "../../domain/acl.js";
+import { withWriter, type Acl } from "../../domain/acl.js";
 import { RecordNotFoundError } from "../../domain/errors.js";
-import { collectionObjectId, READ, recordObjectId, WRITE } from "../../domain/permissions.js";
+import { collectionObjectId, READ, recordObjectId, recordsPattern, WRITE } from "../../domain/permissions.js";
 import { ANONYMOUS, callerPrincipals, writerPrincipal, type Caller } from "../../domain/principals.js";
-import type { StoredRecord } from "../../domain/records.js";
 import { denial, type Authorizer } from "../authorizer.js";
-import type { ObjectPermissions, PermissionStore } from "../ports/permission-store.js";
 import type { PrincipalsWithCheck } from "../ports/principals-with-check.js";
-import type { JsonObject } from "../../domain/json.js";
-import type { RecordWithAclReader } from "../ports/record-with-acl-reader.js";
-import type { RecordWithAclWriter } from "../ports/record-with-acl-writer.js";
-import type { AccessLoss, Scope, WriteOptions } from "../ports/record-store.js";
-import type { PendingAcl } from "../record-acl-write.js";
-import { lostReaders, recordReaders, recordReadPermissions } from "../record-readers.js";
-import type { RecordPermission } from "../record-access.js";
+import type { Scope } from "../ports/record-store.js";
+import type { AclEntries, Grants, RecordAcls } from "../ports/shared-records.js";
+import { recordReadPermissions } from "../record-readers.js";
 import type { Requester } from "../requester.js";
 import { boundPermissionsOf, permissionFor, type ResourceDefinition, type ViewName } from "../resources.js";
-import type { CollectionView, ResourceKindPolicy, Target } from "./resource-kind-policy.js";
-
-/**
- * The pseudo-permission holding the version stamp of a record's ACL (`target`): a name no
- * resource declares and no bound permission names, so it grants nothing.
- */
-export const ACL_VERSION = "tessera:acl_version";
-
-/**
- * The ACL of the record version `lastModified` (its stamp taken out), or undefined when the
- * stored ACL belongs to a later write, done or in flight (stamped above it): the one rule that
- * pairs a record and an ACL read apart, for a GET (`target`) and for the live feed alike.
- */
-export function aclOfVersion(stored: ObjectPermissions, lastModified: number): ObjectPermissions | undefined {
-  const { [ACL_VERSION]: stamp, ...acl } = stored;
-  if (stamp === undefined || stamp.size === 0) return acl;
-  return Math.max(...[...stamp].map(Number)) <= lastModified ? acl : undefined;
-}
-
-/** The stamp of an ACL whose record write is in flight: above every `last_modified`. */
-const PENDING = Number.MAX_SAFE_INTEGER;
-
-/** Reads of a record and its ACL before a persistent mismatch is decided on no record grant. */
-const PAIRING_ATTEMPTS = 6;
-const PAIRING_PAUSE_MS = 1;
+import type { CollectionView, RecordPermission, ResourceKindPolicy, Target } from "./resource-kind-policy.js";
 
 /** The record permission a collection view needs on a record to touch it. */
 const RECORD_PERMISSION: Readonly<Record<CollectionView, RecordPermission>> = { list: READ, deleteAll: WRITE };
 
 export interface ShareableKindDeps {
   readonly authorizer: Authorizer;
-  readonly permissions: PermissionStore;
-  /** Bound only where records and ACEs share a database: a read is then one round trip. */
-  readonly together?: RecordWithAclReader;
-  /** Bound only where records and ACEs share a database: a create is then one statement. */
-  readonly createTogether?: RecordWithAclWriter;
   /** Bound where the permission backend reads a user's principals and checks a permission in one round trip. */
   readonly principalsWithCheck?: PrincipalsWithCheck;
 }
@@ -79,60 +44,23 @@ export class ShareableKind implements ResourceKindPolicy {
     return requester.caller();
   }
 
-  async callerAndTarget(
-    requester: Requester,
-    resource: ResourceDefinition,
-    scope: Scope,
-    id: string,
-    getRecord: () => Promise<StoredRecord | undefined>,
-  ): Promise<[Caller, Target]> {
-    const { together } = this.deps;
-    if (!together) return Promise.all([requester.caller(), this.target(resource, id, getRecord)]);
-    // The principals only when still unknown (a batch may have read them) and the backend's own.
-    const adopt = requester.userId === undefined ? undefined : requester.groupsToRead?.();
-    const query = {
-      objectId: recordObjectId(resource.name, id),
+  /** A record's object id is `/<resource>/<id>`; its ACL holds the resource's permissions. */
+  recordAcls(resource: ResourceDefinition): RecordAcls {
+    return {
+      objectIdPrefix: recordObjectId(resource.name, ""),
       permissions: resource.permissions,
-      principalsOf: adopt && requester.userId,
+      readPermissions: (objectId) => recordReadPermissions(resource, objectId),
     };
-    const read = await together.getWithAcl(scope, id, query);
-    const caller = adopt && read.principals ? await adopt(read.principals) : await requester.caller();
-    return [caller, { record: read.record, acl: aclFromStored(read.acl) }];
   }
 
-  async storedAcl(resource: ResourceDefinition, id: string): Promise<Acl> {
-    return aclFromStored(await this.deps.permissions.objectPermissions(recordObjectId(resource.name, id), resource.permissions));
-  }
-
-  /**
-   * The record and the ACL of that very version. Read in one statement where a RecordWithAclReader
-   * is bound. Else (the ACL in Redis or another database) they are two reads that no snapshot
-   * joins, so the pair is checked: every ACL write made with a record write stores, atomically
-   * with the ACL, the `last_modified` of that record version (ACL_VERSION), and a record at
-   * `last_modified` L is paired only with an ACL stamped S <= L. Where the record commits after
-   * its ACL write (PostgreSQL storage: the Redis write is inside the transaction), every ACL
-   * written for a version up to L is visible once L is, and a later one is stamped above L. Where
-   * the record is visible before its ACL is written (memory storage), the ACL is first stamped
-   * PENDING (above every L) until the write completes (record-acl-write.ts). So S <= L means the
-   * ACL is the one of version L, whatever the order of the two reads; otherwise a write is in
-   * flight: read both again. When that lasts (a writer died between its writes), the record's
-   * own ACL grants nothing (no leak; collection grants still apply). An ACL without stamp (from
-   * before stamps, or changed by an extension through the port) is taken as it is.
-   */
-  async target(resource: ResourceDefinition, id: string, getRecord: () => Promise<StoredRecord | undefined>): Promise<Target> {
-    if (this.deps.together) {
-      const [record, acl] = await Promise.all([getRecord(), this.storedAcl(resource, id)]);
-      return { record, acl };
-    }
-    const objectId = recordObjectId(resource.name, id);
-    const permissions = [...resource.permissions, ACL_VERSION];
-    for (let attempt = 1; ; attempt++) {
-      const [record, stored] = await Promise.all([getRecord(), this.deps.permissions.objectPermissions(objectId, permissions)]);
-      const acl = aclOfVersion(stored, record ? record.lastModified : Number.MAX_SAFE_INTEGER);
-      if (acl) return { record, acl: aclFromStored(acl) };
-      if (attempt === PAIRING_ATTEMPTS) return { record, acl: {} };
-      await new Promise((resolve) => setTimeout(resolve, PAIRING_PAUSE_MS * 2 ** attempt));
-    }
+  /** The record permissions that grant `permission` on every record of the resource (bound ones included). */
+  grants(caller: Caller, resource: ResourceDefinition, permission: RecordPermission): Grants {
+    const pattern = recordsPattern(resource.name);
+    const boundPermissions = boundPermissionsOf(resource);
+    const permissions = boundPermissions(pattern, permission)
+      .filter((b) => b.objectId === pattern)
+      .map((b) => b.permission);
+    return { principals: caller.principals, permission, boundPermissions, permissions };
   }
 
   allowsCollection(caller: Caller, resource: ResourceDefinition, view: ViewName): Promise<boolean> {
@@ -195,59 +123,9 @@ export class ShareableKind implements ResourceKindPolicy {
     return caller.principals.some((p) => writers.includes(p)) ? acl : {};
   }
 
-  createWithAcl(
-    resource: ResourceDefinition,
-    scope: Scope,
-    id: string,
-    data: JsonObject,
-    options: WriteOptions,
-    acl: Acl,
-  ): Promise<StoredRecord> | undefined {
-    const entries = { objectId: recordObjectId(resource.name, id), permissions: everyPermission(resource, acl) };
-    return this.deps.createTogether?.createWithAcl(scope, id, data, options, entries);
-  }
-
-  /**
-   * Replaces every known permission of the record, emptying those the ACL does not name; stamped
-   * with `version` (the record's `last_modified`) where the ACL is paired by version (`target`).
-   */
-  async saveAcl(resource: ResourceDefinition, id: string, acl: Acl, version?: number): Promise<void> {
-    await this.deps.permissions.replaceObjectPermissions(recordObjectId(resource.name, id), {
-      ...everyPermission(resource, acl),
-      ...this.stamp(version),
-    });
-  }
-
-  pendingAcl(resource: ResourceDefinition, id: string, previousVersion: number | undefined): PendingAcl | undefined {
-    if (this.deps.together) return undefined;
-    const objectId = recordObjectId(resource.name, id);
-    const stampOnly = (version: number | undefined) => this.deps.permissions.replaceObjectPermissions(objectId, this.stamp(version));
-    return { mark: () => stampOnly(PENDING), clear: () => stampOnly(previousVersion) };
-  }
-
-  /** The stamp to store with an ACL (none where a RecordWithAclReader pairs them; no version: removed). */
-  private stamp(version: number | undefined): Record<string, readonly string[]> {
-    if (this.deps.together) return {};
-    return { [ACL_VERSION]: version === undefined ? [] : [String(version)] };
-  }
-
-  lostReaders(resource: ResourceDefinition, id: string, before: Acl, after: Acl): string[] {
-    return lostReaders(resource, recordObjectId(resource.name, id), before, after);
-  }
-
-  /** Reads who can read each record (one round trip), then deletes their ACLs. */
-  aclRemoval(resource: ResourceDefinition, ids: readonly string[]): (() => Promise<AccessLoss[]>) | undefined {
-    if (ids.length === 0) return undefined;
-    return async () => {
-      const { permissions } = this.deps;
-      const objectIds = ids.map((id) => recordObjectId(resource.name, id));
-      const acls = await permissions.manyObjectPermissions(objectIds, resource.permissions);
-      await permissions.deleteObjectPermissions(...objectIds);
-      return ids.map((id, i) => {
-        const objectId = objectIds[i] ?? "";
-        return { id, principals: [...recordReaders(recordReadPermissions(resource, objectId), acls.get(objectId) ?? {})] };
-      });
-    };
+  /** Every known permission of the resource named, those the ACL does not name emptied: what a write stores. */
+  aclEntries(resource: ResourceDefinition, acl: Acl): AclEntries {
+    return everyPermission(resource, acl);
   }
 }
 
@@ -256,8 +134,4 @@ function everyPermission(resource: ResourceDefinition, acl: Acl): Record<string,
   const full: Record<string, readonly string[]> = {};
   for (const permission of new Set([...resource.permissions, ...Object.keys(acl)])) full[permission] = acl[permission] ?? [];
   return full;
-}
-
-function aclFromStored(stored: ObjectPermissions): Acl {
-  return normalizeAcl(Object.fromEntries(Object.entries(stored).map(([perm, principals]) => [perm, [...principals]])));
 }

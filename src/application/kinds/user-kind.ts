@@ -5,12 +5,11 @@
 import type { Acl } from "../../domain/acl.js";
 import { UnauthenticatedError } from "../../domain/errors.js";
 import type { Caller } from "../../domain/principals.js";
-import type { StoredRecord } from "../../domain/records.js";
-import type { RecordPermission } from "../record-access.js";
 import type { Scope } from "../ports/record-store.js";
+import type { AclEntries } from "../ports/shared-records.js";
 import type { Requester } from "../requester.js";
 import type { ResourceDefinition } from "../resources.js";
-import type { ResourceKindPolicy, Target } from "./resource-kind-policy.js";
+import type { RecordPermission, ResourceKindPolicy } from "./resource-kind-policy.js";
 
 const allowed = (): Promise<void> => Promise.resolve();
 
@@ -29,23 +28,13 @@ export class UserKind implements ResourceKindPolicy {
     return this.caller(requester);
   }
 
-  async callerAndTarget(
-    requester: Requester,
-    _resource: ResourceDefinition,
-    _scope: Scope,
-    _id: string,
-    getRecord: () => Promise<StoredRecord | undefined>,
-  ): Promise<[Caller, Target]> {
-    const [caller, record] = await Promise.all([this.caller(requester), getRecord()]);
-    return [caller, { record, acl: undefined }];
+  /** No ACL: records live in the RecordStore alone. */
+  recordAcls(): undefined {
+    return undefined;
   }
 
-  storedAcl(): Promise<Acl | undefined> {
-    return Promise.resolve(undefined);
-  }
-
-  async target(_resource: ResourceDefinition, _id: string, getRecord: () => Promise<StoredRecord | undefined>): Promise<Target> {
-    return { record: await getRecord(), acl: undefined };
+  grants(): undefined {
+    return undefined;
   }
 
   /** The scope is the caller's own: every view of it is theirs. */
@@ -73,21 +62,7 @@ export class UserKind implements ResourceKindPolicy {
     return undefined;
   }
 
-  saveAcl = allowed;
-
-  pendingAcl(): undefined {
-    return undefined;
-  }
-
-  createWithAcl(): undefined {
-    return undefined;
-  }
-
-  lostReaders(): string[] {
-    return [];
-  }
-
-  aclRemoval(): undefined {
-    return undefined;
+  aclEntries(): AclEntries {
+    return {};
   }
 }

@@ -1,9 +1,9 @@
 /** What the live feed exchanges with its callers: the request, the events, and where they go. */
-import type { JsonObject } from "../domain/json.js";
-import type { ChangeAction } from "./events.js";
-import type { Filter } from "./listing.js";
-import type { Requester } from "./requester.js";
-import type { ResourceDefinition } from "./resources.js";
+import type { JsonObject } from "../../domain/json.js";
+import type { ChangeAction } from "../events.js";
+import type { Filter } from "../listing.js";
+import type { Requester } from "../requester.js";
+import type { ResourceDefinition } from "../resources.js";
 
 export interface FeedEvent {
   /** The entry's `last_modified`: what a client sends back as `Last-Event-ID`. */

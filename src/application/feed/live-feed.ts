@@ -7,18 +7,17 @@
  * Cursors (the last `last_modified` read) make replay then live gapless and without duplicates.
  * Writers never wait: a signal only schedules a read.
  */
-import type { Caller } from "../domain/principals.js";
-import type { ChangeAction, ChangeEvents } from "./events.js";
+import type { Caller } from "../../domain/principals.js";
+import type { ChangeAction, ChangeEvents } from "../events.js";
 import { ScopeFeed } from "./feed-scope.js";
 import { Subscription } from "./feed-subscription.js";
-import type { ResourceKinds } from "./kinds/resource-kind-policy.js";
+import type { ResourceKinds } from "../kinds/resource-kind-policy.js";
 import type { FeedRequest, FeedSink } from "./feed-types.js";
-import { MODIFIED_FIELD } from "./listing.js";
-import { EVERY_SCOPE, PRINCIPALS_CHANGED, type ChangeBroadcast, type ChangeSignal } from "./ports/change-broadcast.js";
-import type { GrantedRecordStore } from "./ports/granted-record-store.js";
-import type { PermissionStore } from "./ports/permission-store.js";
-import type { RecordStore } from "./ports/record-store.js";
-import type { RecordService } from "./record-service.js";
+import { MODIFIED_FIELD } from "../listing.js";
+import { EVERY_SCOPE, PRINCIPALS_CHANGED, type ChangeBroadcast, type ChangeSignal } from "../ports/change-broadcast.js";
+import type { RecordStore } from "../ports/record-store.js";
+import type { SharedRecords } from "../ports/shared-records.js";
+import type { RecordService } from "../record-service.js";
 
 export type { FeedEvent, FeedRequest, FeedSink } from "./feed-types.js";
 
@@ -26,12 +25,9 @@ export interface LiveFeedOptions {
   readonly records: RecordService;
   /** The shared reads go to the ports directly (the subscribers' access was decided at subscription). */
   readonly store: RecordStore;
-  readonly permissions: PermissionStore;
-  /** Where the ACEs share the records' database: the shared reads take entries and ACLs in one statement. */
-  readonly together?: GrantedRecordStore;
+  /** The shared reads' entries with the ACL of each version (SharedRecords.changes). */
+  readonly shared: SharedRecords;
   readonly kinds: ResourceKinds;
-  /** True where an ACL may be written after its record outside its transaction (memory, Redis permissions). */
-  readonly aclAfterRecord: boolean;
   /** Pause before a scope's shared read (default 15 ms). */
   readonly windowMs?: number;
   readonly events: ChangeEvents;
@@ -64,7 +60,8 @@ export class LiveFeed {
   private keepAlive: ReturnType<typeof setInterval> | undefined;
   private readonly host = {
     records: this.options.records,
-    aclAfterRecord: this.options.aclAfterRecord,
+    /** An ACL may become visible after its record: what a subscriber was sent is remembered to re-check it. */
+    aclMayTrailRecord: this.options.shared.aclMayTrailRecord,
     log: (error: unknown, message: string) => this.options.log(error, message),
     caughtUp: (subscription: Subscription) => this.caughtUp(subscription),
     forget: (subscription: Subscription) => this.forget(subscription),
@@ -108,11 +105,9 @@ export class LiveFeed {
    * subscriber's view (collection-level read, or its principals) is decided here, once: a
    * membership change ends the stream with `resync` (principalsChanged).
    */
-  async subscribe(
-    request: FeedRequest,
-    scope: { collection: string; parentId: string },
-    open: () => FeedSink,
-  ): Promise<{ close(): void; cursor(): number }> {
+  async subscribe(request: FeedRequest, open: () => FeedSink): Promise<{ close(): void; cursor(): number }> {
+    // The scope as the kind places the requester's records (a user resource: their own).
+    const scope = this.options.kinds[request.resource.kind].scope(request.requester, request.resource);
     // Principals announced as changed while this caller's were being read: they may be stale.
     const changedMeanwhile = new Set<string>();
     this.subscribing.add(changedMeanwhile);
@@ -120,15 +115,15 @@ export class LiveFeed {
     let restricted: boolean;
     let check: { timestamp: number };
     try {
-      check = await this.options.records.list(request.requester, request.resource, {
+      // Authorized once, by the listing: its caller and restriction are the subscriber's view.
+      const view = await this.options.records.listAs(request.requester, request.resource, {
         filters: [...request.filters, { field: MODIFIED_FIELD, operator: "gt", value: request.since ?? Number.MAX_SAFE_INTEGER }],
         sort: [{ field: MODIFIED_FIELD, descending: false }],
         limit: 1,
         includeDeleted: false,
       });
-      const kind = this.options.kinds[request.resource.kind];
-      caller = await kind.caller(request.requester);
-      restricted = (await kind.restriction(caller, request.resource, "list")) !== undefined;
+      ({ caller, restricted } = view);
+      check = view;
     } finally {
       this.subscribing.delete(changedMeanwhile);
     }
@@ -137,9 +132,7 @@ export class LiveFeed {
     if (!shared) {
       shared = new ScopeFeed(scope, request.resource, {
         store: this.options.store,
-        permissions: this.options.permissions,
-        ...(this.options.together ? { together: this.options.together } : {}),
-        recheckSignals: this.options.aclAfterRecord,
+        shared: this.options.shared,
         windowMs: this.options.windowMs ?? DEFAULT_WINDOW_MS,
         actionOf: (id, timestamp) => this.actionOf(key, id, timestamp),
         log: this.options.log,

@@ -4,12 +4,12 @@
  * replay never holds up the others; once caught up it joins its scope's shared reads (ScopeFeed),
  * which move its cursor from then on.
  */
-import { bodyOf, type RecordOrTombstone } from "../domain/records.js";
+import { bodyOf, type RecordOrTombstone } from "../../domain/records.js";
 import type { Viewer } from "./feed-audience.js";
-import type { ChangeAction } from "./events.js";
-import { ID_FIELD, MODIFIED_FIELD, type Filter } from "./listing.js";
-import type { ChangeSignal } from "./ports/change-broadcast.js";
-import type { RecordService } from "./record-service.js";
+import type { ChangeAction } from "../events.js";
+import { ID_FIELD, MODIFIED_FIELD, type Filter } from "../listing.js";
+import type { ChangeSignal } from "../ports/change-broadcast.js";
+import type { RecordService } from "../record-service.js";
 import type { FeedEvent, FeedRequest, FeedSink } from "./feed-types.js";
 
 /** Entries read per query; a replay keeps reading while pages come back full. */
@@ -25,7 +25,7 @@ export interface SubscriptionHost {
    * ACLs are written after their records: the scope's shared reads re-check signalled records
    * and must know what each subscriber was sent. Otherwise only the replay's re-checks ask.
    */
-  readonly aclAfterRecord: boolean;
+  readonly aclMayTrailRecord: boolean;
   log(error: unknown, message: string): void;
   /** The subscription caught up: its scope's shared reads take over. */
   caughtUp(subscription: Subscription): void;
@@ -101,7 +101,7 @@ export class Subscription implements Viewer {
       this.close();
       return false;
     }
-    if (this.replaying || this.host.aclAfterRecord) for (const entry of entries) this.remember(entry);
+    if (this.replaying || this.host.aclMayTrailRecord) for (const entry of entries) this.remember(entry);
     return true;
   }
 
@@ -128,7 +128,7 @@ export class Subscription implements Viewer {
       } while (this.dirty && !this.closed);
       if (!this.closed) {
         this.replaying = false;
-        if (!this.host.aclAfterRecord) this.sent.clear();
+        if (!this.host.aclMayTrailRecord) this.sent.clear();
         this.host.caughtUp(this);
       }
     } catch (error) {

@@ -6,30 +6,26 @@
  * calls whatever the number of subscribers; signals arriving meanwhile only mark the scope dirty,
  * and the next burst waits `windowMs`, so writers never wait for subscribers.
  */
-import type { RecordOrTombstone } from "../domain/records.js";
-import { READ, recordObjectId, WRITE } from "../domain/permissions.js";
+import type { RecordOrTombstone } from "../../domain/records.js";
+import { READ, recordObjectId, WRITE } from "../../domain/permissions.js";
 import { Audience, entryKey, type SharedRead } from "./feed-audience.js";
 import { feedEvent, isSingleWrite, PAGE, type Subscription } from "./feed-subscription.js";
-import type { ChangeAction } from "./events.js";
-import { ID_FIELD, MODIFIED_FIELD, type Filter } from "./listing.js";
+import type { ChangeAction } from "../events.js";
+import { ID_FIELD, MODIFIED_FIELD, type Filter } from "../listing.js";
 import type { FeedEvent } from "./feed-types.js";
-import type { ChangeSignal } from "./ports/change-broadcast.js";
-import type { GrantedRecordStore } from "./ports/granted-record-store.js";
-import type { ObjectPermissions, PermissionStore } from "./ports/permission-store.js";
-import type { RecordStore, Scope } from "./ports/record-store.js";
-import { ACL_VERSION, aclOfVersion } from "./kinds/shareable-kind.js";
-import { boundPermissionsOf, type ResourceDefinition } from "./resources.js";
+import type { ChangeSignal } from "../ports/change-broadcast.js";
+import type { ObjectPermissions } from "../ports/permission-store.js";
+import type { RecordStore, Scope } from "../ports/record-store.js";
+import type { RecordAcls, SharedRecords } from "../ports/shared-records.js";
+import { boundPermissionsOf, type ResourceDefinition } from "../resources.js";
 
 const MAX_PAGES_PER_BURST = 1000;
 const ASCENDING = [{ field: MODIFIED_FIELD, descending: false }] as const;
 
 export interface ScopeFeedDeps {
   readonly store: RecordStore;
-  readonly permissions: PermissionStore;
-  /** Where the ACEs share the records' database: a page of changes and their ACLs in one statement. */
-  readonly together?: GrantedRecordStore;
-  /** Whether an ACL may be written after its record outside its transaction (then signals are re-checked). */
-  readonly recheckSignals: boolean;
+  /** The records with the ACL of each version (one snapshot, or paired by version). */
+  readonly shared: SharedRecords;
   /** Pause before a burst, so that close writes share it. */
   readonly windowMs: number;
   readonly actionOf: (id: string, timestamp: number) => ChangeAction | undefined;
@@ -81,7 +77,7 @@ export class ScopeFeed {
    * is checked again for its readers.
    */
   wake(signal?: ChangeSignal): void {
-    if (this.deps.recheckSignals && isSingleWrite(signal)) {
+    if (this.deps.shared.aclMayTrailRecord && isSingleWrite(signal)) {
       if (this.running) this.inFlight.push({ id: signal.id, timestamp: signal.timestamp });
       else if (signal.timestamp <= this.highWater) this.recheck.set(signal.id, signal.timestamp);
     }
@@ -155,7 +151,7 @@ export class ScopeFeed {
         ...judged,
       ]);
       const read: SharedRead = { entries, bound, losses, readers, matching: await this.matching(low, bound) };
-      if (this.deps.recheckSignals && restricted)
+      if (this.deps.shared.aclMayTrailRecord && restricted)
         for (const entry of entries) {
           const found = judged.get(entry.id);
           if (found) this.seenReaders.set(entryKey(entry), found);
@@ -188,37 +184,17 @@ export class ScopeFeed {
     upTo: number,
     restricted: boolean,
   ): Promise<{ entries: RecordOrTombstone[]; judged: Map<string, ReadonlySet<string>> }> {
-    const { store, together } = this.deps;
     const range = { after: low, upTo, limit: PAGE };
-    if (together && restricted) {
-      const objectIdPrefix = recordObjectId(this.resource.name, "");
-      const { entries, acls } = await together.changesWithAcls(this.scope, range, { objectIdPrefix, permissions: this.aclPermissions() });
-      const judged = new Map(entries.map((e) => [e.id, this.readersIn(e.id, acls.get(e.id) ?? {})] as const));
-      return { entries, judged };
-    }
-    const entries = await store.list(this.scope, {
-      filters: [{ field: MODIFIED_FIELD, operator: "gt", value: low }],
-      sort: ASCENDING,
-      limit: range.limit,
-      upTo,
-      includeDeleted: true,
-    });
-    if (!restricted) return { entries, judged: new Map() };
-    return { entries, judged: await this.judged(entries) };
+    const { entries, acls } = await this.deps.shared.changes(this.scope, range, this.recordAcls(), restricted);
+    const judged = new Map<string, ReadonlySet<string>>();
+    for (const [id, acl] of acls) judged.set(id, this.readersIn(id, acl));
+    return { entries, judged };
   }
 
   /** The readers of each version's own ACL, for the versions whose ACL was not rewritten since (see judgedChanges). */
   private async judged(versions: readonly RecordOrTombstone[]): Promise<Map<string, ReadonlySet<string>>> {
-    const acls = await this.aclsOf(
-      versions.map((v) => v.id),
-      [ACL_VERSION],
-    );
-    const judged = new Map<string, ReadonlySet<string>>();
-    for (const version of versions) {
-      const acl = aclOfVersion(acls.get(version.id) ?? {}, version.lastModified);
-      if (acl) judged.set(version.id, this.readersIn(version.id, acl));
-    }
-    return judged;
+    const acls = await this.deps.shared.aclsOfVersions(versions, this.recordAcls());
+    return new Map([...acls].map(([id, acl]) => [id, this.readersIn(id, acl)] as const));
   }
 
   /**
@@ -272,9 +248,13 @@ export class ScopeFeed {
       .map((b) => b.permission);
   }
 
-  /** Every permission a record's ACL may hold: what one statement reads for every record of a page. */
-  private aclPermissions(): string[] {
-    return [...new Set([READ, WRITE, ...this.resource.permissions])];
+  /** The records' ACLs, every permission they may hold read: what one statement reads for every record of a page. */
+  private recordAcls(): RecordAcls {
+    return {
+      objectIdPrefix: recordObjectId(this.resource.name, ""),
+      permissions: [...new Set([READ, WRITE, ...this.resource.permissions])],
+      readPermissions: (objectId) => this.readPermissionsOf(objectId),
+    };
   }
 
   /** The principals an ACL grants read on record `id` to. */
@@ -288,30 +268,8 @@ export class ScopeFeed {
    * too): one read of every ACL per burst (per set of permissions, which records of one resource share).
    */
   private async readersOf(ids: readonly string[]): Promise<Map<string, ReadonlySet<string>>> {
-    const acls = await this.aclsOf(ids);
+    const acls = await this.deps.shared.currentAcls(ids, this.recordAcls());
     return new Map([...acls].map(([id, acl]) => [id, this.readersIn(id, acl)] as const));
-  }
-
-  /** Per record id, its ACL's permissions that grant read, plus `extra` ones: one read per set of permissions. */
-  private async aclsOf(ids: readonly string[], extra: readonly string[] = []): Promise<Map<string, ObjectPermissions>> {
-    const groups = new Map<string, { permissions: string[]; objects: Map<string, string> }>();
-    for (const id of ids) {
-      const objectId = recordObjectId(this.resource.name, id);
-      const permissions = [...this.readPermissionsOf(objectId), ...extra];
-      const key = JSON.stringify(permissions);
-      let group = groups.get(key);
-      if (!group) {
-        group = { permissions, objects: new Map() };
-        groups.set(key, group);
-      }
-      group.objects.set(id, objectId);
-    }
-    const found = new Map<string, ObjectPermissions>();
-    for (const { permissions, objects } of groups.values()) {
-      const acls = await this.deps.permissions.manyObjectPermissions([...objects.values()], permissions);
-      for (const [id, objectId] of objects) found.set(id, acls.get(objectId) ?? {});
-    }
-    return found;
   }
 
   /** Per distinct filter set of the members, the records in (low, bound] it keeps. */

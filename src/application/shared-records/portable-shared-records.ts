@@ -1,0 +1,287 @@
+/**
+ * SharedRecords over any RecordStore and PermissionStore (memory, Redis, or PostgreSQL
+ * permissions in another database than the records): no snapshot joins the two, so
+ *
+ * - a record and its ACL read apart are paired by version (acl-version.ts);
+ * - a write goes record first (inside the unit of work's transaction where the storage has
+ *   one), then its ACL, stamped with the record's new version: a refused or failed record write
+ *   leaves the permission backend untouched, a failed ACL write rolls the record back, and an
+ *   ACL written before a rollback is put back as it was (compensation); without a transaction
+ *   the ACL is marked in flight first, so readers wait rather than pair a wrong ACL;
+ * - a restricted view resolves the caller's record ids through the permission backend first.
+ */
+import type { JsonObject } from "../../domain/json.js";
+import type { RecordOrTombstone, StoredRecord, Tombstone } from "../../domain/records.js";
+import { MODIFIED_FIELD, type CountQuery, type ListQuery } from "../listing.js";
+import type { ObjectPermissions, PermissionStore } from "../ports/permission-store.js";
+import type { ConditionalWriteOptions, RecordStore, Scope, WriteOptions } from "../ports/record-store.js";
+import {
+  lostBetween,
+  readersOf,
+  type AclChange,
+  type AclEntries,
+  type ChangeRange,
+  type ChangesWithAcls,
+  type Grants,
+  type RecordAcls,
+  type RecordSelection,
+  type SharedRead,
+  type SharedRecords,
+  type SharedWrite,
+} from "../ports/shared-records.js";
+import type { UnitOfWork } from "../ports/unit-of-work.js";
+import { ACL_VERSION, aclOfVersion, PENDING, versionStamp } from "./acl-version.js";
+import { recordLosses } from "./record-losses.js";
+
+/** Reads of a record and its ACL before a persistent mismatch is decided on no record grant. */
+const PAIRING_ATTEMPTS = 6;
+const PAIRING_PAUSE_MS = 1;
+
+export class PortableSharedRecords implements SharedRecords {
+  readonly aclMayTrailRecord = true;
+
+  constructor(
+    private readonly records: RecordStore,
+    private readonly permissions: PermissionStore,
+    private readonly unitOfWork: UnitOfWork,
+  ) {}
+
+  async read(scope: Scope, id: string, acls: RecordAcls, principalsOf: string | undefined): Promise<SharedRead> {
+    const [principals, paired] = await Promise.all([
+      principalsOf === undefined ? undefined : this.permissions.userPrincipals(principalsOf),
+      this.pairedRead(scope, id, acls),
+    ]);
+    return { ...paired, principals };
+  }
+
+  /**
+   * The record and its ACL, read again while a write is in flight (the ACL stamped above the
+   * record); when that lasts (a writer died between its writes), no ACL: it grants nothing.
+   */
+  private async pairedRead(scope: Scope, id: string, acls: RecordAcls): Promise<Omit<SharedRead, "principals">> {
+    const objectId = acls.objectIdPrefix + id;
+    const permissions = [...acls.permissions, ACL_VERSION];
+    for (let attempt = 1; ; attempt++) {
+      const [record, stored] = await Promise.all([this.records.get(scope, id), this.permissions.objectPermissions(objectId, permissions)]);
+      const acl = aclOfVersion(stored, record ? record.lastModified : Number.MAX_SAFE_INTEGER);
+      if (acl || attempt === PAIRING_ATTEMPTS) return { record, acl };
+      await new Promise((resolve) => setTimeout(resolve, PAIRING_PAUSE_MS * 2 ** attempt));
+    }
+  }
+
+  async create(
+    scope: Scope,
+    id: string,
+    data: JsonObject,
+    options: WriteOptions,
+    acls: RecordAcls,
+    acl: AclEntries,
+  ): Promise<StoredRecord> {
+    const objectId = acls.objectIdPrefix + id;
+    const { written } = await this.recordThenAcl(scope, () => this.records.create(scope, id, data, options), {
+      write: async (version) => {
+        await this.permissions.replaceObjectPermissions(objectId, { ...acl, ...versionStamp(version) });
+        return [];
+      },
+      undo: () => this.permissions.replaceObjectPermissions(objectId, { ...emptied(acl), ...versionStamp(undefined) }),
+      objectId,
+      previousVersion: undefined,
+      marks: true,
+    });
+    return written;
+  }
+
+  update(
+    scope: Scope,
+    id: string,
+    data: JsonObject,
+    options: ConditionalWriteOptions,
+    acls: RecordAcls,
+    change: AclChange | undefined,
+  ): Promise<SharedWrite<StoredRecord>> {
+    const writeRecord = () => this.records.update(scope, id, data, options);
+    if (!change) return writeRecord().then((written) => ({ written, lost: [] }));
+    const objectId = acls.objectIdPrefix + id;
+    return this.recordThenAcl(scope, writeRecord, {
+      write: async (version) => {
+        await this.permissions.replaceObjectPermissions(objectId, { ...change.acl, ...versionStamp(version) });
+        return lostBetween(acls.readPermissions(objectId), change.previous, change.acl);
+      },
+      undo: () => this.permissions.replaceObjectPermissions(objectId, { ...change.previous, ...versionStamp(change.previousVersion) }),
+      objectId,
+      previousVersion: change.previousVersion,
+      marks: true,
+    });
+  }
+
+  delete(
+    scope: Scope,
+    id: string,
+    options: ConditionalWriteOptions,
+    acls: RecordAcls,
+    previous: { readonly acl: AclEntries; readonly version: number },
+  ): Promise<SharedWrite<Tombstone>> {
+    const objectId = acls.objectIdPrefix + id;
+    return this.recordThenAcl(scope, () => this.records.delete(scope, id, options), {
+      write: async () => (await removeAcls(this.permissions, acls, [id])).get(id) ?? [],
+      undo: () => this.permissions.replaceObjectPermissions(objectId, { ...previous.acl, ...versionStamp(previous.version) }),
+      objectId,
+      previousVersion: previous.version,
+      marks: false,
+    });
+  }
+
+  async select(acls: RecordAcls, grants: Grants | undefined): Promise<RecordSelection> {
+    const { records, permissions, unitOfWork } = this;
+    const access = grants && { ids: await this.grantedIds(acls, grants), principals: grants.principals };
+    const restricted = <Q extends CountQuery>(query: Q): Q => (access ? { ...query, access } : query);
+    return {
+      list: (scope: Scope, query: ListQuery) => records.list(scope, restricted(query)),
+      count: (scope: Scope, query: CountQuery) => records.count(scope, restricted(query)),
+      deleteMany: (scope: Scope, query: CountQuery) =>
+        unitOfWork.run(async () => {
+          const deleted = await records.deleteMany(scope, restricted(query));
+          const lost = await removeAcls(
+            permissions,
+            acls,
+            deleted.map((t) => t.id),
+          );
+          await recordLosses(
+            records,
+            scope,
+            deleted.map((t) => ({ id: t.id, lastModified: t.lastModified, principals: lost.get(t.id) ?? [] })),
+          );
+          return deleted;
+        }),
+    };
+  }
+
+  async changes(scope: Scope, range: ChangeRange, acls: RecordAcls, withAcls: boolean): Promise<ChangesWithAcls> {
+    const entries = await this.records.list(scope, {
+      filters: [{ field: MODIFIED_FIELD, operator: "gt", value: range.after }],
+      sort: [{ field: MODIFIED_FIELD, descending: false }],
+      limit: range.limit,
+      upTo: range.upTo,
+      includeDeleted: true,
+    });
+    return { entries, acls: withAcls ? await this.aclsOfVersions(entries, acls) : new Map() };
+  }
+
+  currentAcls(ids: readonly string[], acls: RecordAcls): Promise<Map<string, ObjectPermissions>> {
+    return manyAcls(this.permissions, acls, ids);
+  }
+
+  /** The ACLs read after the versions, with their stamps, kept only where they pair with the version read. */
+  async aclsOfVersions(versions: readonly RecordOrTombstone[], acls: RecordAcls): Promise<Map<string, ObjectPermissions>> {
+    const stored = await manyAcls(
+      this.permissions,
+      acls,
+      versions.map((v) => v.id),
+      [ACL_VERSION],
+    );
+    const paired = new Map<string, ObjectPermissions>();
+    for (const version of versions) {
+      const acl = aclOfVersion(stored.get(version.id) ?? {}, version.lastModified);
+      if (acl) paired.set(version.id, acl);
+    }
+    return paired;
+  }
+
+  /** The ids of the records whose ACL grants one of the grants' permissions to one of its principals. */
+  private async grantedIds(acls: RecordAcls, grants: Grants): Promise<string[]> {
+    const { objectIdPrefix } = acls;
+    const objects = await this.permissions.principalsAccessibleObjects(
+      grants.principals,
+      grants.permission,
+      `${objectIdPrefix}*`,
+      grants.boundPermissions,
+    );
+    return [...objects]
+      .filter((o) => o.startsWith(objectIdPrefix))
+      .map((o) => o.slice(objectIdPrefix.length))
+      .filter((id) => id.length > 0 && !id.includes("/"));
+  }
+
+  /**
+   * The record write, then its ACL write, in one unit of work (a transaction where the storage
+   * has one); who lost read by the ACL write lost it at the record write's own timestamp.
+   */
+  private recordThenAcl<R extends { readonly id: string; readonly lastModified: number }>(
+    scope: Scope,
+    writeRecord: () => Promise<R>,
+    acl: {
+      readonly write: (version: number) => Promise<readonly string[]>;
+      readonly undo: () => Promise<void>;
+      readonly objectId: string;
+      readonly previousVersion: number | undefined;
+      /** The record becomes visible before its ACL is rewritten: mark the ACL in flight first. */
+      readonly marks: boolean;
+    },
+  ): Promise<SharedWrite<R>> {
+    const { unitOfWork, permissions } = this;
+    return unitOfWork.run(async () => {
+      // Without a transaction the record is visible at once: its ACL is marked in flight first.
+      const marked = acl.marks && !unitOfWork.atomic;
+      const stampOnly = (version: number | undefined) => permissions.replaceObjectPermissions(acl.objectId, versionStamp(version));
+      if (marked) await stampOnly(PENDING);
+      const written = await writeRecord().catch(async (error: unknown) => {
+        if (marked) await stampOnly(acl.previousVersion);
+        throw error;
+      });
+      // Registered before writing: a write whose reply was lost may still have happened.
+      unitOfWork.onRollback?.(acl.undo);
+      const lost = await acl.write(written.lastModified);
+      await recordLosses(this.records, scope, [{ id: written.id, lastModified: written.lastModified, principals: lost }]);
+      return { written, lost };
+    });
+  }
+}
+
+/** Every permission of `acl` emptied: what was there before a create. */
+function emptied(acl: AclEntries): AclEntries {
+  return Object.fromEntries(Object.keys(acl).map((permission) => [permission, []]));
+}
+
+/**
+ * Per record id, its ACL (the resource's permissions, those granting read on it, and `extra`):
+ * one read per distinct set of permissions, which the records of one resource share.
+ */
+export async function manyAcls(
+  permissions: PermissionStore,
+  acls: RecordAcls,
+  ids: readonly string[],
+  extra: readonly string[] = [],
+): Promise<Map<string, ObjectPermissions>> {
+  const groups = new Map<string, { permissions: string[]; objects: Map<string, string> }>();
+  for (const id of ids) {
+    const objectId = acls.objectIdPrefix + id;
+    const wanted = [...new Set([...acls.permissions, ...acls.readPermissions(objectId), ...extra])];
+    const key = JSON.stringify(wanted);
+    let group = groups.get(key);
+    if (!group) {
+      group = { permissions: wanted, objects: new Map() };
+      groups.set(key, group);
+    }
+    group.objects.set(id, objectId);
+  }
+  const found = new Map<string, ObjectPermissions>();
+  for (const group of groups.values()) {
+    const read = await permissions.manyObjectPermissions([...group.objects.values()], group.permissions);
+    for (const [id, objectId] of group.objects) found.set(id, read.get(objectId) ?? {});
+  }
+  return found;
+}
+
+/** Reads who can read each record (one round trip), then deletes their ACLs: per id, its former readers. */
+export async function removeAcls(permissions: PermissionStore, acls: RecordAcls, ids: readonly string[]): Promise<Map<string, string[]>> {
+  if (ids.length === 0) return new Map();
+  const objectIds = ids.map((id) => acls.objectIdPrefix + id);
+  const stored = await permissions.manyObjectPermissions(objectIds, acls.permissions);
+  await permissions.deleteObjectPermissions(...objectIds);
+  return new Map(
+    ids.map((id, i) => {
+      const objectId = objectIds[i] ?? "";
+      return [id, [...readersOf(acls.readPermissions(objectId), stored.get(objectId) ?? {})]] as const;
+    }),
+  );
+}
