@@ -78,6 +78,21 @@ CREATE INDEX IF NOT EXISTS idx_lost_access_last_modified ON lost_access (last_mo
 -- Version 5: the live feed reads a scope's losses after a timestamp as an index range.
 CREATE INDEX IF NOT EXISTS idx_lost_access_scope_modified ON lost_access (collection, parent_id, last_modified);
 
+-- Version 6: the live feed's principal fence: a lease per serving process (ended by the
+-- database's clock) and the fences each still owes (docs/feed-fence.md).
+CREATE TABLE IF NOT EXISTS feed_leases (
+  process_id TEXT COLLATE "C" NOT NULL,
+  lease_until TIMESTAMPTZ NOT NULL,
+  CONSTRAINT pk_feed_leases PRIMARY KEY (process_id)
+);
+CREATE TABLE IF NOT EXISTS feed_fences (
+  process_id TEXT COLLATE "C" NOT NULL REFERENCES feed_leases (process_id) ON DELETE CASCADE,
+  fence_id TEXT COLLATE "C" NOT NULL,
+  principal TEXT COLLATE "C" NOT NULL,
+  CONSTRAINT pk_feed_fences PRIMARY KEY (process_id, fence_id)
+);
+CREATE INDEX IF NOT EXISTS idx_feed_fences_fence ON feed_fences (fence_id);
+
 -- TypeORM's migrations table, as its migration runner creates it.
 CREATE TABLE IF NOT EXISTS tessera_migrations (
   "id" SERIAL NOT NULL,
@@ -91,7 +106,8 @@ SELECT v.ts, v.name FROM (VALUES
   (1763769600001, 'PurgeIndexes1763769600001'),
   (1763856000000, 'PlansWithoutStatistics1763856000000'),
   (1763942400000, 'LostAccess1763942400000'),
-  (1764028800000, 'LostAccessScopeIndex1764028800000')
+  (1764028800000, 'LostAccessScopeIndex1764028800000'),
+  (1764115200000, 'FeedFence1764115200000')
 ) AS v(ts, name)
 WHERE NOT EXISTS (SELECT 1 FROM tessera_migrations m WHERE m.name = v.name)
 ORDER BY v.ts;

@@ -24,6 +24,8 @@ import type { Clock, IdGenerator } from "../application/ports/clock.js";
 import { ChangeEvents, CommittedChanges } from "../application/events.js";
 import { AnnouncedPrincipalChanges } from "../application/announced-principal-changes.js";
 import { LiveFeed } from "../application/live-feed.js";
+import { SingleProcessFence } from "../application/single-process-fence.js";
+import type { PrincipalFence } from "../application/ports/principal-fence.js";
 import { LostAccessPermissionStore } from "../application/lost-access-permission-store.js";
 import type { GrantedRecordStore } from "../application/ports/granted-record-store.js";
 import type { RecordWithAclReader } from "../application/ports/record-with-acl-reader.js";
@@ -75,6 +77,7 @@ export function buildContainer(settings: Settings, options: CompositionOptions =
   checkPorts(container);
   // Change signals for the live feed: between processes where the storage offers it, else in process.
   if (!container.isBound(TOKENS.ChangeBroadcast)) container.bind(TOKENS.ChangeBroadcast).toResolvedValue(() => new InProcessBroadcast());
+  if (!container.isBound(TOKENS.PrincipalFence)) container.bind(TOKENS.PrincipalFence).toConstantValue(new SingleProcessFence());
   // Every port call counts in the request's backend time and, failing, in the metrics.
   container.onActivation(TOKENS.RecordStore, (_context, port) => observedPort(port, "storage", metrics));
   container.onActivation(TOKENS.GrantedRecordStore, (_context, port) => observedPort(port, "storage", metrics));
@@ -181,6 +184,7 @@ export function buildContainer(settings: Settings, options: CompositionOptions =
         store: RecordStore,
         stored: PermissionStore | undefined,
         joined: GrantedRecordStore | undefined,
+        fence: PrincipalFence,
       ) => {
         const log = (error: unknown, message: string) => logger.error({ err: error }, message);
         // The subscribers' views are decided as the record service decides them (same kinds, same backend).
@@ -196,6 +200,7 @@ export function buildContainer(settings: Settings, options: CompositionOptions =
           aclAfterRecord: joined === undefined,
           events,
           broadcast,
+          fence,
           keepAliveMs: settings.feedKeepaliveSeconds * 1000,
           log,
         });
@@ -210,6 +215,7 @@ export function buildContainer(settings: Settings, options: CompositionOptions =
         TOKENS.RecordStore,
         permissionStore,
         { serviceIdentifier: TOKENS.GrantedRecordStore, optional: true },
+        TOKENS.PrincipalFence,
       ],
     )
     .onDeactivation((feed) => feed.close());

@@ -8,6 +8,7 @@ import { PostgresCache } from "../adapters/postgres/postgres-cache.js";
 import { PostgresChangeBroadcast } from "../adapters/postgres/postgres-change-broadcast.js";
 import type { PostgresDatabaseOptions } from "../adapters/postgres/postgres-database.js";
 import { PostgresDatabases } from "../adapters/postgres/postgres-databases.js";
+import { feedFenceBinding } from "./feed-fence-binding.js";
 import { PostgresPermissionStore } from "../adapters/postgres/postgres-permission-store.js";
 import { PostgresRecordStore } from "../adapters/postgres/postgres-record-store.js";
 import { PostgresRecordWithAclReader } from "../adapters/postgres/postgres-record-with-acl-reader.js";
@@ -80,6 +81,8 @@ export const postgresModule: TechnologyModule = (roles) =>
             [DATABASES],
           )
           .onDeactivation((broadcast) => broadcast.close());
+        // Principal changes wait for every process's streams: leases and fences in the same database.
+        if (roles.feedLeaseSeconds !== 0) feedFenceBinding(bind, storageSettings, roles.feedLeaseSeconds ?? 10);
       }
       if (databases.recordsBesideAces) {
         bind(TOKENS.GrantedRecordStore).toResolvedValue((store: PostgresRecordStore) => store, [RECORD_STORE]);

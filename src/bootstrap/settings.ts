@@ -78,6 +78,8 @@ export interface Settings {
   readonly feedKeepaliveSeconds: number;
   /** Period of the feed's check of watched collections' counters: the bound on a missed signal's delay. */
   readonly feedCatchUpSeconds: number;
+  /** Lease of a serving process in the principal fence (docs/feed-fence.md); 0: no fence, signals only. */
+  readonly feedLeaseSeconds: number;
   /** After SIGTERM, the process exits at the latest after this long, drained or not. */
   readonly shutdownTimeoutSeconds: number;
   readonly feedBufferBytes: number;
@@ -154,6 +156,7 @@ const DEFAULTS: Record<string, JsonValue> = {
   heartbeat_timeout_seconds: 10,
   feed_keepalive_seconds: 15,
   feed_catch_up_seconds: 2,
+  feed_lease_seconds: 10,
   shutdown_timeout_seconds: 15,
   feed_buffer_bytes: 1048576,
   feed_max_streams_per_address: 50,
@@ -411,6 +414,7 @@ function interpret(raw: Record<string, JsonValue>, problems: string[], warnings:
     heartbeatTimeoutSeconds: int("heartbeat_timeout_seconds", 0),
     feedKeepaliveSeconds: int("feed_keepalive_seconds", 1),
     feedCatchUpSeconds: positiveNumber("feed_catch_up_seconds"),
+    feedLeaseSeconds: numberSetting(raw, "feed_lease_seconds", 0, problems),
     shutdownTimeoutSeconds: positiveNumber("shutdown_timeout_seconds"),
     feedBufferBytes: int("feed_buffer_bytes", 1024),
     feedMaxStreamsPerAddress: int("feed_max_streams_per_address", 1),

@@ -14,6 +14,7 @@ import type { RecordWithAclReader } from "../application/ports/record-with-acl-r
 import type { RecordWithAclWriter } from "../application/ports/record-with-acl-writer.js";
 import type { PrincipalsWithCheck } from "../application/ports/principals-with-check.js";
 import type { PermissionStore } from "../application/ports/permission-store.js";
+import type { PrincipalFence } from "../application/ports/principal-fence.js";
 import type { RecordStore } from "../application/ports/record-store.js";
 import type { UnitOfWork } from "../application/ports/unit-of-work.js";
 import type { RecordService } from "../application/record-service.js";
@@ -55,6 +56,8 @@ export const TOKENS = {
   ConnectionPool: Symbol("ConnectionPool") as ServiceIdentifier<PoolProbe>,
   /** Change signals for the live feed; a technology sharing them between processes binds it. */
   ChangeBroadcast: Symbol("ChangeBroadcast") as ServiceIdentifier<ChangeBroadcast>,
+  /** Principal changes wait for other processes' streams; a technology sharing leases between processes binds it. */
+  PrincipalFence: Symbol("PrincipalFence") as ServiceIdentifier<PrincipalFence>,
   /** Multi-bound: one per technology with migrations of its own. */
   SchemaMigration: Symbol("SchemaMigration") as ServiceIdentifier<SchemaMigration>,
   Migrator: Symbol("Migrator") as ServiceIdentifier<Migrator>,
