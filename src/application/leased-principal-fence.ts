@@ -2,7 +2,7 @@
  * The principal fence across serving processes (docs/feed-fence.md), over a shared ledger whose
  * clock decides the leases.
  *
- * Serving: the process renews its lease every third of it; each renewal, each nudge and each
+ * Serving: from its first stream on, the process renews its lease every third of it; each renewal, each nudge and each
  * reconnection of the ledger's listener read the fences this process owes, end the affected
  * streams (synchronously) and acknowledge them. The lease is taken as running until the renewal's
  * send time plus the lease minus a fifth of it (the ledger counts from later, by its own clock):
@@ -71,18 +71,23 @@ export class LeasedPrincipalFence implements PrincipalFence {
     }
   }
 
-  async serve(handlers: FenceHandlers): Promise<() => Promise<void>> {
+  /** Nothing is taken yet: the lease is taken by the first stream (a process that never streams owes nothing). */
+  serve(handlers: FenceHandlers): Promise<() => Promise<void>> {
     this.handlers = handlers;
-    this.stopListening = this.options.ledger.listen(() => void this.settle());
-    this.renewTimer = setInterval(() => void this.renew(), Math.max(1, Math.floor(this.options.leaseMs / 3)));
-    this.renewTimer.unref();
-    await this.renew();
-    return () => this.leave();
+    return Promise.resolve(() => this.leave());
   }
 
   async admit(): Promise<boolean> {
-    if (!this.admits() && this.handlers) await this.renew();
+    if (!this.handlers) return false;
+    if (!this.renewTimer) this.begin();
+    if (!this.admits()) await this.renew();
     return this.admits();
+  }
+
+  private begin(): void {
+    this.stopListening = this.options.ledger.listen(() => void this.settle());
+    this.renewTimer = setInterval(() => void this.renew(), Math.max(1, Math.floor(this.options.leaseMs / 3)));
+    this.renewTimer.unref();
   }
 
   private admits(): boolean {
@@ -91,6 +96,7 @@ export class LeasedPrincipalFence implements PrincipalFence {
 
   private async leave(): Promise<void> {
     this.handlers = undefined;
+    if (!this.renewTimer) return; // never took a lease
     this.stopListening?.();
     if (this.renewTimer) clearInterval(this.renewTimer);
     if (this.lapseTimer) clearTimeout(this.lapseTimer);

@@ -22,8 +22,8 @@ export interface PrincipalFence {
    */
   fence(principal: string): Promise<void>;
   /**
-   * Takes part as a serving process: holds a lease and obeys fences. Resolves once the first
-   * lease was attempted (a failure is retried); the returned function leaves and gives it up.
+   * Takes part as a serving process: from the first admitted stream on, holds a lease and obeys
+   * fences. The returned function leaves and gives the lease up.
    */
   serve(handlers: FenceHandlers): Promise<() => Promise<void>>;
   /**
