@@ -59,8 +59,9 @@ export class LeasedPrincipalFence implements PrincipalFence {
     const { ledger, processId, leaseMs } = this.options;
     const fenceId = `${processId}/${++this.fences}`;
     const giveUpAt = this.now() + GIVE_UP_LEASES * leaseMs;
+    let owing = await ledger.openFence(fenceId, principal, processId);
+    if (owing === 0) return; // no other process streams: nothing was recorded
     try {
-      let owing = await ledger.openFence(fenceId, principal, processId);
       while (owing > 0) {
         if (this.now() > giveUpAt) throw new Error(`principal fence ${fenceId} still unacknowledged after ${GIVE_UP_LEASES} leases`);
         await sleep(this.pollMs);
