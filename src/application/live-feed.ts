@@ -128,13 +128,13 @@ export class LiveFeed {
     // Principals announced as changed while this caller's were being read: they may be stale.
     const changedMeanwhile = new Set<string>();
     const endedBefore = this.everyStreamEnded;
-    if (this.options.fence && !(await this.options.fence.admit()))
-      throw new BackendError("storage", undefined, "The live feed holds no lease on the database");
     this.subscribing.add(changedMeanwhile);
     let caller: Caller;
     let restricted: boolean;
     let check: { timestamp: number };
     try {
+      if (this.options.fence && !(await this.options.fence.admit()))
+        throw new BackendError("storage", undefined, "The live feed holds no lease on the database");
       check = await this.options.records.list(request.requester, request.resource, {
         filters: [...request.filters, { field: MODIFIED_FIELD, operator: "gt", value: request.since ?? Number.MAX_SAFE_INTEGER }],
         sort: [{ field: MODIFIED_FIELD, descending: false }],
