@@ -85,6 +85,20 @@ CREATE TABLE IF NOT EXISTS accounts (
   last_modified BIGINT NOT NULL,
   CONSTRAINT pk_accounts PRIMARY KEY (id)
 );
+-- Version 7: the live feed's principal fence: a lease per serving process (ended by the
+-- database's clock) and the fences each still owes (docs/feed-fence.md).
+CREATE TABLE IF NOT EXISTS feed_leases (
+  process_id TEXT COLLATE "C" NOT NULL,
+  lease_until TIMESTAMPTZ NOT NULL,
+  CONSTRAINT pk_feed_leases PRIMARY KEY (process_id)
+);
+CREATE TABLE IF NOT EXISTS feed_fences (
+  process_id TEXT COLLATE "C" NOT NULL REFERENCES feed_leases (process_id) ON DELETE CASCADE,
+  fence_id TEXT COLLATE "C" NOT NULL,
+  principal TEXT COLLATE "C" NOT NULL,
+  CONSTRAINT pk_feed_fences PRIMARY KEY (process_id, fence_id)
+);
+CREATE INDEX IF NOT EXISTS idx_feed_fences_fence ON feed_fences (fence_id);
 
 -- TypeORM's migrations table, as its migration runner creates it.
 CREATE TABLE IF NOT EXISTS tessera_migrations (
@@ -100,6 +114,7 @@ SELECT v.ts, v.name FROM (VALUES
   (1763856000000, 'PlansWithoutStatistics1763856000000'),
   (1763942400000, 'LostAccess1763942400000'),
   (1764028800000, 'LostAccessScopeIndex1764028800000'),
+  (1764115200000, 'FeedFence1764115200000'),
   (1764201600000, 'Accounts1764201600000')
 ) AS v(ts, name)
 WHERE NOT EXISTS (SELECT 1 FROM tessera_migrations m WHERE m.name = v.name)

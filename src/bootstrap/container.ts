@@ -16,6 +16,7 @@ import type { Cache } from "../application/ports/cache.js";
 import type { Clock } from "../application/ports/clock.js";
 import { ChangeEvents, type CommittedChanges } from "../application/events.js";
 import { AnnouncedPrincipalChanges } from "../application/announced-principal-changes.js";
+import { SingleProcessFence } from "../application/single-process-fence.js";
 import { LostAccessPermissionStore } from "../application/lost-access-permission-store.js";
 import { PortableSharedRecords } from "../application/shared-records/portable-shared-records.js";
 import type { LiveFeed } from "../application/feed/live-feed.js";
@@ -69,6 +70,7 @@ export function buildContainer(settings: Settings, options: CompositionOptions =
   checkPorts(container);
   // Change signals for the live feed: between processes where the storage offers it, else in process.
   if (!container.isBound(TOKENS.ChangeBroadcast)) container.bind(TOKENS.ChangeBroadcast).toResolvedValue(() => new InProcessBroadcast());
+  if (!container.isBound(TOKENS.PrincipalFence)) container.bind(TOKENS.PrincipalFence).toConstantValue(new SingleProcessFence());
   // Every port call counts in the request's backend time and, failing, in the metrics.
   container.onActivation(TOKENS.RecordStore, (_context, port) => observedPort(port, "storage", metrics));
   // The portable SharedRecords calls the ports above, already timed; a technology's own is timed as a whole.

@@ -8,6 +8,7 @@ import { PostgresCache } from "../adapters/postgres/postgres-cache.js";
 import { PostgresChangeBroadcast } from "../adapters/postgres/postgres-change-broadcast.js";
 import type { PostgresDatabaseOptions } from "../adapters/postgres/postgres-database.js";
 import { PostgresDatabases } from "../adapters/postgres/postgres-databases.js";
+import { feedFenceBinding } from "./feed-fence-binding.js";
 import { PostgresPermissionStore } from "../adapters/postgres/postgres-permission-store.js";
 import { PostgresRecordStore } from "../adapters/postgres/postgres-record-store.js";
 import { PostgresSharedRecords } from "../adapters/postgres/postgres-shared-records.js";
@@ -81,6 +82,8 @@ export const postgresModule: TechnologyModule = (roles) =>
             [DATABASES],
           )
           .onDeactivation((broadcast) => broadcast.close());
+        // Principal changes wait for every process's streams: leases and fences in the same database.
+        if (roles.feedLeaseSeconds !== 0) feedFenceBinding(bind, storageSettings, roles.feedLeaseSeconds);
       }
       if (storage === permission) {
         bind(TOKENS.SharedRecords).toResolvedValue(

@@ -18,6 +18,7 @@ import type { IdGenerator } from "../application/ports/clock.js";
 import type { PermissionStore } from "../application/ports/permission-store.js";
 import type { PrincipalsWithCheck } from "../application/ports/principals-with-check.js";
 import type { RecordStore } from "../application/ports/record-store.js";
+import type { PrincipalFence } from "../application/ports/principal-fence.js";
 import type { SharedRecords } from "../application/ports/shared-records.js";
 import type { UnitOfWork } from "../application/ports/unit-of-work.js";
 import { RecordService } from "../application/record-service.js";
@@ -90,6 +91,7 @@ export function bindLiveFeed(container: Container, settings: Settings): void {
         store: RecordStore,
         shared: SharedRecords,
         kinds: ResourceKinds,
+        fence: PrincipalFence,
       ) => {
         const feed = new LiveFeed({
           records,
@@ -98,6 +100,7 @@ export function bindLiveFeed(container: Container, settings: Settings): void {
           kinds,
           events,
           broadcast,
+          fence,
           keepAliveMs: settings.feedKeepaliveSeconds * 1000,
           log: (error: unknown, message: string) => logger.error({ err: error }, message),
         });
@@ -112,6 +115,7 @@ export function bindLiveFeed(container: Container, settings: Settings): void {
         TOKENS.RecordStore,
         TOKENS.SharedRecords,
         TOKENS.ResourceKinds,
+        TOKENS.PrincipalFence,
       ],
     )
     .onDeactivation((feed) => feed.close());

@@ -312,6 +312,12 @@ export const SETTINGS = {
     2,
     "on PostgreSQL: period of the check that catches up a lost notification (its longest delay)",
   ),
+  feed_lease_seconds: row(
+    "Live feed",
+    seconds({ min: 0 }),
+    10,
+    "on PostgreSQL: lease of a serving process in the principal fence, the longest a crashed process delays a principal change; 0: no fence",
+  ),
 
   eos: row(
     "End of service",

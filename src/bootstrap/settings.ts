@@ -88,6 +88,8 @@ export interface Settings {
   readonly feedKeepaliveSeconds: number;
   /** Period of the feed's check of watched collections' counters: the bound on a missed signal's delay. */
   readonly feedCatchUpSeconds: number;
+  /** Lease of a serving process in the principal fence (docs/feed-fence.md); 0: no fence, signals only. */
+  readonly feedLeaseSeconds: number;
   /** After SIGTERM, the process exits at the latest after this long, drained or not. */
   readonly shutdownTimeoutSeconds: number;
   readonly feedBufferBytes: number;
@@ -337,6 +339,7 @@ function interpret(raw: Record<string, JsonValue>, problems: string[], warnings:
     heartbeatTimeoutSeconds: value("heartbeat_timeout_seconds"),
     feedKeepaliveSeconds: value("feed_keepalive_seconds"),
     feedCatchUpSeconds: value("feed_catch_up_seconds"),
+    feedLeaseSeconds: value("feed_lease_seconds"),
     shutdownTimeoutSeconds: value("shutdown_timeout_seconds"),
     feedBufferBytes: value("feed_buffer_bytes"),
     feedMaxStreamsPerAddress: value("feed_max_streams_per_address"),

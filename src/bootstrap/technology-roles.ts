@@ -13,6 +13,8 @@ export interface TechnologyRoles {
   readonly cache?: BackendSettings<string>;
   /** `feed_catch_up_seconds`: the change broadcast's check of watched scopes (PostgreSQL). */
   readonly feedCatchUpSeconds: number;
+  /** `feed_lease_seconds`: the principal fence's lease (PostgreSQL storage; 0: no fence). */
+  readonly feedLeaseSeconds: number;
 }
 
 /** A technology's container module: binds the port tokens of the roles it is given. */
@@ -22,7 +24,12 @@ export function rolesByTechnology(settings: Settings): Map<string, TechnologyRol
   const roles = new Map<string, TechnologyRoles>();
   const serve = (port: keyof TechnologyRoles, backend: BackendSettings<string> | undefined) => {
     if (backend)
-      roles.set(backend.backend, { ...roles.get(backend.backend), [port]: backend, feedCatchUpSeconds: settings.feedCatchUpSeconds });
+      roles.set(backend.backend, {
+        ...roles.get(backend.backend),
+        [port]: backend,
+        feedCatchUpSeconds: settings.feedCatchUpSeconds,
+        feedLeaseSeconds: settings.feedLeaseSeconds,
+      });
   };
   serve("storage", settings.storage);
   serve("permission", settings.permission);

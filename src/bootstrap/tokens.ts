@@ -11,6 +11,7 @@ import type { LiveFeed } from "../application/feed/live-feed.js";
 import type { Clock, IdGenerator } from "../application/ports/clock.js";
 import type { PrincipalsWithCheck } from "../application/ports/principals-with-check.js";
 import type { PermissionStore } from "../application/ports/permission-store.js";
+import type { PrincipalFence } from "../application/ports/principal-fence.js";
 import type { RecordStore } from "../application/ports/record-store.js";
 import type { SharedRecords } from "../application/ports/shared-records.js";
 import type { ResourceKinds } from "../application/kinds/resource-kind-policy.js";
@@ -54,6 +55,8 @@ export const TOKENS = {
   ConnectionPool: Symbol("ConnectionPool") as ServiceIdentifier<PoolProbe>,
   /** Change signals for the live feed; a technology sharing them between processes binds it. */
   ChangeBroadcast: Symbol("ChangeBroadcast") as ServiceIdentifier<ChangeBroadcast>,
+  /** Principal changes wait for other processes' streams; a technology sharing leases between processes binds it. */
+  PrincipalFence: Symbol("PrincipalFence") as ServiceIdentifier<PrincipalFence>,
   /** Multi-bound: one per technology with migrations of its own. */
   SchemaMigration: Symbol("SchemaMigration") as ServiceIdentifier<SchemaMigration>,
   Migrator: Symbol("Migrator") as ServiceIdentifier<Migrator>,

@@ -82,6 +82,7 @@ export const KNOWN_SETTINGS: readonly KnownSetting[] = [
   known("feed_max_streams_per_user", "2", "0"),
   known("feed_max_lifetime_seconds", "0", "2147484"),
   known("feed_catch_up_seconds", "0.25", "0"),
+  known("feed_lease_seconds", "0", "-1"),
   known("eos", "2030-06-01", "someday"),
   known("eos_message", "Moving soon"),
   known("eos_url", "https://example.com/eos"),

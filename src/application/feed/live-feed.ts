@@ -7,6 +7,7 @@
  * Cursors (the last `last_modified` read) make replay then live gapless and without duplicates.
  * Writers never wait: a signal only schedules a read.
  */
+import { BackendError } from "../../domain/errors.js";
 import type { Caller } from "../../domain/principals.js";
 import type { ChangeAction, ChangeEvents } from "../events.js";
 import { ScopeFeed } from "./feed-scope.js";
@@ -15,6 +16,7 @@ import type { ResourceKinds } from "../kinds/resource-kind-policy.js";
 import type { FeedRequest, FeedSink } from "./feed-types.js";
 import { MODIFIED_FIELD } from "../listing.js";
 import { EVERY_SCOPE, PRINCIPALS_CHANGED, type ChangeBroadcast, type ChangeSignal } from "../ports/change-broadcast.js";
+import type { PrincipalFence } from "../ports/principal-fence.js";
 import type { RecordStore } from "../ports/record-store.js";
 import type { SharedRecords } from "../ports/shared-records.js";
 import type { RecordService } from "../record-service.js";
@@ -32,6 +34,8 @@ export interface LiveFeedOptions {
   readonly windowMs?: number;
   readonly events: ChangeEvents;
   readonly broadcast: ChangeBroadcast;
+  /** Makes a principal change wait for the other processes' streams (docs/feed-fence.md); none: signals only. */
+  readonly fence?: PrincipalFence;
   readonly keepAliveMs: number;
   readonly log: (error: unknown, message: string) => void;
 }
@@ -58,6 +62,8 @@ export class LiveFeed {
   /** Per subscription being opened: the principals announced as changed meanwhile. */
   private readonly subscribing = new Set<Set<string>>();
   private keepAlive: ReturnType<typeof setInterval> | undefined;
+  /** How many times every stream was ended at once (the fence's lease lapsed). */
+  private everyStreamEnded = 0;
   private readonly host = {
     records: this.options.records,
     /** An ACL may become visible after its record: what a subscriber was sent is remembered to re-check it. */
@@ -88,6 +94,7 @@ export class LiveFeed {
       events.onPrincipalsChanged(async (principal) => {
         this.principalsChanged(principal);
         await broadcast.publish({ collection: PRINCIPALS_CHANGED, parentId: principal, timestamp: 0 });
+        await this.options.fence?.fence(principal);
       }),
       broadcast.subscribe(
         (signal) => this.dispatch(signal),
@@ -96,7 +103,12 @@ export class LiveFeed {
     );
     this.keepAlive = setInterval(() => this.sendKeepAlive(), this.options.keepAliveMs);
     this.keepAlive.unref();
-    return broadcast.ready();
+    const leave = this.options.fence?.serve({
+      endStreamsOf: (p) => this.principalsChanged(p),
+      endEveryStream: () => this.endEveryStream(),
+    });
+    this.stops.push(() => void leave?.then((stop) => stop()));
+    return Promise.all([broadcast.ready(), leave]).then(() => undefined);
   }
 
   /**
@@ -110,11 +122,14 @@ export class LiveFeed {
     const scope = this.options.kinds[request.resource.kind].scope(request.requester, request.resource);
     // Principals announced as changed while this caller's were being read: they may be stale.
     const changedMeanwhile = new Set<string>();
+    const endedBefore = this.everyStreamEnded;
     this.subscribing.add(changedMeanwhile);
     let caller: Caller;
     let restricted: boolean;
     let check: { timestamp: number };
     try {
+      if (this.options.fence && !(await this.options.fence.admit()))
+        throw new BackendError("storage", undefined, "The live feed holds no lease on the database");
       // Authorized once, by the listing: its caller and restriction are the subscriber's view.
       const view = await this.options.records.listAs(request.requester, request.resource, {
         filters: [...request.filters, { field: MODIFIED_FIELD, operator: "gt", value: request.since ?? Number.MAX_SAFE_INTEGER }],
@@ -156,7 +171,7 @@ export class LiveFeed {
       this.replaying.set(key, set);
     }
     set.add(subscription);
-    if (caller.principals.some((principal) => changedMeanwhile.has(principal))) subscription.resync();
+    if (endedBefore !== this.everyStreamEnded || caller.principals.some((p) => changedMeanwhile.has(p))) subscription.resync();
     else subscription.wake();
     // The cursor: the client has everything up to it (what a stream ended by the server tells it to resume from).
     return { close: () => subscription.close(), cursor: () => subscription.cursor };
@@ -210,6 +225,11 @@ export class LiveFeed {
   private principalsChanged(principal: string): void {
     for (const changed of this.subscribing) changed.add(principal);
     for (const subscription of this.everySubscription()) if (subscription.callerPrincipals.has(principal)) subscription.resync();
+  }
+
+  private endEveryStream(): void {
+    this.everyStreamEnded += 1;
+    for (const subscription of this.everySubscription()) subscription.resync();
   }
 
   private async recheckPrincipals(subscription: Subscription): Promise<void> {
