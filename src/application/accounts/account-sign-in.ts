@@ -23,10 +23,14 @@ export interface SignInOptions {
   readonly failedSignInWindowSeconds: number;
 }
 
+/** Credentials whose HMACs this process keeps (oldest forgotten first). */
+const MACS_KEPT = 1000;
+
 /** Remembered credentials whose refresh time this process keeps (oldest forgotten first). */
 const REFRESHES_KEPT = 10_000;
 
 export class AccountSignIn {
+  private readonly macs = new Map<string, { credential: string; account: string }>();
   /** Verified key → when this process last extended its life (ms). */
   private readonly refreshed = new Map<string, number>();
   /** Hashes under way, by credential: concurrent requests with one credential share one hash. */
@@ -46,15 +50,16 @@ export class AccountSignIn {
    */
   async verify(id: string, password: string, clientAddress: string | undefined): Promise<string | undefined> {
     if (!isValidAccountId(id) || password.length === 0 || password.length > MAX_PASSWORD_LENGTH) return undefined;
-    const keys = this.keysOf(id, clientAddress);
-    const credential = this.mac(`credential\u0000${id}\u0000${password}`);
+    const { credential, account } = this.macsOf(id, password);
+    const verified = `accounts:verified:${account}`;
     // One cache read for a credential in use. A throttled account has no remembered credential
     // (reaching the bound deletes it), so a hit never lets a throttled guesser through.
-    const remembered = await this.cache.get(keys.verified);
+    const remembered = await this.cache.get(verified);
     if (typeof remembered === "string" && sameText(remembered, credential)) {
-      await this.keepAlive(keys.verified);
+      await this.keepAlive(verified);
       return id;
     }
+    const keys = this.keysOf(account, clientAddress);
     const [accountFailures, addressFailures] = await Promise.all([
       this.cache.get(keys.accountFailures),
       keys.addressFailures === undefined ? Promise.resolve(undefined) : this.cache.get(keys.addressFailures),
@@ -120,11 +125,26 @@ export class AccountSignIn {
 
   /** Forgets the remembered credential of the account (after a password change or deletion). */
   async forget(id: string): Promise<void> {
-    await this.cache.delete(this.keysOf(id, undefined).verified);
+    await this.cache.delete(this.keysOf(this.mac(`account\u0000${id}`), undefined).verified);
   }
 
-  private keysOf(id: string, clientAddress: string | undefined) {
-    const account = this.mac(`account\u0000${id}`);
+  /**
+   * The credential's and the account's HMACs, remembered per credential seen (as Basic Auth ids
+   * are): a request with a remembered credential computes none.
+   */
+  private macsOf(id: string, password: string): { credential: string; account: string } {
+    const text = `${id}\u0000${password}`;
+    let macs = this.macs.get(text);
+    if (!macs) {
+      macs = { credential: this.mac(`credential\u0000${text}`), account: this.mac(`account\u0000${id}`) };
+      if (this.macs.size >= MACS_KEPT) this.macs.delete(this.macs.keys().next().value as string);
+      this.macs.set(text, macs);
+    }
+    return macs;
+  }
+
+  /** `account`: the HMAC of the account id. */
+  private keysOf(account: string, clientAddress: string | undefined) {
     return {
       verified: `accounts:verified:${account}`,
       accountFailures: `accounts:failures:account:${account}`,
