@@ -110,8 +110,8 @@ function median(values: number[]): number {
 async function main(): Promise<void> {
   let sql = "";
   if (backend !== "memory") {
-    await ensureDatabase(postgres, "tessera_bench_accounts");
-    sql = databaseUrl(postgres, "tessera_bench_accounts");
+    await ensureDatabase(postgres, `tessera_bench_accounts_${backend}`);
+    sql = databaseUrl(postgres, `tessera_bench_accounts_${backend}`);
   }
   // Both servers run side by side and are measured in alternation, slice after slice, so that a
   // busy machine slows both alike and the ratio stays meaningful.

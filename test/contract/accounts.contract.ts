@@ -110,6 +110,17 @@ export function accountsContract(name: string, open: () => Promise<SharedAccount
       expect(await b.signIn.verify("u4", "pw-u4", "192.0.2.8")).to.equal("u4");
     });
 
+    it("counts a throttled address's tries against the account, so a remembered password is no oracle", async () => {
+      for (const id of ["v1", "v2", "v3", "target"]) await a.service.put(anonymous, id, () => `pw-${id}`);
+      expect(await a.signIn.verify("target", "pw-target", "10.9.9.9")).to.equal("target"); // remembered, from its owner
+      for (const id of ["v1", "v2", "v3"]) await a.signIn.verify(id, "guess", "192.0.2.66"); // the guesser's address is throttled
+      for (let i = 0; i < 3; i += 1)
+        expect(await rejection(b.signIn.verify("target", `guess${i}`, "192.0.2.66"))).to.be.instanceOf(SignInThrottledError);
+      // The account reached the bound: even the right password, remembered before, is refused now.
+      expect(await rejection(b.signIn.verify("target", "pw-target", "192.0.2.66"))).to.be.instanceOf(SignInThrottledError);
+      expect(await rejection(a.signIn.verify("target", "pw-target", "10.9.9.9"))).to.be.instanceOf(SignInThrottledError);
+    });
+
     it("forgets an account's failures after a successful sign-in", async () => {
       await a.service.put(anonymous, "alice", () => "pw");
       for (let i = 0; i < 2; i += 1) await a.signIn.verify("alice", "wrong", undefined);

@@ -4,7 +4,8 @@
  * derived from the account id by HMAC, holding an HMAC of the credential (never the password).
  * Changing or deleting the account deletes that entry, so the old password is refused at once
  * everywhere. Failed sign-ins are counted per account and per client address in the cache backend;
- * past the bound, sign-ins are refused (429) until the window ends, correct or not.
+ * past the bound, sign-ins are refused (429) until the window ends, correct or not: a throttled
+ * account's remembered credential is deleted, and only a request that misses it reads the counters.
  */
 import { createHmac, timingSafeEqual } from "node:crypto";
 import type { JsonValue } from "../../domain/json.js";
@@ -22,10 +23,14 @@ export interface SignInOptions {
   readonly failedSignInWindowSeconds: number;
 }
 
+/** Credentials whose HMACs this process keeps (oldest forgotten first). */
+const MACS_KEPT = 1000;
+
 /** Remembered credentials whose refresh time this process keeps (oldest forgotten first). */
 const REFRESHES_KEPT = 10_000;
 
 export class AccountSignIn {
+  private readonly macs = new Map<string, { credential: string; account: string }>();
   /** Verified key → when this process last extended its life (ms). */
   private readonly refreshed = new Map<string, number>();
   /** Hashes under way, by credential: concurrent requests with one credential share one hash. */
@@ -45,21 +50,26 @@ export class AccountSignIn {
    */
   async verify(id: string, password: string, clientAddress: string | undefined): Promise<string | undefined> {
     if (!isValidAccountId(id) || password.length === 0 || password.length > MAX_PASSWORD_LENGTH) return undefined;
-    const keys = this.keysOf(id, clientAddress);
-    const [remembered, accountFailures, addressFailures] = await Promise.all([
-      this.cache.get(keys.verified),
+    const { credential, account } = this.macsOf(id, password);
+    const verified = `accounts:verified:${account}`;
+    // One cache read for a credential in use. A throttled account has no remembered credential
+    // (reaching the bound deletes it), so a hit never lets a throttled guesser through.
+    const remembered = await this.cache.get(verified);
+    if (typeof remembered === "string" && sameText(remembered, credential)) {
+      await this.keepAlive(verified);
+      return id;
+    }
+    const keys = this.keysOf(account, clientAddress);
+    const [accountFailures, addressFailures] = await Promise.all([
       this.cache.get(keys.accountFailures),
       keys.addressFailures === undefined ? Promise.resolve(undefined) : this.cache.get(keys.addressFailures),
     ]);
-    // Before any comparison: a throttled guesser learns nothing, not even from a remembered credential.
-    await this.refuseWhenThrottled([
-      [keys.accountFailures, accountFailures],
-      [keys.addressFailures, addressFailures],
-    ]);
-    const credential = this.mac(`credential\u0000${id}\u0000${password}`);
-    if (typeof remembered === "string" && sameText(remembered, credential)) {
-      await this.keepAlive(keys.verified);
-      return id;
+    if (this.reached(accountFailures)) throw await this.throttled(keys.accountFailures);
+    if (keys.addressFailures !== undefined && this.reached(addressFailures)) {
+      // Each refused try counts against the account too: a throttled address cannot go on
+      // guessing one account and tell a remembered (right) password from a wrong one.
+      await this.countFailure(id, keys.accountFailures, accountFailures);
+      throw await this.throttled(keys.addressFailures);
     }
     // On expiry, every request of a busy client misses at once: one hash for them all, per process.
     let pending = this.checking.get(credential);
@@ -83,8 +93,8 @@ export class AccountSignIn {
     const account = await this.store.get(id);
     if (!account) return undefined; // ids are public (sign-up tells them): nothing to hide, nothing to count
     if (!(await this.hasher.verify(password, account.passwordHash))) {
-      await this.countFailure(keys.accountFailures, accountFailures);
-      if (keys.addressFailures !== undefined) await this.countFailure(keys.addressFailures, addressFailures);
+      await this.countFailure(id, keys.accountFailures, accountFailures);
+      if (keys.addressFailures !== undefined) await this.countFailure(undefined, keys.addressFailures, addressFailures);
       return undefined;
     }
     await this.cache.set(keys.verified, credential, this.options.cacheTtlSeconds);
@@ -115,11 +125,26 @@ export class AccountSignIn {
 
   /** Forgets the remembered credential of the account (after a password change or deletion). */
   async forget(id: string): Promise<void> {
-    await this.cache.delete(this.keysOf(id, undefined).verified);
+    await this.cache.delete(this.keysOf(this.mac(`account\u0000${id}`), undefined).verified);
   }
 
-  private keysOf(id: string, clientAddress: string | undefined) {
-    const account = this.mac(`account\u0000${id}`);
+  /**
+   * The credential's and the account's HMACs, remembered per credential seen (as Basic Auth ids
+   * are): a request with a remembered credential computes none.
+   */
+  private macsOf(id: string, password: string): { credential: string; account: string } {
+    const text = `${id}\u0000${password}`;
+    let macs = this.macs.get(text);
+    if (!macs) {
+      macs = { credential: this.mac(`credential\u0000${text}`), account: this.mac(`account\u0000${id}`) };
+      if (this.macs.size >= MACS_KEPT) this.macs.delete(this.macs.keys().next().value as string);
+      this.macs.set(text, macs);
+    }
+    return macs;
+  }
+
+  /** `account`: the HMAC of the account id. */
+  private keysOf(account: string, clientAddress: string | undefined) {
     return {
       verified: `accounts:verified:${account}`,
       accountFailures: `accounts:failures:account:${account}`,
@@ -131,24 +156,25 @@ export class AccountSignIn {
     return createHmac("sha256", this.options.secret).update(text, "utf8").digest("hex");
   }
 
-  private async refuseWhenThrottled(counters: readonly [string | undefined, JsonValue | undefined][]): Promise<void> {
-    let wait = 0;
-    for (const [key, count] of counters) {
-      if (key === undefined || typeof count !== "number" || count < this.options.maxFailedSignIns) continue;
-      wait = Math.max(wait, await this.cache.ttl(key));
-    }
-    if (wait > 0) throw new SignInThrottledError(Math.max(1, Math.ceil(wait)));
+  private reached(count: JsonValue | undefined): boolean {
+    return typeof count === "number" && count >= this.options.maxFailedSignIns;
+  }
+
+  private async throttled(key: string): Promise<SignInThrottledError> {
+    const left = await this.cache.ttl(key);
+    return new SignInThrottledError(Math.max(1, Math.ceil(left > 0 ? left : this.options.failedSignInWindowSeconds)));
   }
 
   /**
-   * One more failure in the window that the first failure opened. Read then written, not atomic:
-   * failures that race may count once, so a burst of concurrent guesses may exceed the bound by
-   * its width, never for longer than one window.
+   * One more failure in the window that the first failure opened; an account reaching the bound
+   * loses its remembered credential. Read then written, not atomic: failures that race may count
+   * once, so a burst of concurrent guesses may exceed the bound by its width, within one window.
    */
-  private async countFailure(key: string, previous: JsonValue | undefined): Promise<void> {
+  private async countFailure(accountId: string | undefined, key: string, previous: JsonValue | undefined): Promise<void> {
     const count = typeof previous === "number" ? previous : 0;
     const left = count === 0 ? this.options.failedSignInWindowSeconds : await this.cache.ttl(key);
     await this.cache.set(key, count + 1, left > 0 ? left : this.options.failedSignInWindowSeconds);
+    if (accountId !== undefined && count + 1 >= this.options.maxFailedSignIns) await this.forget(accountId);
   }
 }
 
