@@ -1,80 +1,74 @@
 /**
- * The admin page: sign in, see who you are and the declared resources, browse a collection
- * (filters, sort, keyset pages), create / edit / delete a record and edit its permissions per
- * principal. Everything goes through the public API (api.ts); text is only ever set as text.
+ * The admin page: sign in (an account, Basic Auth, or an OpenID Connect provider), see who you
+ * are and the declared resources, browse a collection (filters, sort, keyset pages) that follows
+ * the live feed, create / edit / delete a record and share it per principal. Everything goes
+ * through the public API (api.ts); text is only ever set as text.
  */
-import { Api, ApiError, basicAuthorization, isObject, type Detail, type Json, type JsonObject, type Resource, type Root } from "./api.js";
-
-const CREDENTIALS_KEY = "tessera.admin.authorization";
-
-function element<T extends HTMLElement = HTMLElement>(id: string): T {
-  const found = document.getElementById(id);
-  if (!found) throw new Error(`#${id} is missing from the page`);
-  return found as T;
-}
-
-function make<K extends keyof HTMLElementTagNameMap>(tag: K, text?: string, className?: string): HTMLElementTagNameMap[K] {
-  const node = document.createElement(tag);
-  if (text !== undefined) node.textContent = text;
-  if (className !== undefined) node.className = className;
-  return node;
-}
-
-/** A form field as text (a file input would give a File). */
-function field(form: FormData, name: string): string {
-  const value = form.get(name);
-  return typeof value === "string" ? value : "";
-}
-
-function text(value: Json | undefined): string {
-  return typeof value === "string" ? value : JSON.stringify(value ?? null);
-}
+import { Api, ApiError, isObject, type Json, type JsonObject, type Resource, type Root } from "./api.js";
+import { element, fail, field, make, principalText, say, showDetails, text } from "./dom.js";
+import { FollowedFeed, type FeedEvent } from "./feed.js";
+import { beginSignIn, completeSignIn, providersOf } from "./openid.js";
+import { principalFromInput } from "./principals.js";
+import { forgetToken, keepToken, keptToken, passwordCredential, tokenCredential, type Credential } from "./session.js";
 
 const VIEWS = ["sign-in-view", "home-view", "collection-view", "record-view"] as const;
+type View = (typeof VIEWS)[number];
 
-function show(view: (typeof VIEWS)[number]): void {
-  for (const id of VIEWS) element(id).hidden = id !== view;
-  element("session").hidden = view === "sign-in-view";
-}
-
-function say(text: string, isError = false): void {
-  const message = element("message");
-  message.textContent = text;
-  message.className = isError ? "error" : "";
-  message.hidden = text === "";
-}
-
-function fail(error: unknown): void {
-  say(error instanceof Error ? error.message : String(error), true);
-}
-
-/** A 400's details, one line each: `body data.title: ...`. */
-function showDetails(list: HTMLElement, details: readonly Detail[], fallback: string): void {
-  list.replaceChildren(
-    ...(details.length > 0
-      ? details.map((d) => make("li", `${[d.location, d.name].filter(Boolean).join(" ")}: ${d.description ?? ""}`))
-      : [make("li", fallback)]),
-  );
-}
+/** Pause before re-reading a listing after a feed event, so that a burst of changes costs one read. */
+const REFRESH_DELAY_MS = 50;
 
 interface Listing {
   readonly resource: Resource;
   query: string;
+  /** The page shown: a Next-Page URL, or undefined for the first page. */
+  page: string | undefined;
+}
+
+function messageOf(error: unknown): string {
+  if (error instanceof ApiError && error.details.length > 0)
+    return `${error.message} ${error.details.map((d) => `${d.name ?? d.location ?? ""}: ${d.description ?? ""}`).join("; ")}`;
+  return error instanceof Error ? error.message : String(error);
 }
 
 class AdminPage {
+  private anonymous = new Api(undefined);
+  private credential: Credential | undefined;
   private api: Api | undefined;
   private root: Root = {};
   private listing: Listing | undefined;
+  private feed: FollowedFeed | undefined;
+  private refresh: { running: boolean; again: boolean } = { running: false, again: false };
   private record: { id: string | undefined; lastModified: number | undefined; permissions: Record<string, string[]> } | undefined;
+  /** Accounts the signed-in user may see (`GET /v1/accounts`), asked once per sign-in. */
+  private accountChoices: Promise<string[]> | undefined;
 
-  start(): void {
+  async start(): Promise<void> {
+    this.wire();
+    show("sign-in-view");
+    try {
+      // Anonymous: which sign-ins the service offers.
+      this.offerSignIns((await this.anonymous.call("GET", "/")).body);
+      const returned = await completeSignIn();
+      if (returned) keepToken(returned);
+      const token = returned ?? keptToken();
+      if (token) await this.signIn(tokenCredential(token));
+    } catch (error) {
+      fail(error);
+    }
+  }
+
+  private wire(): void {
     element<HTMLFormElement>("sign-in").addEventListener("submit", (event) => {
       event.preventDefault();
       const form = new FormData(event.target as HTMLFormElement);
-      void this.signIn(basicAuthorization(field(form, "user"), field(form, "password")));
+      void this.signIn(passwordCredential(field(form, "user"), field(form, "password")));
     });
+    element("sign-up").addEventListener("click", () => void this.signUp());
     element("sign-out").addEventListener("click", () => this.signOut());
+    element<HTMLFormElement>("change-password").addEventListener("submit", (event) => {
+      event.preventDefault();
+      void this.changePassword();
+    });
     element("to-home").addEventListener("click", (event) => {
       event.preventDefault();
       this.home();
@@ -98,42 +92,126 @@ class AdminPage {
       event.preventDefault();
       void this.savePermissions();
     });
-    const saved = sessionStorage.getItem(CREDENTIALS_KEY);
-    if (saved) void this.signIn(saved);
-    else show("sign-in-view");
   }
 
-  private async signIn(authorization: string): Promise<void> {
+  /** Shows one view; the live feed runs only while a collection is on screen. */
+  private show(view: View): void {
+    if (view !== "collection-view") this.stopFeed();
+    show(view);
+  }
+
+  private get hasAccounts(): boolean {
+    return isObject(this.root.capabilities) && Object.hasOwn(this.root.capabilities, "accounts");
+  }
+
+  /** "Create account" where the service has accounts; one button per OpenID Connect provider it lists. */
+  private offerSignIns(body: Json | undefined): void {
+    this.root = isObject(body) ? body : {};
+    element("sign-up").hidden = !this.hasAccounts;
+    const providers = providersOf(this.root.capabilities);
+    element("providers").hidden = providers.length === 0;
+    element("provider-list").replaceChildren(
+      ...providers.map((provider) => {
+        const button = make("button", provider.name);
+        button.type = "button";
+        button.dataset.provider = provider.name;
+        button.addEventListener("click", () => void beginSignIn(provider).catch(fail));
+        const item = make("li");
+        item.append(button);
+        return item;
+      }),
+    );
+  }
+
+  private async signUp(): Promise<void> {
+    const form = element<HTMLFormElement>("sign-in");
+    if (!form.reportValidity()) return;
+    const data = new FormData(form);
+    const [user, password] = [field(data, "user"), field(data, "password")];
     say("");
     try {
-      const answer = await new Api(authorization).call("GET", "/");
-      const root = (answer.body ?? {}) as Root;
+      // Kinto's accounts API: the new account's id and password, sent without credentials.
+      await this.anonymous.call("POST", "/accounts", { data: { id: user, password } });
+    } catch (error) {
+      say(messageOf(error), true);
+      return;
+    }
+    await this.signIn(passwordCredential(user, password));
+  }
+
+  private async signIn(credential: Credential): Promise<void> {
+    say("");
+    try {
+      const api = new Api(credential.authorization);
+      const root = ((await api.call("GET", "/")).body ?? {}) as Root;
       if (!root.user) throw new Error("These credentials are not accepted by the service.");
-      this.api = new Api(authorization);
+      this.api = api;
+      this.credential = credential;
       this.root = root;
-      sessionStorage.setItem(CREDENTIALS_KEY, authorization);
+      this.accountChoices = undefined;
+      element<HTMLFormElement>("sign-in").reset(); // the password stays in `credential` only
       this.home();
     } catch (error) {
-      sessionStorage.removeItem(CREDENTIALS_KEY);
-      show("sign-in-view");
-      fail(error);
+      if (credential.provider !== undefined) forgetToken();
+      this.show("sign-in-view");
+      fail(error instanceof ApiError && error.status === 401 ? new Error("Wrong name or password, or an expired sign-in.") : error);
     }
   }
 
   private signOut(): void {
-    sessionStorage.removeItem(CREDENTIALS_KEY);
+    forgetToken();
+    this.credential = undefined;
     this.api = undefined;
-    this.root = {};
-    element<HTMLFormElement>("sign-in").reset();
+    this.listing = undefined;
+    this.accountChoices = undefined;
+    for (const form of ["sign-in", "change-password"]) element<HTMLFormElement>(form).reset();
     say("");
-    show("sign-in-view");
+    this.show("sign-in-view");
+    void this.anonymous.call("GET", "/").then((answer) => this.offerSignIns(answer.body), fail);
+  }
+
+  /** The signed-in account's id, as `PATCH /v1/accounts/{id}` names it. */
+  private get accountId(): string | undefined {
+    const id = this.root.user?.id;
+    return id?.startsWith("account:") ? id.slice("account:".length) : undefined;
+  }
+
+  private async changePassword(): Promise<void> {
+    const form = element<HTMLFormElement>("change-password");
+    const data = new FormData(form);
+    const password = field(data, "password");
+    const account = this.accountId;
+    if (!this.api || account === undefined) return;
+    if (password !== field(data, "confirm")) {
+      say("The two passwords differ.", true);
+      return;
+    }
+    try {
+      await this.api.call("PATCH", `/accounts/${encodeURIComponent(account)}`, { data: { password } });
+      // Same account, same id; only what the page sends changes (memory again, never storage).
+      this.credential = passwordCredential(account, password);
+      this.api = new Api(this.credential.authorization);
+      form.reset();
+      say("Password changed.");
+    } catch (error) {
+      say(messageOf(error), true);
+    }
   }
 
   private home(): void {
     const user = this.root.user;
-    element("user-id").textContent = user?.id ?? "";
-    element("home-user-id").textContent = user?.id ?? "";
+    const id = user?.id ?? "";
+    principalText(element("user-id"), id);
+    element("home-user-id").textContent = id;
     element("principals").replaceChildren(...(user?.principals ?? []).map((p) => make("li", p)));
+    element("change-password").hidden = this.accountId === undefined;
+    // A name and password that are not an account's may still pass as a Basic Auth user: say so.
+    const note = element("identity-note");
+    note.textContent =
+      this.hasAccounts && id.startsWith("basicauth:")
+        ? "You are signed in with Basic Auth, not with an account: check the name and password if you meant your account."
+        : "";
+    note.hidden = note.textContent === "";
     const resources = this.root.resources ?? [];
     element("resources").replaceChildren(
       ...resources.map((resource) => {
@@ -150,7 +228,7 @@ class AdminPage {
       }),
     );
     say(resources.length === 0 ? "The service declares no resources." : "");
-    show("home-view");
+    this.show("home-view");
   }
 
   private queryFromForm(): string {
@@ -163,31 +241,105 @@ class AdminPage {
     return query.toString();
   }
 
-  /** First page of a listing; `next` follows the service's Next-Page URL instead. */
+  /** Opens a listing: its first page (`next`: the service's Next-Page URL instead), then follows the feed. */
   private async list(resource: Resource, query: string, next?: string): Promise<void> {
     if (!this.api) return;
     say("");
-    this.listing = { resource, query };
+    this.listing = { resource, query, page: next };
     element("collection-name").textContent = resource.name;
     element("collection-kind").textContent = resource.kind;
     try {
-      const first = `/${resource.name}${query ? `?${query}` : ""}`;
-      const answer = await this.api.call("GET", next ?? first);
-      const records = isObject(answer.body) && Array.isArray(answer.body.data) ? answer.body.data.filter(isObject) : [];
-      // The count comes with HEAD only (as in Kinto); asked once per listing, not per page.
-      if (next === undefined)
-        element("total").textContent = `${(await this.api.call("HEAD", first)).headers.get("Total-Objects") ?? "?"} records match`;
-      element("records")
-        .querySelector("tbody")
-        ?.replaceChildren(...records.map((record) => this.row(record)));
-      const nextPage = answer.headers.get("Next-Page");
-      const button = element("next-page");
-      button.hidden = nextPage === null;
-      button.onclick = nextPage === null ? null : () => void this.list(resource, query, nextPage);
-      show("collection-view");
+      const since = await this.render(this.listing);
+      this.show("collection-view");
+      this.follow(this.listing, since);
     } catch (error) {
       fail(error);
     }
+  }
+
+  /** Reads and shows the listing's page; returns the collection's ETag (where the feed resumes). */
+  private async render(listing: Listing): Promise<string | undefined> {
+    if (!this.api) return undefined;
+    const first = `/${listing.resource.name}${listing.query ? `?${listing.query}` : ""}`;
+    const answer = await this.api.call("GET", listing.page ?? first);
+    if (listing !== this.listing) return undefined; // another listing was opened meanwhile
+    const records = isObject(answer.body) && Array.isArray(answer.body.data) ? answer.body.data.filter(isObject) : [];
+    // The count comes with HEAD only (as in Kinto); asked for the first page only.
+    if (listing.page === undefined)
+      element("total").textContent = `${(await this.api.call("HEAD", first)).headers.get("Total-Objects") ?? "?"} records match`;
+    element("records")
+      .querySelector("tbody")
+      ?.replaceChildren(...records.map((record) => this.row(record)));
+    const nextPage = answer.headers.get("Next-Page");
+    const button = element("next-page");
+    button.hidden = nextPage === null;
+    button.onclick = nextPage === null ? null : () => void this.list(listing.resource, listing.query, nextPage);
+    return answer.headers.get("ETag")?.replace(/"/g, "") ?? undefined;
+  }
+
+  /**
+   * The open listing follows the collection's live feed, with its filters and from its ETag: a
+   * deletion (or a record no longer shared with you: the feed sends it as a tombstone) leaves
+   * the table at once; any change re-reads the page, so that sort, filters and page size stay
+   * the service's.
+   */
+  private follow(listing: Listing, since: string | undefined): void {
+    this.stopFeed();
+    if (!this.credential) return;
+    const url = new URL(`/v1/${listing.resource.name}`, location.href);
+    for (const [name, value] of new URLSearchParams(listing.query)) if (!name.startsWith("_")) url.searchParams.append(name, value);
+    if (since !== undefined) url.searchParams.set("_since", since);
+    const credential = this.credential;
+    element("live-state").textContent = "· live";
+    this.feed = new FollowedFeed({
+      url: url.toString(),
+      authorization: () => credential.authorization,
+      onEvent: (event) => this.changed(listing, event),
+      onResync: async () => {
+        const etag = await this.render(listing).catch(() => undefined);
+        return etag;
+      },
+      onRefused: (status) => {
+        element("live-state").textContent = `· not live (${status})`;
+      },
+    });
+  }
+
+  private stopFeed(): void {
+    this.feed?.stop();
+    this.feed = undefined;
+    element("live-state").textContent = "";
+  }
+
+  private changed(listing: Listing, event: FeedEvent): void {
+    if (listing !== this.listing) return;
+    let data: Json;
+    try {
+      data = JSON.parse(event.data) as Json;
+    } catch {
+      return;
+    }
+    if (isObject(data) && data.deleted === true && typeof data.id === "string")
+      for (const row of element("records").querySelectorAll<HTMLTableRowElement>("tbody tr")) if (row.dataset.id === data.id) row.remove();
+    this.scheduleRefresh(listing);
+  }
+
+  /** One re-read at a time; changes arriving during one cause one more after it. */
+  private scheduleRefresh(listing: Listing): void {
+    if (this.refresh.running) {
+      this.refresh.again = true;
+      return;
+    }
+    this.refresh = { running: true, again: false };
+    setTimeout(() => {
+      void this.render(listing)
+        .catch(fail)
+        .finally(() => {
+          const again = this.refresh.again;
+          this.refresh = { running: false, again: false };
+          if (again && listing === this.listing) this.scheduleRefresh(listing);
+        });
+    }, REFRESH_DELAY_MS);
   }
 
   private row(record: JsonObject): HTMLTableRowElement {
@@ -230,9 +382,11 @@ class AdminPage {
     element("record-errors").replaceChildren();
     element("permission-errors").replaceChildren();
     element("delete-record").hidden = this.record.id === undefined;
-    element("permissions-panel").hidden = this.record.id === undefined || this.listing.resource.kind !== "shareable";
+    const sharing = this.record.id !== undefined && this.listing.resource.kind === "shareable";
+    element("permissions-panel").hidden = !sharing;
     this.renderPermissions();
-    show("record-view");
+    if (sharing) void this.offerPrincipals();
+    this.show("record-view");
   }
 
   private async save(): Promise<void> {
@@ -279,6 +433,35 @@ class AdminPage {
     }
   }
 
+  /**
+   * The sharing field's suggestions: the accounts you may see (`GET /v1/accounts`: your own, or
+   * every account for an administrator or where the service lets everyone read them), your
+   * groups, and the system principals. Typing any other principal stays possible.
+   */
+  private async offerPrincipals(): Promise<void> {
+    const api = this.api;
+    if (!api) return;
+    this.accountChoices ??= this.hasAccounts
+      ? api.call("GET", "/accounts").then(
+          (answer) =>
+            (isObject(answer.body) && Array.isArray(answer.body.data) ? answer.body.data.filter(isObject) : [])
+              .map((account) => account.id)
+              .filter((id): id is string => typeof id === "string")
+              .map((id) => `account:${id}`),
+          () => [], // not allowed to list accounts: suggestions without them
+        )
+      : Promise.resolve([]);
+    const groups = (this.root.user?.principals ?? []).filter((p) => p.startsWith("group:"));
+    const choices = [...new Set([...(await this.accountChoices), ...groups, "system.Authenticated", "system.Everyone"])];
+    element("principal-choices").replaceChildren(
+      ...choices.map((choice) => {
+        const option = make("option");
+        option.value = choice;
+        return option;
+      }),
+    );
+  }
+
   /** One row per principal, one checkbox per permission the resource stores. */
   private renderPermissions(): void {
     if (!this.listing || !this.record) return;
@@ -290,7 +473,7 @@ class AdminPage {
       ...principals.map((principal) => {
         const row = make("tr");
         row.dataset.principal = principal;
-        row.append(make("td", principal));
+        row.append(principalText(make("td", undefined, "principal"), principal, this.root.user?.id));
         for (const name of names) {
           const box = make("input");
           box.type = "checkbox";
@@ -309,7 +492,7 @@ class AdminPage {
   private addPrincipal(): void {
     if (!this.record) return;
     const input = element<HTMLFormElement>("permissions-form").elements.namedItem("principal") as HTMLInputElement;
-    const principal = input.value.trim();
+    const principal = principalFromInput(input.value, this.hasAccounts);
     if (!principal) return;
     this.readPermissions();
     const first = this.listing?.resource.permissions[0];
@@ -347,4 +530,9 @@ class AdminPage {
   }
 }
 
-new AdminPage().start();
+function show(view: View): void {
+  for (const id of VIEWS) element(id).hidden = id !== view;
+  element("session").hidden = view === "sign-in-view";
+}
+
+void new AdminPage().start();
