@@ -13,6 +13,10 @@ export interface Provider {
   readonly issuer: string;
   readonly clientId: string;
   readonly headerType: string;
+  /** Where the discovery document is, and the endpoints when the service already names them. */
+  readonly discoveryUrl: string;
+  readonly authorizationEndpoint: string | undefined;
+  readonly tokenEndpoint: string | undefined;
 }
 
 /** A signed-in provider session: what the page sends, and until when. */
@@ -41,6 +45,7 @@ const PENDING_KEY = "tessera.admin.openid.pending";
 export function providersOf(capabilities: Json | undefined): Provider[] {
   const openid = isObject(capabilities) ? capabilities.openid : undefined;
   const listed = isObject(openid) && Array.isArray(openid.providers) ? openid.providers.filter(isObject) : [];
+  const optional = (value: Json | undefined) => (typeof value === "string" ? value : undefined);
   return listed.flatMap((p) =>
     typeof p.name === "string" && typeof p.issuer === "string" && typeof p.client_id === "string"
       ? [
@@ -48,7 +53,10 @@ export function providersOf(capabilities: Json | undefined): Provider[] {
             name: p.name,
             issuer: p.issuer,
             clientId: p.client_id,
-            headerType: typeof p.header_type === "string" ? p.header_type : "Bearer",
+            headerType: optional(p.header_type) ?? "Bearer",
+            discoveryUrl: optional(p.discovery_url) ?? `${p.issuer.replace(/\/+$/, "")}/.well-known/openid-configuration`,
+            authorizationEndpoint: optional(p.authorization_endpoint),
+            tokenEndpoint: optional(p.token_endpoint),
           },
         ]
       : [],
@@ -68,15 +76,20 @@ function redirectUri(): string {
   return `${location.origin}${location.pathname}`;
 }
 
-/** Fetches the discovery document, remembers the flow's secrets for this tab, and leaves for the provider. */
-export async function beginSignIn(provider: Provider): Promise<void> {
-  const discovery = await json(
-    await fetch(`${provider.issuer.replace(/\/$/, "")}/.well-known/openid-configuration`),
-    `The discovery document of ${provider.name}`,
-  );
+/** The provider's endpoints: as the service names them, else from its discovery document. */
+async function endpoints(provider: Provider): Promise<{ authorize: string; token: string }> {
+  if (provider.authorizationEndpoint !== undefined && provider.tokenEndpoint !== undefined)
+    return { authorize: provider.authorizationEndpoint, token: provider.tokenEndpoint };
+  const discovery = await json(await fetch(provider.discoveryUrl), `The discovery document of ${provider.name}`);
   const { authorization_endpoint: authorize, token_endpoint: token, issuer } = discovery;
   if (typeof authorize !== "string" || typeof token !== "string") throw new Error(`${provider.name}'s discovery document has no endpoints`);
   if (issuer !== provider.issuer) throw new Error(`${provider.name}'s discovery document names another issuer`);
+  return { authorize, token };
+}
+
+/** Remembers the flow's one-time secrets for this tab, and leaves for the provider's sign-in page. */
+export async function beginSignIn(provider: Provider): Promise<void> {
+  const { authorize, token } = await endpoints(provider);
   const pending: Pending = {
     provider: provider.name,
     issuer: provider.issuer,

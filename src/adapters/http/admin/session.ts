@@ -14,8 +14,6 @@ import type { TokenSession } from "./openid.js";
 export interface Credential {
   /** The `Authorization` header value. */
   readonly authorization: string;
-  /** The account id when signed in with an account's name and password (so it can change its password). */
-  readonly account: string | undefined;
   /** The provider's name when signed in with a bearer token. */
   readonly provider: string | undefined;
 }
@@ -30,11 +28,11 @@ export function basicAuthorization(user: string, password: string): string {
 }
 
 export function passwordCredential(user: string, password: string): Credential {
-  return { authorization: basicAuthorization(user, password), account: user, provider: undefined };
+  return { authorization: basicAuthorization(user, password), provider: undefined };
 }
 
 export function tokenCredential(token: TokenSession): Credential {
-  return { authorization: token.authorization, account: undefined, provider: token.provider };
+  return { authorization: token.authorization, provider: token.provider };
 }
 
 export function keepToken(token: TokenSession): void {
