@@ -158,6 +158,16 @@ class AdminPage {
     }
   }
 
+  /** A failure shown; a 401 while signed in with a token means it expired or was revoked: sign in again. */
+  private fail(error: unknown): void {
+    if (error instanceof ApiError && error.status === 401 && this.credential?.provider !== undefined) {
+      this.signOut();
+      say("Your sign-in has expired: please sign in again.", true);
+      return;
+    }
+    fail(error);
+  }
+
   private signOut(): void {
     forgetToken();
     this.credential = undefined;
@@ -253,7 +263,7 @@ class AdminPage {
       this.show("collection-view");
       this.follow(this.listing, since);
     } catch (error) {
-      fail(error);
+      this.fail(error);
     }
   }
 
@@ -301,6 +311,7 @@ class AdminPage {
       },
       onRefused: (status) => {
         element("live-state").textContent = `· not live (${status})`;
+        if (status === 401) this.fail(new ApiError(status, "The live feed refused the credentials.", []));
       },
     });
   }
@@ -333,7 +344,7 @@ class AdminPage {
     this.refresh = { running: true, again: false };
     setTimeout(() => {
       void this.render(listing)
-        .catch(fail)
+        .catch((error: unknown) => this.fail(error))
         .finally(() => {
           const again = this.refresh.again;
           this.refresh = { running: false, again: false };
@@ -359,7 +370,7 @@ class AdminPage {
       const data = isObject(body.data) ? body.data : {};
       this.edit(data, isObject(body.permissions) ? body.permissions : {});
     } catch (error) {
-      fail(error);
+      this.fail(error);
     }
   }
 
@@ -418,7 +429,7 @@ class AdminPage {
       say("Saved.");
     } catch (error) {
       if (error instanceof ApiError && error.status === 400) showDetails(errors, error.details, error.message);
-      else fail(error);
+      else this.fail(error);
     }
   }
 
@@ -429,7 +440,7 @@ class AdminPage {
       await this.list(this.listing.resource, this.listing.query);
       say(`Deleted ${this.record.id}.`);
     } catch (error) {
-      fail(error);
+      this.fail(error);
     }
   }
 
@@ -525,7 +536,7 @@ class AdminPage {
       say("Permissions saved.");
     } catch (error) {
       if (error instanceof ApiError && error.status === 400) showDetails(element("permission-errors"), error.details, error.message);
-      else fail(error);
+      else this.fail(error);
     }
   }
 }
