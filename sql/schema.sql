@@ -78,6 +78,14 @@ CREATE INDEX IF NOT EXISTS idx_lost_access_last_modified ON lost_access (last_mo
 -- Version 5: the live feed reads a scope's losses after a timestamp as an index range.
 CREATE INDEX IF NOT EXISTS idx_lost_access_scope_modified ON lost_access (collection, parent_id, last_modified);
 
+-- Version 6: accounts (the accounts policy): an id and its password's scrypt hash.
+CREATE TABLE IF NOT EXISTS accounts (
+  id TEXT COLLATE "C" NOT NULL,
+  password_hash TEXT NOT NULL,
+  last_modified BIGINT NOT NULL,
+  CONSTRAINT pk_accounts PRIMARY KEY (id)
+);
+
 -- TypeORM's migrations table, as its migration runner creates it.
 CREATE TABLE IF NOT EXISTS tessera_migrations (
   "id" SERIAL NOT NULL,
@@ -91,7 +99,8 @@ SELECT v.ts, v.name FROM (VALUES
   (1763769600001, 'PurgeIndexes1763769600001'),
   (1763856000000, 'PlansWithoutStatistics1763856000000'),
   (1763942400000, 'LostAccess1763942400000'),
-  (1764028800000, 'LostAccessScopeIndex1764028800000')
+  (1764028800000, 'LostAccessScopeIndex1764028800000'),
+  (1764201600000, 'Accounts1764201600000')
 ) AS v(ts, name)
 WHERE NOT EXISTS (SELECT 1 FROM tessera_migrations m WHERE m.name = v.name)
 ORDER BY v.ts;

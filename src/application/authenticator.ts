@@ -3,7 +3,7 @@ import type { AuthenticationPolicy, RequestCredentials } from "./ports/authentic
 import { anonymousRequester, authenticatedRequester, type GroupFinder, type Requester } from "./requester.js";
 
 export class Authenticator {
-  /** `WWW-Authenticate` for 401 responses: the first policy's challenge. */
+  /** `WWW-Authenticate` for 401 responses: one challenge per scheme of the policies, in policy order. */
   readonly challenge: string | undefined;
 
   constructor(
@@ -12,13 +12,17 @@ export class Authenticator {
     /** The finder is the permission backend's userPrincipals (so a store may read them with a record). */
     private readonly groupsFromPermissions = false,
   ) {
-    this.challenge = policies.find((p) => p.challenge)?.challenge;
+    const challenges = [...new Set(policies.flatMap((p) => (p.challenge ? [p.challenge] : [])))];
+    // RFC 9110 §11.6.1: several challenges may share one header, separated by commas.
+    this.challenge = challenges.length > 0 ? challenges.join(", ") : undefined;
   }
 
   async identify(request: RequestCredentials): Promise<Requester> {
     for (const policy of this.policies) {
-      const id = await policy.authenticate(request);
-      if (id !== undefined) return authenticatedRequester(`${policy.name}:${id}`, this.groupFinder, this.groupsFromPermissions);
+      const result = await policy.authenticate(request);
+      if (result === undefined) continue;
+      const { userId, principals = [] } = typeof result === "string" ? { userId: result } : result;
+      return authenticatedRequester(`${policy.name}:${userId}`, this.groupFinder, this.groupsFromPermissions, principals);
     }
     return anonymousRequester();
   }

@@ -30,17 +30,26 @@ export const noGroups: GroupFinder = () => Promise.resolve([]);
 /**
  * A requester whose extra principals come from the group finder, asked at most once.
  * `groupsFromPermissions`: the finder is the permission backend's userPrincipals.
+ * `fromCredential`: principals the credential itself carries (groups of a token), always held.
  */
-export function authenticatedRequester(userId: string, groupFinder: GroupFinder, groupsFromPermissions = false): Requester {
+export function authenticatedRequester(
+  userId: string,
+  groupFinder: GroupFinder,
+  groupsFromPermissions = false,
+  fromCredential: readonly string[] = [],
+): Requester {
   let pending: Promise<Caller> | undefined;
-  const adopt = (extra: Iterable<string>): Promise<Caller> => (pending ??= Promise.resolve(callerPrincipals(userId, extra)));
+  const principals = (extra: Iterable<string>): Caller =>
+    callerPrincipals(userId, fromCredential.length === 0 ? extra : [...fromCredential, ...extra]);
+  const adopt = (extra: Iterable<string>): Promise<Caller> => (pending ??= Promise.resolve(principals(extra)));
   return {
     userId,
-    groupsToRead: () => (groupsFromPermissions && pending === undefined ? adopt : undefined),
-    resolveAgain: async () => callerPrincipals(userId, await groupFinder(userId)),
+    // A store that checks access together with the principals knows only its own: not the credential's.
+    groupsToRead: () => (groupsFromPermissions && fromCredential.length === 0 && pending === undefined ? adopt : undefined),
+    resolveAgain: async () => principals(await groupFinder(userId)),
     caller() {
       pending ??= groupFinder(userId).then(
-        (extra) => callerPrincipals(userId, extra),
+        (extra) => principals(extra),
         (error: unknown) => {
           pending = undefined; // a failed lookup may be retried by a later sub-request
           throw error;

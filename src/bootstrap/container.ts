@@ -17,7 +17,6 @@ import { CONTENTION_DEADLINE_MS } from "../application/contention-retry.js";
 import { resourceKinds } from "../application/kinds/resource-kinds.js";
 import { NO_PERMISSION_STORE } from "../application/no-permission-store.js";
 import { PaginationTokens } from "../application/pagination-token.js";
-import type { AuthenticationPolicy } from "../application/ports/authentication-policy.js";
 import type { Cache } from "../application/ports/cache.js";
 import type { ChangeBroadcast } from "../application/ports/change-broadcast.js";
 import type { Clock, IdGenerator } from "../application/ports/clock.js";
@@ -36,13 +35,14 @@ import { GrantsJoinedInStore, GrantsResolvedToIds } from "../application/record-
 import { RecordService } from "../application/record-service.js";
 import { noGroups, type GroupFinder } from "../application/requester.js";
 import { COLLECTION_NAME_PATTERN } from "../application/resources.js";
-import { BasicAuthPolicy } from "../adapters/auth/basic-auth-policy.js";
 import { createApp } from "../adapters/http/app.js";
 import type { HttpOptions, HttpResource, HttpServices } from "../adapters/http/http-services.js";
 import { HttpMetrics, type PoolProbe } from "../adapters/http/metrics.js";
 import { InProcessBroadcast } from "../adapters/memory/in-process-broadcast.js";
 import { SystemClock } from "../adapters/system/system-clock.js";
 import { UuidIdGenerator } from "../adapters/system/uuid-id-generator.js";
+import { ACCOUNTS, bindAccounts, type Accounts } from "./auth-accounts.js";
+import { authCapabilities, authenticationPolicies, unregisteredPolicies } from "./auth-policies.js";
 import { projectRoot } from "./project-root.js";
 import { buildResources } from "./resources.js";
 import { permissionBackendProblem, PROJECT_NAME, SettingsError, text, type Settings } from "./settings.js";
@@ -59,6 +59,7 @@ export interface CompositionOptions {
 const PACKAGE = JSON.parse(readFileSync(path.join(projectRoot(), "package.json"), "utf8")) as { version: string };
 export const PROJECT_VERSION = PACKAGE.version;
 const PROJECT_DOCS = "https://github.com/tessera-records/tessera#readme";
+const OPTIONAL_ACCOUNTS = { serviceIdentifier: ACCOUNTS, optional: true } as const;
 
 export function buildContainer(settings: Settings, options: CompositionOptions = {}): Container {
   const extensions = options.extensions ?? [];
@@ -214,17 +215,27 @@ export function buildContainer(settings: Settings, options: CompositionOptions =
     )
     .onDeactivation((feed) => feed.close());
 
+  bindAccounts(container, settings);
   container.bind(TOKENS.Authenticator).toResolvedValue(
-    (stored: PermissionStore | undefined, records: RecordStore, unitOfWork: UnitOfWork, events: ChangeEvents) => {
+    (
+      stored: PermissionStore | undefined,
+      records: RecordStore,
+      unitOfWork: UnitOfWork,
+      events: ChangeEvents,
+      cache: Cache,
+      logger: Logger,
+      accounts: Accounts | undefined,
+    ) => {
       const changes = new CommittedChanges(events, unitOfWork);
       const context: ExtensionContext = {
         settings: settings.all,
         permissions: trackingLostAccess(stored, records, resources, true, changes),
       };
       const groups = groupFinder(extensions, context);
-      return new Authenticator(authenticationPolicies(settings, extensions, context), groups.find, groups.fromPermissions);
+      const deps = { settings, cache, context, warn: (message: string) => logger.warn(message), ...(accounts ? { accounts } : {}) };
+      return new Authenticator(authenticationPolicies(settings.auth.policies, extensions, deps), groups.find, groups.fromPermissions);
     },
-    [permissionStore, TOKENS.RecordStore, TOKENS.UnitOfWork, TOKENS.ChangeEvents],
+    [permissionStore, TOKENS.RecordStore, TOKENS.UnitOfWork, TOKENS.ChangeEvents, TOKENS.Cache, TOKENS.Logger, OPTIONAL_ACCOUNTS],
   );
 
   container.bind(TOKENS.HealthService).toResolvedValue(
@@ -250,6 +261,7 @@ export function buildContainer(settings: Settings, options: CompositionOptions =
       unitOfWork: UnitOfWork,
       feed: LiveFeed,
       pools: PoolProbe[] | undefined,
+      accounts: Accounts | undefined,
     ): HttpServices => {
       metrics?.observePools(pools ?? []);
       metrics?.observeFeed(() => feed.subscriberCount);
@@ -270,6 +282,7 @@ export function buildContainer(settings: Settings, options: CompositionOptions =
           commit: text(settings.all.commit ?? "unknown"),
         },
         ...(metrics ? { metrics } : {}),
+        ...(accounts ? { accounts: accounts.service } : {}),
       };
     },
     [
@@ -281,6 +294,7 @@ export function buildContainer(settings: Settings, options: CompositionOptions =
       TOKENS.UnitOfWork,
       TOKENS.LiveFeed,
       { serviceIdentifier: TOKENS.ConnectionPool, isMultiple: true, optional: true },
+      OPTIONAL_ACCOUNTS,
     ],
   );
 
@@ -333,22 +347,8 @@ function checkComposition(settings: Settings, extensions: readonly TesseraExtens
   for (const spec of specs)
     if (!COLLECTION_NAME_PATTERN.test(spec.name))
       problems.push(`resource "${spec.name}" has an invalid name (letters, digits, _; starting with a letter)`);
-  const known = new Set(["basicauth", ...extensions.flatMap((e) => Object.keys(e.authenticationPolicies ?? {}))]);
-  for (const name of settings.multiauthPolicies)
-    if (!known.has(name)) problems.push(`multiauth.policies names "${name}", which no code registers`);
+  problems.push(...unregisteredPolicies(settings.auth.policies, extensions));
   if (problems.length > 0) throw new SettingsError([...new Set(problems)]);
-}
-
-function authenticationPolicies(
-  settings: Settings,
-  extensions: readonly TesseraExtension[],
-  context: ExtensionContext,
-): AuthenticationPolicy[] {
-  const factories: Record<string, (context: ExtensionContext) => AuthenticationPolicy> = {
-    basicauth: () => new BasicAuthPolicy(settings.userIdHmacSecret),
-  };
-  for (const extension of extensions) Object.assign(factories, extension.authenticationPolicies ?? {});
-  return settings.multiauthPolicies.flatMap((name) => factories[name]?.(context) ?? []);
 }
 
 /** The last extension's group finder, else the permission backend's user principals. */
@@ -408,9 +408,7 @@ function httpOptions(settings: Settings): HttpOptions {
     publicSettings: publicSettings(settings),
     metricsOnApiPort: settings.metricsEnabled && settings.metricsListenPort === undefined,
     adminEnabled: settings.adminEnabled,
-    capabilities: settings.multiauthPolicies.includes("basicauth")
-      ? { basicauth: { description: "Very basic authentication sessions. Not for production use.", url: PROJECT_DOCS } }
-      : {},
+    capabilities: authCapabilities(settings.auth.policies, PROJECT_DOCS),
   };
 }
 

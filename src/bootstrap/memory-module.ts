@@ -5,6 +5,8 @@ import { MemoryCache } from "../adapters/memory/memory-cache.js";
 import { MemoryPermissionStore } from "../adapters/memory/memory-permission-store.js";
 import { MemoryRecordStore } from "../adapters/memory/memory-record-store.js";
 import { DirectUnitOfWork } from "../adapters/system/direct-unit-of-work.js";
+import { MemoryAccountStore } from "../adapters/memory/account-memory-store.js";
+import { ACCOUNT_STORE } from "./auth-accounts.js";
 import type { TechnologyModule } from "./technology-roles.js";
 import { TOKENS } from "./tokens.js";
 
@@ -14,6 +16,7 @@ export const memoryModule: TechnologyModule = (roles) =>
       bind(TOKENS.RecordStore).toResolvedValue((clock: Clock) => new MemoryRecordStore(clock), [TOKENS.Clock]);
       // Records and ACLs are separate maps: nothing to commit together.
       bind(TOKENS.UnitOfWork).toResolvedValue(() => new DirectUnitOfWork());
+      bind(ACCOUNT_STORE).toResolvedValue(() => new MemoryAccountStore());
     }
     if (roles.permission) bind(TOKENS.PermissionStore).toResolvedValue(() => new MemoryPermissionStore());
     const cache = roles.cache;

@@ -14,6 +14,8 @@ import { PostgresRecordWithAclReader } from "../adapters/postgres/postgres-recor
 import { PostgresUnitOfWork } from "../adapters/postgres/postgres-unit-of-work.js";
 import { urlWithPassword } from "../adapters/postgres/postgres-url.js";
 import type { BackendSettings } from "./settings.js";
+import { PostgresAccountStore } from "../adapters/postgres/account-postgres-store.js";
+import { ACCOUNT_STORE } from "./auth-accounts.js";
 import type { TechnologyModule } from "./technology-roles.js";
 import { TOKENS } from "./tokens.js";
 
@@ -59,6 +61,7 @@ export const postgresModule: TechnologyModule = (roles) =>
       bind(RECORD_STORE).toResolvedValue((_owner: PostgresDatabases) => new PostgresRecordStore(storage), [DATABASES]);
       // Bound as values, not toService aliases: the container's activation (timing) applies to each token.
       bind(TOKENS.RecordStore).toResolvedValue((store: PostgresRecordStore) => store, [RECORD_STORE]);
+      bind(ACCOUNT_STORE).toResolvedValue((_owner: PostgresDatabases) => new PostgresAccountStore(storage), [DATABASES]);
       // One transaction on the storage database, which the permission store joins when it shares it
       // (then units of work also join the group commit of their collection, ADR 10).
       bind(TOKENS.UnitOfWork).toResolvedValue(

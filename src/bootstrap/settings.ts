@@ -8,6 +8,7 @@ import path from "node:path";
 import { jsonOrText, type JsonValue } from "../domain/json.js";
 import { COLLECTION_NAME_PATTERN, type ResourceKind } from "../application/resources.js";
 import { parseAddressRange } from "../adapters/http/client-address.js";
+import { AUTH_DEFAULTS, authSettings, type AuthSettings } from "./auth-settings.js";
 import { parseIni } from "./ini.js";
 import { fromKintoBackend, fromKintoName, KINTO_PREFIX, unsupportedKintoSettings } from "./kinto-settings.js";
 import { projectRoot } from "./project-root.js";
@@ -49,6 +50,7 @@ export interface Settings {
   readonly cache: BackendSettings<CacheBackendName>;
   readonly userIdHmacSecret: string;
   readonly multiauthPolicies: readonly string[];
+  readonly auth: AuthSettings;
   readonly paginateBy: number | undefined;
   readonly storageMaxFetchSize: number;
   readonly batchMaxRequests: number | null;
@@ -165,6 +167,7 @@ const DEFAULTS: Record<string, JsonValue> = {
   admin_enabled: true,
   // Read by workers.ts: processes sharing the listening port.
   workers: 1,
+  ...AUTH_DEFAULTS,
 };
 
 const BACKEND_KINDS = ["storage", "permission", "cache"] as const;
@@ -386,6 +389,7 @@ function interpret(raw: Record<string, JsonValue>, problems: string[], warnings:
     cache: cache,
     userIdHmacSecret: secret ?? "",
     multiauthPolicies: policies,
+    auth: authSettings(raw, problems, warnings),
     paginateBy: optionalInt("paginate_by", 1),
     storageMaxFetchSize: int("storage_max_fetch_size", 1),
     batchMaxRequests: batchMax,

@@ -146,6 +146,7 @@ describe("PostgreSQL specifics", function () {
         "PlansWithoutStatistics1763856000000",
         "LostAccess1763942400000",
         "LostAccessScopeIndex1764028800000",
+        "Accounts1764201600000",
       ]);
       expect(await indexNames(databaseUrl(MIGRATED))).to.include.members(["idx_records_tombstones", "idx_cache_expires"]);
       expect((await new PostgresRecordStore(v2).get(articles, "kept"))?.data).to.deep.equal({ v: 1 });

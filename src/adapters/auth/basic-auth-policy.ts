@@ -12,7 +12,7 @@ const UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
  * UTF-8, else Latin-1, as Kinto (Pyramid) decodes credentials: without loss, so that two byte
  * strings that are not valid UTF-8 never become the same text (and the same user).
  */
-function decodeCredentials(bytes: Buffer): string {
+export function decodeCredentials(bytes: Buffer): string {
   try {
     return UTF8.decode(bytes);
   } catch {
@@ -24,12 +24,15 @@ function decodeCredentials(bytes: Buffer): string {
 const REMEMBERED = 1000;
 
 export class BasicAuthPolicy implements AuthenticationPolicy {
-  readonly name = "basicauth";
   readonly challenge = 'Basic realm="Realm"';
   // The HMAC is a pure function of the header: computing it once per client, not per request.
   private readonly remembered = new Map<string, string | undefined>();
 
-  constructor(private readonly secret: string) {}
+  /** `name`: the policy's name in `multiauth.policies`, the user ids' prefix. */
+  constructor(
+    private readonly secret: string,
+    readonly name = "basicauth",
+  ) {}
 
   authenticate(request: RequestCredentials): string | undefined {
     const header = request.header("authorization");

@@ -9,7 +9,10 @@ import { Stream } from "node:stream";
 import Koa, { type Context, type Next } from "koa";
 import { ValidationError } from "../../domain/errors.js";
 import type { Requester } from "../../application/requester.js";
+import { registerAccountRoutes } from "./account-routes.js";
 import { BATCH_REQUESTERS, registerBatchRoute } from "./batch-route.js";
+import { requestCredentials } from "./request-credentials.js";
+import { TrustedProxies } from "./client-address.js";
 import { corsMiddleware } from "./cors.js";
 import { errorMiddleware } from "./errors.js";
 import { registerFeedRoute } from "./feed-route.js";
@@ -69,6 +72,7 @@ export function createApp(services: HttpServices): Koa {
   registerOpenApiRoute(router, services);
   registerBatchRoute(router, services, app);
   registerFeedRoute(router, services);
+  registerAccountRoutes(router, services);
   registerRecordRoutes(router, services);
   app.use(router.routes());
   app.use(() => {
@@ -99,11 +103,12 @@ function deferParseError(error: Error, ctx: Context): void {
 }
 
 /** The request's Requester; inside a batch, shared by sub-requests with the same credentials. */
-function authentication({ authenticator }: HttpServices) {
+function authentication({ authenticator, options }: HttpServices) {
+  const proxies = new TrustedProxies(options.trustedProxies ?? []);
   return async (ctx: Context, next: Next): Promise<void> => {
     // Every request is identified (any policy may look at any header); inside a batch the
     // requester of an identity already seen is reused, with its principals computed once.
-    const identified = await authenticator.identify({ header: (name) => ctx.get(name) || undefined });
+    const identified = await authenticator.identify(requestCredentials(ctx, proxies));
     const shared = ctx.state[BATCH_REQUESTERS] as Map<string, Requester> | undefined;
     const key = identified.userId ?? "";
     const requester = shared?.get(key) ?? identified;

@@ -16,6 +16,7 @@ import {
   ValidationError,
 } from "../../domain/errors.js";
 import type { JsonObject, JsonValue } from "../../domain/json.js";
+import { SignInThrottledError } from "../../application/accounts/sign-in-throttled-error.js";
 import {
   AtCapacityError,
   BadRequestError,
@@ -81,6 +82,12 @@ export const ERROR_TABLE: readonly Rule[] = [
     errno: 117,
     message: e.message,
     headers: { "Retry-After": String(c.retryAfterSeconds) },
+  })),
+  rule(SignInThrottledError, (e) => ({
+    status: 429,
+    errno: 117,
+    message: e.message,
+    headers: { "Retry-After": String(e.retryAfterSeconds) },
   })),
   rule(AtCapacityError, (e, c) => ({
     status: 503,

@@ -2,6 +2,7 @@
 import type { LiveFeed } from "../../application/live-feed.js";
 import type { Logger } from "pino";
 import type { JsonObject, JsonValue } from "../../domain/json.js";
+import type { AccountService } from "../../application/accounts/account-service.js";
 import type { Authenticator } from "../../application/authenticator.js";
 import type { HealthService } from "../../application/health-service.js";
 import type { Clock } from "../../application/ports/clock.js";
@@ -89,4 +90,6 @@ export interface HttpServices {
   readonly metrics?: HttpMetrics;
   /** The live change feed (SSE on collection URLs); absent: no feed. */
   readonly feed?: LiveFeed;
+  /** `/accounts` (Kinto's accounts plugin); absent: accounts are off. */
+  readonly accounts?: AccountService;
 }

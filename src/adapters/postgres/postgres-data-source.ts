@@ -13,6 +13,7 @@ import { PlansWithoutStatistics1763856000000 } from "./migrations/plans-without-
 import { PurgeIndexes1763769600001 } from "./migrations/purge-indexes-1763769600001.js";
 import { LostAccess1763942400000 } from "./migrations/lost-access-1763942400000.js";
 import { LostAccessScopeIndex1764028800000 } from "./migrations/lost-access-scope-index-1764028800000.js";
+import { Accounts1764201600000 } from "./migrations/accounts-1764201600000.js";
 
 export const MIGRATIONS_TABLE = "tessera_migrations";
 
@@ -25,6 +26,7 @@ export const POSTGRES_MIGRATIONS: readonly MigrationClass[] = [
   PlansWithoutStatistics1763856000000,
   LostAccess1763942400000,
   LostAccessScopeIndex1764028800000,
+  Accounts1764201600000,
 ];
 
 export const POSTGRES_ENTITIES = [

@@ -1,0 +1,46 @@
+/** Accounts in a Map (one process; nothing survives a restart). */
+import type { AccountStore, StoredAccount } from "../../application/accounts/account-store.js";
+
+export class MemoryAccountStore implements AccountStore {
+  private readonly accounts = new Map<string, StoredAccount>();
+
+  initializeSchema(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  get(id: string): Promise<StoredAccount | undefined> {
+    return Promise.resolve(this.accounts.get(id));
+  }
+
+  create(account: StoredAccount): Promise<StoredAccount | undefined> {
+    if (this.accounts.has(account.id)) return Promise.resolve(undefined);
+    const stored = { ...account };
+    this.accounts.set(account.id, stored);
+    return Promise.resolve(stored);
+  }
+
+  updatePassword(id: string, passwordHash: string, lastModified: number): Promise<StoredAccount | undefined> {
+    const existing = this.accounts.get(id);
+    if (!existing) return Promise.resolve(undefined);
+    // Strictly increasing, as the PostgreSQL adapter's, even within one millisecond.
+    const updated = { id, passwordHash, lastModified: Math.max(lastModified, existing.lastModified + 1) };
+    this.accounts.set(id, updated);
+    return Promise.resolve(updated);
+  }
+
+  delete(id: string): Promise<StoredAccount | undefined> {
+    const existing = this.accounts.get(id);
+    this.accounts.delete(id);
+    return Promise.resolve(existing);
+  }
+
+  list(limit: number, after?: string): Promise<StoredAccount[]> {
+    const ids = [...this.accounts.keys()].filter((id) => after === undefined || id > after).sort(byCodeUnit);
+    return Promise.resolve(ids.slice(0, limit).map((id) => this.accounts.get(id) as StoredAccount));
+  }
+}
+
+/** The order of PostgreSQL's "C" collation for these ASCII ids. */
+function byCodeUnit(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

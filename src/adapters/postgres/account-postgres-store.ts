@@ -1,0 +1,57 @@
+/** Accounts in the storage database's `accounts` table (migration Accounts1764201600000). */
+import type { AccountStore, StoredAccount } from "../../application/accounts/account-store.js";
+import type { PostgresDatabase } from "./postgres-database.js";
+
+interface AccountRow {
+  id: string;
+  password_hash: string;
+  last_modified: string;
+}
+
+const COLUMNS = "id, password_hash, last_modified";
+const GET = { name: "tessera_account_get", text: `SELECT ${COLUMNS} FROM accounts WHERE id = $1` };
+const CREATE = {
+  name: "tessera_account_create",
+  text: `INSERT INTO accounts (id, password_hash, last_modified) VALUES ($1, $2, $3) ON CONFLICT (id) DO NOTHING RETURNING ${COLUMNS}`,
+};
+// Strictly increasing, even when the clock has not moved since the last write.
+const UPDATE = {
+  name: "tessera_account_update",
+  text: `UPDATE accounts SET password_hash = $2, last_modified = GREATEST($3::bigint, last_modified + 1) WHERE id = $1 RETURNING ${COLUMNS}`,
+};
+const DELETE = { name: "tessera_account_delete", text: `DELETE FROM accounts WHERE id = $1 RETURNING ${COLUMNS}` };
+const LIST = { name: "tessera_account_list", text: `SELECT ${COLUMNS} FROM accounts WHERE id > $1 ORDER BY id LIMIT $2` };
+
+function account(row: AccountRow | undefined): StoredAccount | undefined {
+  return row && { id: row.id, passwordHash: row.password_hash, lastModified: Number(row.last_modified) };
+}
+
+export class PostgresAccountStore implements AccountStore {
+  constructor(private readonly database: PostgresDatabase) {}
+
+  async initializeSchema(): Promise<void> {
+    await this.database.migrate("storage");
+  }
+
+  async get(id: string): Promise<StoredAccount | undefined> {
+    return account((await this.database.query<AccountRow>("storage", GET, [id]))[0]);
+  }
+
+  async create(created: StoredAccount): Promise<StoredAccount | undefined> {
+    const rows = await this.database.query<AccountRow>("storage", CREATE, [created.id, created.passwordHash, created.lastModified]);
+    return account(rows[0]);
+  }
+
+  async updatePassword(id: string, passwordHash: string, lastModified: number): Promise<StoredAccount | undefined> {
+    return account((await this.database.query<AccountRow>("storage", UPDATE, [id, passwordHash, lastModified]))[0]);
+  }
+
+  async delete(id: string): Promise<StoredAccount | undefined> {
+    return account((await this.database.query<AccountRow>("storage", DELETE, [id]))[0]);
+  }
+
+  async list(limit: number, after?: string): Promise<StoredAccount[]> {
+    const rows = await this.database.query<AccountRow>("storage", LIST, [after ?? "", limit]);
+    return rows.map((row) => account(row) as StoredAccount);
+  }
+}

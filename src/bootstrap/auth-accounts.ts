@@ -1,0 +1,55 @@
+/**
+ * Accounts (Kinto's accounts plugin), composed when a policy of `multiauth.policies` uses them:
+ * the storage technology binds ACCOUNT_STORE; the sign-in check, the resource service and the
+ * policy are built here from it, the cache backend and the settings.
+ */
+import type { Container, ServiceIdentifier } from "inversify";
+import { AccountService } from "../application/accounts/account-service.js";
+import { AccountSignIn } from "../application/accounts/account-sign-in.js";
+import type { AccountStore } from "../application/accounts/account-store.js";
+import type { Cache } from "../application/ports/cache.js";
+import type { Clock } from "../application/ports/clock.js";
+import type { PermissionStore } from "../application/ports/permission-store.js";
+import { ScryptPasswordHasher } from "../adapters/auth/scrypt-password-hasher.js";
+import type { Settings } from "./settings.js";
+import { TOKENS } from "./tokens.js";
+
+export interface Accounts {
+  readonly signIn: AccountSignIn;
+  readonly service: AccountService;
+}
+
+/** Bound by each storage technology's module. */
+export const ACCOUNT_STORE = Symbol("AccountStore") as ServiceIdentifier<AccountStore>;
+/** Bound only when accounts are on. */
+export const ACCOUNTS = Symbol("Accounts") as ServiceIdentifier<Accounts>;
+
+export function accountsEnabled(settings: Settings): boolean {
+  return settings.auth.policies.some((p) => p.use === "accounts");
+}
+
+export function bindAccounts(container: Container, settings: Settings): void {
+  if (!accountsEnabled(settings)) return;
+  const options = settings.auth.accounts;
+  container.bind(ACCOUNTS).toResolvedValue(
+    (store: AccountStore, cache: Cache, clock: Clock, permissions: PermissionStore | undefined): Accounts => {
+      const hasher = new ScryptPasswordHasher({ cost: options.scryptCost });
+      const signIn = new AccountSignIn(store, cache, hasher, {
+        secret: settings.userIdHmacSecret,
+        cacheTtlSeconds: options.cacheTtlSeconds,
+        maxFailedSignIns: options.maxFailedSignIns,
+        failedSignInWindowSeconds: options.failedSignInWindowSeconds,
+      });
+      const service = new AccountService({
+        store,
+        hasher,
+        signIn,
+        clock,
+        settings: options,
+        ...(permissions ? { onDeleted: (userId: string) => permissions.removePrincipal(userId) } : {}),
+      });
+      return { signIn, service };
+    },
+    [ACCOUNT_STORE, TOKENS.Cache, TOKENS.Clock, { serviceIdentifier: TOKENS.PermissionStore, optional: true }],
+  );
+}
