@@ -164,7 +164,7 @@ describe("admin page: accounts, sharing by name, live collection", function () {
   async function openCollection(page: Page, name: string): Promise<void> {
     await page.click(`#resources a[data-collection=${name}]`);
     await page.waitForSelector("#collection-view", { state: "visible" });
-    await page.waitForSelector("#live-state:has-text('live')");
+    await page.waitForSelector("#live-state:text-is('· live')");
   }
 
   async function signIn(page: Page, user: string, password: string, button = "#sign-in button[type=submit]"): Promise<string> {

@@ -55,6 +55,8 @@ export interface FollowOptions {
   readonly onEvent: (event: FeedEvent) => void;
   /** After `event: resync`: re-read the listing; resolves to the `_since` to resume from. */
   readonly onResync: () => Promise<string | undefined>;
+  /** A stream is open (true), or is being (re)opened (false). */
+  readonly onOpen: (open: boolean) => void;
   /** The feed refused the credential or the request (4xx other than 429): it is not retried. */
   readonly onRefused: (status: number) => void;
 }
@@ -105,6 +107,7 @@ export class FollowedFeed {
         // a cut connection or a network error: retried below, more slowly each time
       }
       if (this.stopped) return;
+      this.options.onOpen(false);
       await new Promise((resolve) => setTimeout(resolve, wait));
       retry = Math.min(retry * 2, LAST_RETRY_MS);
     }
@@ -125,6 +128,7 @@ export class FollowedFeed {
       await response.body?.cancel();
       return { kind: "refused", status: response.status };
     }
+    this.options.onOpen(true);
     let resync = false;
     const parser = new EventParser((event) => {
       if (event.event === "resync") resync = true;

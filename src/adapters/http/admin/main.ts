@@ -300,7 +300,8 @@ class AdminPage {
     for (const [name, value] of new URLSearchParams(listing.query)) if (!name.startsWith("_")) url.searchParams.append(name, value);
     if (since !== undefined) url.searchParams.set("_since", since);
     const credential = this.credential;
-    element("live-state").textContent = "· live";
+    const state = element("live-state");
+    state.textContent = "· connecting to the live feed…";
     this.feed = new FollowedFeed({
       url: url.toString(),
       authorization: () => credential.authorization,
@@ -309,8 +310,11 @@ class AdminPage {
         const etag = await this.render(listing).catch(() => undefined);
         return etag;
       },
+      onOpen: (open) => {
+        state.textContent = open ? "· live" : "· reconnecting to the live feed…";
+      },
       onRefused: (status) => {
-        element("live-state").textContent = `· not live (${status})`;
+        state.textContent = `· not live (${status})`;
         if (status === 401) this.fail(new ApiError(status, "The live feed refused the credentials.", []));
       },
     });
