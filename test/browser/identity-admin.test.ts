@@ -167,10 +167,17 @@ describe("admin page: accounts, sharing by name, live collection", function () {
     await page.waitForSelector("#live-state:text-is('· live')");
   }
 
-  async function signIn(page: Page, user: string, password: string, button = "#sign-in button[type=submit]"): Promise<string> {
+  async function signIn(
+    page: Page,
+    user: string,
+    password: string,
+    button = "#sign-in button[type=submit]",
+    shot?: string,
+  ): Promise<string> {
     await page.goto(`${server.url}/v1/admin/`);
     await page.fill("#sign-in input[name=user]", user);
     await page.fill("#sign-in input[name=password]", password);
+    if (shot !== undefined) await screenshot(page, shot);
     await page.click(button);
     await page.waitForSelector("#home-view", { state: "visible" });
     return (await page.textContent("#user-id")) ?? "";
@@ -202,7 +209,7 @@ describe("admin page: accounts, sharing by name, live collection", function () {
     });
 
     const alicePage = await newPage();
-    expect(await signIn(alicePage, "alice", ALICE_PASSWORD, "#sign-up")).to.equal("account:alice");
+    expect(await signIn(alicePage, "alice", ALICE_PASSWORD, "#sign-up", "6-sign-up")).to.equal("account:alice");
     await openCollection(alicePage, "articles");
     await createArticle(alicePage, "not for bob");
     await alicePage.click("#to-collection");
@@ -213,7 +220,7 @@ describe("admin page: accounts, sharing by name, live collection", function () {
     const readForBob = alicePage.getByLabel("read for account:bob", { exact: true });
     if (!(await readForBob.isChecked())) await readForBob.check();
     await savePermissions(alicePage);
-    await screenshot(alicePage, "6-share-by-name");
+    await screenshot(alicePage, "7-share-by-name");
     // Readable principals: the names themselves, Alice's own marked as hers.
     expect(await alicePage.$$eval("#permissions tbody td.principal", (cells) => cells.map((c) => c.textContent))).to.deep.equal([
       "account:alice (you)",
@@ -222,7 +229,7 @@ describe("admin page: accounts, sharing by name, live collection", function () {
 
     await until(async () => (await titlesOf(bobPage)).length === 1, "the shared article on Bob's open page");
     expect(await titlesOf(bobPage)).to.deep.equal(["for bob"]);
-    await screenshot(bobPage, "7-live-collection");
+    await screenshot(bobPage, "8-live-collection");
 
     await readForBob.uncheck();
     await savePermissions(alicePage);
