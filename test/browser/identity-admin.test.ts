@@ -343,4 +343,42 @@ describe("admin page: accounts, sharing by name, live collection", function () {
     expect(await page.$$eval("#permissions tbody td.principal", (cells) => cells.map((c) => c.textContent))).to.include(hostile);
     expect(await page.$$("#permissions img")).to.deep.equal([]);
   });
+
+  it("reopens the feed after the server ends a stream, from the last event id, missing and repeating nothing", async () => {
+    // Streams that last a second: the page must resume each time (Last-Event-ID), as after a proxy's cut.
+    const short = await startTestServer({ ...SERVER_SETTINGS, feed_max_lifetime_seconds: "1" });
+    try {
+      const judy = "judy:judy's password";
+      expect(
+        (await short.request("POST", "/v1/accounts", { body: { data: { id: "judy", password: "judy's password" } } })).status,
+      ).to.equal(201);
+      const page = await newPage();
+      const streams: (string | undefined)[] = [];
+      page.on("request", (request) => {
+        if (request.headers().accept === "text/event-stream") streams.push(request.headers()["last-event-id"]);
+      });
+      await page.goto(`${short.url}/v1/admin/`);
+      await page.fill("#sign-in input[name=user]", "judy");
+      await page.fill("#sign-in input[name=password]", "judy's password");
+      await page.click("#sign-in button[type=submit]");
+      await page.waitForSelector("#home-view", { state: "visible" });
+      await openCollection(page, "notes");
+      const written: string[] = [];
+      for (const n of [1, 2, 3]) {
+        const title = `note ${n}`;
+        expect((await short.request("POST", "/v1/notes", { user: judy, body: { data: { title } } })).status).to.equal(201);
+        written.push(title);
+        await until(async () => (await titlesOf(page)).length === written.length, `${title} on the page`);
+        await new Promise((resolve) => setTimeout(resolve, 1200)); // past a stream's lifetime
+      }
+      expect([...(await titlesOf(page))].sort()).to.deep.equal(written);
+      expect(streams.length).to.be.greaterThan(2);
+      expect(
+        streams.slice(1).every((id) => id !== undefined && /^\d+$/.test(id)),
+        JSON.stringify(streams),
+      ).to.equal(true);
+    } finally {
+      await short.stop();
+    }
+  });
 });
