@@ -120,4 +120,25 @@ describe("admin page identity modules", () => {
       await new Promise((resolve) => server.close(resolve));
     }
   });
+
+  it("never lets a provider's URL add to the CSP anything but an origin", () => {
+    const hostile = [
+      "https://x.example;script-src-elem", // would end connect-src and start another directive
+      "https://x.example,*",
+      "http://x.example\nscript-src *",
+      "javascript:alert(1)",
+      "https://user:pw@id.example:8443/a?b#c",
+      "https://[::1]:4000/",
+      "https://ÉXAMPLE.com/",
+      "x".repeat(100_000),
+    ];
+    const capabilities: JsonObject = { openid: { providers: hostile.map((issuer, i) => ({ name: `p${i}`, issuer, client_id: "c" })) } };
+    const connect = /connect-src ([^;]*);/.exec(adminCsp(capabilities))?.[1];
+    expect(connect).to.equal("'self' https://[::1]:4000 https://id.example:8443 https://xn--xample-9ua.com");
+    expect(
+      adminCsp(capabilities)
+        .split(";")
+        .map((d) => d.trim().split(" ")[0]),
+    ).to.deep.equal(["default-src", "script-src", "style-src", "connect-src", "img-src", "base-uri", "form-action", "frame-ancestors"]);
+  });
 });

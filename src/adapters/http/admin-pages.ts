@@ -22,6 +22,18 @@ export function adminCsp(capabilities: JsonObject = {}): string {
   return `default-src 'none'; script-src 'self'; style-src 'self'; connect-src ${connect}; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`;
 }
 
+/** A CSP source expression: scheme, host (ASCII after URL parsing) and port, nothing that could end the directive. */
+const SAFE_ORIGIN = /^https?:\/\/(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(:\d+)?$/i;
+
+function originOf(value: string): string | undefined {
+  try {
+    const origin = new URL(value).origin;
+    return SAFE_ORIGIN.test(origin) ? origin : undefined;
+  } catch {
+    return undefined; // not a URL after all: nothing to allow
+  }
+}
+
 /** The origins of every http(s) URL of every listed provider (issuer, endpoints), sorted, once each. */
 function providerOrigins(capabilities: JsonObject): string[] {
   const openid = capabilities.openid;
@@ -30,11 +42,8 @@ function providerOrigins(capabilities: JsonObject): string[] {
   for (const provider of providers.filter(isJsonObject))
     for (const value of Object.values(provider)) {
       if (typeof value !== "string" || !/^https?:\/\//i.test(value)) continue;
-      try {
-        origins.add(new URL(value).origin);
-      } catch {
-        // not a URL after all: nothing to allow
-      }
+      const origin = originOf(value);
+      if (origin !== undefined) origins.add(origin);
     }
   return [...origins].sort();
 }
