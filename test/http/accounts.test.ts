@@ -1,6 +1,9 @@
 /** Accounts over HTTP, as Kinto's accounts plugin answers: sign up, sign in, password changes, administrators. */
 import { expect } from "chai";
+import { TOKENS } from "../../src/bootstrap/tokens.js";
+import { permissionBackendSetups, postgresWithRedisSetup, type BackendSetup } from "../support/backend-setups.js";
 import { startTestServer, type TestServer } from "../support/http.js";
+import { REDIS_URL, requireService } from "../support/services.js";
 
 /** Lowered for speed; the default cost is exercised by the hasher's own test. */
 export const FAST_ACCOUNTS = { "multiauth.policies": "account", account_scrypt_cost: "4" };
@@ -124,3 +127,67 @@ describe("accounts over HTTP", () => {
     expect((await server.request("GET", "/v1/articles", { user: "bob:pw-b" })).body.data).to.have.length(1);
   });
 });
+
+/** Two servers (two processes' worth of pools and caches) over the same PostgreSQL, and Redis, backends. */
+const SHARED_SETUPS: { name: string; services: ("postgresql" | "redis")[]; settings: () => Promise<Record<string, string>> }[] = [
+  {
+    name: "PostgreSQL storage, permissions and cache",
+    services: ["postgresql"],
+    async settings() {
+      const base = await (permissionBackendSetups("accounts")[1] as BackendSetup).settings();
+      return { ...base, cache_backend: "postgresql", cache_url: base.storage_url ?? "" };
+    },
+  },
+  {
+    name: "PostgreSQL storage, Redis permissions and cache",
+    services: ["postgresql", "redis"],
+    async settings() {
+      const base = await postgresWithRedisSetup("accounts").settings();
+      return { ...base, cache_backend: "redis", cache_url: REDIS_URL, cache_prefix: `tessera-accounts-${process.pid}-cache:` };
+    },
+  },
+];
+
+for (const setup of SHARED_SETUPS) {
+  describe(`accounts over HTTP on ${setup.name}, two servers`, function () {
+    for (const service of setup.services) requireService(service);
+    this.timeout(30_000);
+    let first: TestServer;
+    let second: TestServer;
+    const run = Date.now().toString(36);
+    const alice = `alice-${run}`;
+    const bob = `bob-${run}`;
+    before(async () => {
+      const settings = { ...FAST_ACCOUNTS, ...(await setup.settings()) };
+      first = await startTestServer(settings);
+      await (await first.running.container.getAsync(TOKENS.Migrator)).migrate();
+      second = await startTestServer(settings);
+    });
+    after(async () => {
+      await first?.stop();
+      await second?.stop();
+    });
+
+    it("signs up on one, signs in on the other; a password change there refuses the old one here at once", async () => {
+      expect((await first.request("PUT", `/v1/accounts/${alice}`, { body: { data: { password: "old" } } })).status).to.equal(201);
+      expect((await second.request("GET", "/v1/", { user: `${alice}:old` })).body.user.id).to.equal(`account:${alice}`);
+      expect(
+        (await first.request("PATCH", `/v1/accounts/${alice}`, { user: `${alice}:old`, body: { data: { password: "new" } } })).status,
+      ).to.equal(200);
+      expect((await second.request("GET", "/v1/", { user: `${alice}:old` })).body.user).to.equal(undefined);
+      expect((await second.request("GET", "/v1/", { user: `${alice}:new` })).body.user.id).to.equal(`account:${alice}`);
+    });
+
+    it("lets Alice share with account:<bob> on one server and Bob read it on the other", async () => {
+      await first.request("PUT", `/v1/accounts/${bob}`, { body: { data: { password: "pw-b" } } });
+      const created = await first.request("POST", "/v1/articles", {
+        user: `${alice}:new`,
+        body: { data: { title: "shared" }, permissions: { read: [`account:${bob}`] } },
+      });
+      expect(created.status).to.equal(201);
+      const read = await second.request("GET", `/v1/articles/${created.body.data.id as string}`, { user: `${bob}:pw-b` });
+      expect(read.status).to.equal(200);
+      expect(read.body.data.title).to.equal("shared");
+    });
+  });
+}

@@ -89,7 +89,7 @@ export function createApp(services: HttpServices): Koa {
 function deferParseError(error: Error, ctx: Context): void {
   if ((error as { status?: unknown }).status !== 400) throw error;
   // Kinto's shape: the parser's own message (it only describes the client's body), then colander's "Required".
-  const description = error instanceof SyntaxError ? `Invalid JSON: ${error.message}` : "Invalid JSON";
+  const description = error instanceof SyntaxError ? `Invalid JSON: ${withoutEcho(error.message)}` : "Invalid JSON";
   deferBodyError(
     ctx,
     new ValidationError(
@@ -100,6 +100,11 @@ function deferParseError(error: Error, ctx: Context): void {
       description,
     ),
   );
+}
+
+/** V8 quotes the body around the fault (`Unexpected token 'x', "…" is not valid JSON`): a password must not come back. */
+function withoutEcho(message: string): string {
+  return /^Unexpected token/.test(message) ? "Unexpected token" : message.replace(/, ".*$/s, "");
 }
 
 /** The request's Requester; inside a batch, shared by sub-requests with the same credentials. */
