@@ -8,6 +8,7 @@ import { Api, ApiError, isObject, type Json, type JsonObject, type Resource, typ
 import { element, fail, field, make, principalText, say, showDetails, text } from "./dom.js";
 import { FollowedFeed, type FeedEvent } from "./feed.js";
 import { beginSignIn, completeSignIn, providersOf } from "./openid.js";
+import { offerPrincipals, PermissionsTable, visibleAccounts } from "./permissions-table.js";
 import { principalFromInput } from "./principals.js";
 import { forgetToken, keepToken, keptToken, passwordCredential, tokenCredential, type Credential } from "./session.js";
 
@@ -38,7 +39,8 @@ class AdminPage {
   private listing: Listing | undefined;
   private feed: FollowedFeed | undefined;
   private refresh: { running: boolean; again: boolean } = { running: false, again: false };
-  private record: { id: string | undefined; lastModified: number | undefined; permissions: Record<string, string[]> } | undefined;
+  private record: { id: string | undefined; lastModified: number | undefined } | undefined;
+  private readonly permissions = new PermissionsTable();
   /** Accounts the signed-in user may see (`GET /v1/accounts`), asked once per sign-in. */
   private accountChoices: Promise<string[]> | undefined;
 
@@ -386,9 +388,6 @@ class AdminPage {
     this.record = {
       id: typeof id === "string" ? id : undefined,
       lastModified: typeof lastModified === "number" ? lastModified : undefined,
-      permissions: Object.fromEntries(
-        Object.entries(permissions).map(([name, principals]) => [name, Array.isArray(principals) ? principals.map(String) : []]),
-      ),
     };
     element("record-title").textContent = this.record.id
       ? `${this.listing.resource.name} / ${this.record.id}`
@@ -399,7 +398,13 @@ class AdminPage {
     element("delete-record").hidden = this.record.id === undefined;
     const sharing = this.record.id !== undefined && this.listing.resource.kind === "shareable";
     element("permissions-panel").hidden = !sharing;
-    this.renderPermissions();
+    this.permissions.show(
+      this.listing.resource.permissions,
+      Object.fromEntries(
+        Object.entries(permissions).map(([name, principals]) => [name, Array.isArray(principals) ? principals.map(String) : []]),
+      ),
+      this.root.user?.id,
+    );
     if (sharing) void this.offerPrincipals();
     this.show("record-view");
   }
@@ -448,92 +453,27 @@ class AdminPage {
     }
   }
 
-  /**
-   * The sharing field's suggestions: the accounts you may see (`GET /v1/accounts`: your own, or
-   * every account for an administrator or where the service lets everyone read them), your
-   * groups, and the system principals. Typing any other principal stays possible.
-   */
+  /** The sharing field's suggestions: the accounts you may see, your groups, the system principals. */
   private async offerPrincipals(): Promise<void> {
     const api = this.api;
     if (!api) return;
-    this.accountChoices ??= this.hasAccounts
-      ? api.call("GET", "/accounts").then(
-          (answer) =>
-            (isObject(answer.body) && Array.isArray(answer.body.data) ? answer.body.data.filter(isObject) : [])
-              .map((account) => account.id)
-              .filter((id): id is string => typeof id === "string")
-              .map((id) => `account:${id}`),
-          () => [], // not allowed to list accounts: suggestions without them
-        )
-      : Promise.resolve([]);
+    this.accountChoices ??= this.hasAccounts ? visibleAccounts(api) : Promise.resolve([]);
     const groups = (this.root.user?.principals ?? []).filter((p) => p.startsWith("group:"));
-    const choices = [...new Set([...(await this.accountChoices), ...groups, "system.Authenticated", "system.Everyone"])];
-    element("principal-choices").replaceChildren(
-      ...choices.map((choice) => {
-        const option = make("option");
-        option.value = choice;
-        return option;
-      }),
-    );
-  }
-
-  /** One row per principal, one checkbox per permission the resource stores. */
-  private renderPermissions(): void {
-    if (!this.listing || !this.record) return;
-    const names = this.listing.resource.permissions;
-    const principals = [...new Set(Object.values(this.record.permissions).flat())].sort();
-    const table = element<HTMLTableElement>("permissions");
-    table.tHead?.rows[0]?.replaceChildren(make("th", "principal"), ...names.map((name) => make("th", name)));
-    table.tBodies[0]?.replaceChildren(
-      ...principals.map((principal) => {
-        const row = make("tr");
-        row.dataset.principal = principal;
-        row.append(principalText(make("td", undefined, "principal"), principal, this.root.user?.id));
-        for (const name of names) {
-          const box = make("input");
-          box.type = "checkbox";
-          box.name = name;
-          box.checked = this.record?.permissions[name]?.includes(principal) ?? false;
-          box.setAttribute("aria-label", `${name} for ${principal}`);
-          const cell = make("td");
-          cell.append(box);
-          row.append(cell);
-        }
-        return row;
-      }),
-    );
+    offerPrincipals([...(await this.accountChoices), ...groups, "system.Authenticated", "system.Everyone"]);
   }
 
   private addPrincipal(): void {
-    if (!this.record) return;
     const input = element<HTMLFormElement>("permissions-form").elements.namedItem("principal") as HTMLInputElement;
     const principal = principalFromInput(input.value, this.hasAccounts);
     if (!principal) return;
-    this.readPermissions();
-    const first = this.listing?.resource.permissions[0];
-    if (first && !Object.values(this.record.permissions).some((list) => list.includes(principal)))
-      (this.record.permissions[first] ??= []).push(principal);
+    this.permissions.add(principal);
     input.value = "";
-    this.renderPermissions();
-  }
-
-  /** The checkboxes back into `permission → principals`. */
-  private readPermissions(): Record<string, string[]> {
-    const permissions: Record<string, string[]> = Object.fromEntries(
-      (this.listing?.resource.permissions ?? []).map((name) => [name, [] as string[]]),
-    );
-    for (const row of element<HTMLTableElement>("permissions").tBodies[0]?.rows ?? []) {
-      for (const box of row.querySelectorAll<HTMLInputElement>("input[type=checkbox]"))
-        if (box.checked) permissions[box.name]?.push(row.dataset.principal ?? "");
-    }
-    if (this.record) this.record.permissions = permissions;
-    return permissions;
   }
 
   private async savePermissions(): Promise<void> {
     if (!this.api || !this.listing || !this.record?.id) return;
     try {
-      const permissions = this.readPermissions();
+      const permissions = this.permissions.read();
       const answer = await this.api.call("PATCH", `/${this.listing.resource.name}/${encodeURIComponent(this.record.id)}`, { permissions });
       const body = isObject(answer.body) ? answer.body : {};
       this.edit(isObject(body.data) ? body.data : {}, isObject(body.permissions) ? body.permissions : {});
