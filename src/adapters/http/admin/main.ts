@@ -6,7 +6,7 @@
  */
 import { Api, ApiError, isObject, type Json, type JsonObject, type Resource, type Root } from "./api.js";
 import { element, fail, field, make, principalText, say, showDetails, text } from "./dom.js";
-import { FollowedFeed, type FeedEvent } from "./feed.js";
+import { LiveListing } from "./live-listing.js";
 import { beginSignIn, completeSignIn, providersOf } from "./openid.js";
 import { offerPrincipals, PermissionsTable, visibleAccounts } from "./permissions-table.js";
 import { principalFromInput } from "./principals.js";
@@ -14,9 +14,6 @@ import { forgetToken, keepToken, keptToken, passwordCredential, tokenCredential,
 
 const VIEWS = ["sign-in-view", "home-view", "collection-view", "record-view"] as const;
 type View = (typeof VIEWS)[number];
-
-/** Pause before re-reading a listing after a feed event, so that a burst of changes costs one read. */
-const REFRESH_DELAY_MS = 50;
 
 interface Listing {
   readonly resource: Resource;
@@ -37,8 +34,7 @@ class AdminPage {
   private api: Api | undefined;
   private root: Root = {};
   private listing: Listing | undefined;
-  private feed: FollowedFeed | undefined;
-  private refresh: { running: boolean; again: boolean } = { running: false, again: false };
+  private live: LiveListing | undefined;
   private record: { id: string | undefined; lastModified: number | undefined } | undefined;
   private readonly permissions = new PermissionsTable();
   /** Accounts the signed-in user may see (`GET /v1/accounts`), asked once per sign-in. */
@@ -289,74 +285,24 @@ class AdminPage {
     return answer.headers.get("ETag")?.replace(/"/g, "") ?? undefined;
   }
 
-  /**
-   * The open listing follows the collection's live feed, with its filters and from its ETag: a
-   * deletion (or a record no longer shared with you: the feed sends it as a tombstone) leaves
-   * the table at once; any change re-reads the page, so that sort, filters and page size stay
-   * the service's.
-   */
+  /** Follows the listing's collection live (live-listing.ts) while it is on screen. */
   private follow(listing: Listing, since: string | undefined): void {
     this.stopFeed();
     if (!this.credential) return;
-    const url = new URL(`/v1/${listing.resource.name}`, location.href);
-    for (const [name, value] of new URLSearchParams(listing.query)) if (!name.startsWith("_")) url.searchParams.append(name, value);
-    if (since !== undefined) url.searchParams.set("_since", since);
-    const credential = this.credential;
-    const state = element("live-state");
-    state.textContent = "· connecting to the live feed…";
-    this.feed = new FollowedFeed({
-      url: url.toString(),
-      authorization: () => credential.authorization,
-      onEvent: (event) => this.changed(listing, event),
-      onResync: async () => {
-        const etag = await this.render(listing).catch(() => undefined);
-        return etag;
-      },
-      onOpen: (open) => {
-        state.textContent = open ? "· live" : "· reconnecting to the live feed…";
-      },
-      onRefused: (status) => {
-        state.textContent = `· not live (${status})`;
-        if (status === 401) this.fail(new ApiError(status, "The live feed refused the credentials.", []));
-      },
+    this.live = new LiveListing({
+      collection: listing.resource.name,
+      query: listing.query,
+      since,
+      authorization: this.credential.authorization,
+      reread: () => this.render(listing),
+      failed: (error) => this.fail(error),
+      unauthorized: () => this.fail(new ApiError(401, "The live feed refused the credentials.", [])),
     });
   }
 
   private stopFeed(): void {
-    this.feed?.stop();
-    this.feed = undefined;
-    element("live-state").textContent = "";
-  }
-
-  private changed(listing: Listing, event: FeedEvent): void {
-    if (listing !== this.listing) return;
-    let data: Json;
-    try {
-      data = JSON.parse(event.data) as Json;
-    } catch {
-      return;
-    }
-    if (isObject(data) && data.deleted === true && typeof data.id === "string")
-      for (const row of element("records").querySelectorAll<HTMLTableRowElement>("tbody tr")) if (row.dataset.id === data.id) row.remove();
-    this.scheduleRefresh(listing);
-  }
-
-  /** One re-read at a time; changes arriving during one cause one more after it. */
-  private scheduleRefresh(listing: Listing): void {
-    if (this.refresh.running) {
-      this.refresh.again = true;
-      return;
-    }
-    this.refresh = { running: true, again: false };
-    setTimeout(() => {
-      void this.render(listing)
-        .catch((error: unknown) => this.fail(error))
-        .finally(() => {
-          const again = this.refresh.again;
-          this.refresh = { running: false, again: false };
-          if (again && listing === this.listing) this.scheduleRefresh(listing);
-        });
-    }, REFRESH_DELAY_MS);
+    this.live?.stop();
+    this.live = undefined;
   }
 
   private row(record: JsonObject): HTMLTableRowElement {
