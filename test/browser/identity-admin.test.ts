@@ -10,6 +10,7 @@ import { existsSync, mkdirSync } from "node:fs";
 import path from "node:path";
 import { expect } from "chai";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import { TOKENS } from "../../src/bootstrap/tokens.js";
 import { PROJECT_ROOT } from "../support/tessera-process.js";
 import { startTestServer, userId, type TestServer } from "../support/http.js";
 
@@ -380,5 +381,34 @@ describe("admin page: accounts, sharing by name, live collection", function () {
     } finally {
       await short.stop();
     }
+  });
+
+  it("re-reads the listing on resync: a group given while the page is open brings the group's articles", async () => {
+    await account("kate", "kate's password");
+    await account("leo", "leo's password");
+    const page = await newPage();
+    await signIn(page, "leo", "leo's password");
+    await openCollection(page, "articles");
+    const shared = await server.request("PUT", "/v1/articles/for-the-team", {
+      user: "kate:kate's password",
+      body: { data: { title: "for the team" }, permissions: { read: ["group:team"] } },
+    });
+    expect(shared.status).to.equal(201);
+    let navigations = 0;
+    page.on("framenavigated", (frame) => {
+      if (frame === page.mainFrame()) navigations++;
+    });
+    // Leo joins the team: the feed ends his stream with `resync`, the page re-reads and follows again.
+    const port = await server.running.container.getAsync(TOKENS.PermissionStore);
+    await port.addUserPrincipal("account:leo", "group:team");
+    await until(async () => (await titlesOf(page)).includes("for the team"), "the team's article after the resync");
+    expect(navigations).to.equal(0);
+    await page.waitForSelector("#live-state:text-is('· live')");
+    const later = await server.request("PUT", "/v1/articles/later", {
+      user: "kate:kate's password",
+      body: { data: { title: "later" }, permissions: { read: ["group:team"] } },
+    });
+    expect(later.status).to.equal(201);
+    await until(async () => (await titlesOf(page)).includes("later"), "an article shared after the resync");
   });
 });
