@@ -379,6 +379,8 @@ describe("admin page: accounts, sharing by name, live collection", function () {
         JSON.stringify(streams),
       ).to.equal(true);
     } finally {
+      // The page first: a page left open would try to reopen the feed of a stopped server.
+      for (const context of contexts.splice(0)) await context.close();
       await short.stop();
     }
   });
