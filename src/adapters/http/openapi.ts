@@ -7,6 +7,7 @@ import type { JsonObject } from "../../domain/json.js";
 import type { HttpServices } from "./http-services.js";
 import { preflightOperation, sharedComponents, withCommonHeaders } from "./openapi-components.js";
 import { resourceDocument } from "./openapi-resource-paths.js";
+import { accountPaths } from "./openapi-account-paths.js";
 import { utilityPaths } from "./openapi-utility-paths.js";
 import { VERSION_PREFIX } from "./routing-middleware.js";
 import { readOnlyRoute } from "./utility-routes.js";
@@ -24,6 +25,7 @@ export function openApiDocument(services: HttpServices, serverUrl: string = VERS
     Object.assign(schemas, described.schemas);
     Object.assign(paths, described.paths);
   }
+  if (services.accounts) Object.assign(paths, accountPaths(options.readonly));
   for (const [path, item] of Object.entries(paths)) paths[path] = completed(path, item as JsonObject);
   const document: JsonObject = {
     openapi: "3.1.0",

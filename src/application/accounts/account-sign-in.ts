@@ -22,12 +22,21 @@ export interface SignInOptions {
   readonly failedSignInWindowSeconds: number;
 }
 
+/** Remembered credentials whose refresh time this process keeps (oldest forgotten first). */
+const REFRESHES_KEPT = 10_000;
+
 export class AccountSignIn {
+  /** Verified key → when this process last extended its life (ms). */
+  private readonly refreshed = new Map<string, number>();
+  /** Hashes under way, by credential: concurrent requests with one credential share one hash. */
+  private readonly checking = new Map<string, Promise<string | undefined>>();
+
   constructor(
     private readonly store: AccountStore,
     private readonly cache: Cache,
     private readonly hasher: PasswordHasher,
     private readonly options: SignInOptions,
+    private readonly now: () => number = Date.now,
   ) {}
 
   /**
@@ -48,7 +57,29 @@ export class AccountSignIn {
       [keys.addressFailures, addressFailures],
     ]);
     const credential = this.mac(`credential\u0000${id}\u0000${password}`);
-    if (typeof remembered === "string" && sameText(remembered, credential)) return id;
+    if (typeof remembered === "string" && sameText(remembered, credential)) {
+      await this.keepAlive(keys.verified);
+      return id;
+    }
+    // On expiry, every request of a busy client misses at once: one hash for them all, per process.
+    let pending = this.checking.get(credential);
+    if (!pending) {
+      pending = this.check(id, password, credential, keys, accountFailures, addressFailures).finally(() =>
+        this.checking.delete(credential),
+      );
+      this.checking.set(credential, pending);
+    }
+    return pending;
+  }
+
+  private async check(
+    id: string,
+    password: string,
+    credential: string,
+    keys: ReturnType<AccountSignIn["keysOf"]>,
+    accountFailures: JsonValue | undefined,
+    addressFailures: JsonValue | undefined,
+  ): Promise<string | undefined> {
     const account = await this.store.get(id);
     if (!account) return undefined; // ids are public (sign-up tells them): nothing to hide, nothing to count
     if (!(await this.hasher.verify(password, account.passwordHash))) {
@@ -65,6 +96,21 @@ export class AccountSignIn {
     }
     if (accountFailures !== undefined) await this.cache.delete(keys.accountFailures);
     return id;
+  }
+
+  /**
+   * A credential in use stays remembered: its life is extended (at most every third of the TTL
+   * per process). `expire` never recreates a deleted entry, so a password change or a deletion
+   * racing with it still wins.
+   */
+  private async keepAlive(key: string): Promise<void> {
+    const now = this.now();
+    const last = this.refreshed.get(key);
+    if (last !== undefined && now - last < (this.options.cacheTtlSeconds * 1000) / 3) return;
+    this.refreshed.delete(key);
+    if (this.refreshed.size >= REFRESHES_KEPT) this.refreshed.delete(this.refreshed.keys().next().value as string);
+    this.refreshed.set(key, now);
+    await this.cache.expire(key, this.options.cacheTtlSeconds);
   }
 
   /** Forgets the remembered credential of the account (after a password change or deletion). */
