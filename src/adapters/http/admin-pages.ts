@@ -6,11 +6,47 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import type { Context, Next } from "koa";
 import { MethodNotAllowedError } from "../../domain/errors.js";
+import { isJsonObject, type JsonObject, type JsonValue } from "../../domain/json.js";
 import { labelRoute } from "./metrics-route.js";
 
 export const ADMIN_PATH = "/v1/admin/";
-const ADMIN_CSP =
-  "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+/**
+ * The page's Content-Security-Policy. It may connect to the service and to the OpenID Connect
+ * providers the root view lists (`capabilities.openid.providers`): the discovery document and the
+ * code exchange are fetched by the page itself (PKCE in the browser). Going to a provider's sign-in
+ * page is a navigation, which connect-src does not govern.
+ */
+export function adminCsp(capabilities: JsonObject = {}): string {
+  const connect = ["'self'", ...providerOrigins(capabilities)].join(" ");
+  return `default-src 'none'; script-src 'self'; style-src 'self'; connect-src ${connect}; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`;
+}
+
+/** A CSP source expression: scheme, host (ASCII after URL parsing) and port, nothing that could end the directive. */
+const SAFE_ORIGIN = /^https?:\/\/(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(:\d+)?$/i;
+
+function originOf(value: string): string | undefined {
+  try {
+    const origin = new URL(value).origin;
+    return SAFE_ORIGIN.test(origin) ? origin : undefined;
+  } catch {
+    return undefined; // not a URL after all: nothing to allow
+  }
+}
+
+/** The origins of every http(s) URL of every listed provider (issuer, endpoints), sorted, once each. */
+function providerOrigins(capabilities: JsonObject): string[] {
+  const openid = capabilities.openid;
+  const providers: JsonValue[] = isJsonObject(openid) && Array.isArray(openid.providers) ? openid.providers : [];
+  const origins = new Set<string>();
+  for (const provider of providers.filter(isJsonObject))
+    for (const value of Object.values(provider)) {
+      if (typeof value !== "string" || !/^https?:\/\//i.test(value)) continue;
+      const origin = originOf(value);
+      if (origin !== undefined) origins.add(origin);
+    }
+  return [...origins].sort();
+}
 const TYPES: Readonly<Record<string, string>> = {
   ".html": "text/html; charset=utf-8",
   ".css": "text/css; charset=utf-8",
@@ -36,7 +72,15 @@ function loadFiles(directory: string): Map<string, StaticFile> {
   return files;
 }
 
-export function adminPages(directory = path.join(import.meta.dirname, "admin")) {
+export interface AdminPagesOptions {
+  /** The root view's capabilities: the OpenID Connect providers the page may connect to. */
+  readonly capabilities?: JsonObject;
+  readonly directory?: string;
+}
+
+export function adminPages(options: AdminPagesOptions = {}) {
+  const directory = options.directory ?? path.join(import.meta.dirname, "admin");
+  const csp = adminCsp(options.capabilities);
   let files: Map<string, StaticFile> | undefined;
   return async (ctx: Context, next: Next): Promise<void> => {
     if (ctx.path === "/v1/admin") {
@@ -58,7 +102,7 @@ export function adminPages(directory = path.join(import.meta.dirname, "admin")) 
     }
     labelRoute(ctx, ADMIN_PATH);
     if (ctx.method !== "GET" && ctx.method !== "HEAD") throw new MethodNotAllowedError(["GET", "HEAD"]);
-    ctx.set("Content-Security-Policy", ADMIN_CSP);
+    ctx.set("Content-Security-Policy", csp);
     ctx.set("Referrer-Policy", "no-referrer");
     ctx.type = file.type;
     ctx.body = file.body;

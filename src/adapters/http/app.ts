@@ -50,7 +50,7 @@ export function createApp(services: HttpServices): Koa {
   app.use(urlLengthMiddleware(options.inputLimits));
   // Operators' pages come before URL hygiene and media types: never redirected, authenticated or refused.
   if (services.metrics && options.metricsOnApiPort) app.use(metricsRoute(services.metrics));
-  if (options.adminEnabled) app.use(adminPages());
+  if (options.adminEnabled) app.use(adminPages({ capabilities: options.capabilities }));
   app.use(urlMiddleware(options, () => services.clock.now()));
   if (options.endOfService) app.use(endOfService(services));
   app.use(negotiationMiddleware(options));

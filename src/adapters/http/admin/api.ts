@@ -1,4 +1,4 @@
-/** The public HTTP API as the admin page uses it: JSON in and out, Basic credentials per call. */
+/** The public HTTP API as the admin page uses it: JSON in and out, the `Authorization` header per call (none: anonymous). */
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 export type JsonObject = { [key: string]: Json };
@@ -33,6 +33,7 @@ export interface Resource {
 }
 
 export interface Root {
+  readonly capabilities?: JsonObject;
   readonly user?: { readonly id: string; readonly principals: readonly string[] };
   readonly resources?: readonly Resource[];
 }
@@ -41,18 +42,20 @@ export function isObject(value: Json | undefined): value is JsonObject {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-export function basicAuthorization(user: string, password: string): string {
-  const bytes = new TextEncoder().encode(`${user}:${password}`);
-  return `Basic ${btoa(String.fromCharCode(...bytes))}`;
-}
-
 export class Api {
-  constructor(private readonly authorization: string) {}
+  constructor(private readonly authorization: string | undefined) {}
 
   /** `target` is an API path (`/notes`) or a URL the service gave (`Next-Page`). */
   async call(method: string, target: string, body?: JsonObject, headers: Record<string, string> = {}): Promise<Answer> {
     const url = /^https?:/.test(target) ? target : `/v1${target}`;
-    const init: RequestInit = { method, headers: { Authorization: this.authorization, Accept: "application/json", ...headers } };
+    const init: RequestInit = {
+      method,
+      headers: {
+        ...(this.authorization === undefined ? {} : { Authorization: this.authorization }),
+        Accept: "application/json",
+        ...headers,
+      },
+    };
     if (body !== undefined) {
       init.body = JSON.stringify(body);
       (init.headers as Record<string, string>)["Content-Type"] = "application/json";

@@ -1,80 +1,72 @@
 /**
- * The admin page: sign in, see who you are and the declared resources, browse a collection
- * (filters, sort, keyset pages), create / edit / delete a record and edit its permissions per
- * principal. Everything goes through the public API (api.ts); text is only ever set as text.
+ * The admin page: sign in (an account, Basic Auth, or an OpenID Connect provider), see who you
+ * are and the declared resources, browse a collection (filters, sort, keyset pages) that follows
+ * the live feed, create / edit / delete a record and share it per principal. Everything goes
+ * through the public API (api.ts); text is only ever set as text.
  */
-import { Api, ApiError, basicAuthorization, isObject, type Detail, type Json, type JsonObject, type Resource, type Root } from "./api.js";
-
-const CREDENTIALS_KEY = "tessera.admin.authorization";
-
-function element<T extends HTMLElement = HTMLElement>(id: string): T {
-  const found = document.getElementById(id);
-  if (!found) throw new Error(`#${id} is missing from the page`);
-  return found as T;
-}
-
-function make<K extends keyof HTMLElementTagNameMap>(tag: K, text?: string, className?: string): HTMLElementTagNameMap[K] {
-  const node = document.createElement(tag);
-  if (text !== undefined) node.textContent = text;
-  if (className !== undefined) node.className = className;
-  return node;
-}
-
-/** A form field as text (a file input would give a File). */
-function field(form: FormData, name: string): string {
-  const value = form.get(name);
-  return typeof value === "string" ? value : "";
-}
-
-function text(value: Json | undefined): string {
-  return typeof value === "string" ? value : JSON.stringify(value ?? null);
-}
+import { Api, ApiError, isObject, type Json, type JsonObject, type Resource, type Root } from "./api.js";
+import { element, fail, field, make, principalText, say, showDetails, text } from "./dom.js";
+import { LiveListing } from "./live-listing.js";
+import { beginSignIn, completeSignIn, providersOf } from "./openid.js";
+import { offerPrincipals, PermissionsTable, visibleAccounts } from "./permissions-table.js";
+import { principalFromInput } from "./principals.js";
+import { forgetToken, keepToken, keptToken, passwordCredential, tokenCredential, type Credential } from "./session.js";
 
 const VIEWS = ["sign-in-view", "home-view", "collection-view", "record-view"] as const;
-
-function show(view: (typeof VIEWS)[number]): void {
-  for (const id of VIEWS) element(id).hidden = id !== view;
-  element("session").hidden = view === "sign-in-view";
-}
-
-function say(text: string, isError = false): void {
-  const message = element("message");
-  message.textContent = text;
-  message.className = isError ? "error" : "";
-  message.hidden = text === "";
-}
-
-function fail(error: unknown): void {
-  say(error instanceof Error ? error.message : String(error), true);
-}
-
-/** A 400's details, one line each: `body data.title: ...`. */
-function showDetails(list: HTMLElement, details: readonly Detail[], fallback: string): void {
-  list.replaceChildren(
-    ...(details.length > 0
-      ? details.map((d) => make("li", `${[d.location, d.name].filter(Boolean).join(" ")}: ${d.description ?? ""}`))
-      : [make("li", fallback)]),
-  );
-}
+type View = (typeof VIEWS)[number];
 
 interface Listing {
   readonly resource: Resource;
   query: string;
+  /** The page shown: a Next-Page URL, or undefined for the first page. */
+  page: string | undefined;
+}
+
+function messageOf(error: unknown): string {
+  if (error instanceof ApiError && error.details.length > 0)
+    return `${error.message} ${error.details.map((d) => `${d.name ?? d.location ?? ""}: ${d.description ?? ""}`).join("; ")}`;
+  return error instanceof Error ? error.message : String(error);
 }
 
 class AdminPage {
+  private anonymous = new Api(undefined);
+  private credential: Credential | undefined;
   private api: Api | undefined;
   private root: Root = {};
   private listing: Listing | undefined;
-  private record: { id: string | undefined; lastModified: number | undefined; permissions: Record<string, string[]> } | undefined;
+  private live: LiveListing | undefined;
+  private record: { id: string | undefined; lastModified: number | undefined } | undefined;
+  private readonly permissions = new PermissionsTable();
+  /** Accounts the signed-in user may see (`GET /v1/accounts`), asked once per sign-in. */
+  private accountChoices: Promise<string[]> | undefined;
 
-  start(): void {
+  async start(): Promise<void> {
+    this.wire();
+    show("sign-in-view");
+    try {
+      // Anonymous: which sign-ins the service offers.
+      this.offerSignIns((await this.anonymous.call("GET", "/")).body);
+      const returned = await completeSignIn();
+      if (returned) keepToken(returned);
+      const token = returned ?? keptToken();
+      if (token) await this.signIn(tokenCredential(token));
+    } catch (error) {
+      fail(error);
+    }
+  }
+
+  private wire(): void {
     element<HTMLFormElement>("sign-in").addEventListener("submit", (event) => {
       event.preventDefault();
       const form = new FormData(event.target as HTMLFormElement);
-      void this.signIn(basicAuthorization(field(form, "user"), field(form, "password")));
+      void this.signIn(passwordCredential(field(form, "user"), field(form, "password")));
     });
+    element("sign-up").addEventListener("click", () => void this.signUp());
     element("sign-out").addEventListener("click", () => this.signOut());
+    element<HTMLFormElement>("change-password").addEventListener("submit", (event) => {
+      event.preventDefault();
+      void this.changePassword();
+    });
     element("to-home").addEventListener("click", (event) => {
       event.preventDefault();
       this.home();
@@ -98,42 +90,136 @@ class AdminPage {
       event.preventDefault();
       void this.savePermissions();
     });
-    const saved = sessionStorage.getItem(CREDENTIALS_KEY);
-    if (saved) void this.signIn(saved);
-    else show("sign-in-view");
   }
 
-  private async signIn(authorization: string): Promise<void> {
+  /** Shows one view; the live feed runs only while a collection is on screen. */
+  private show(view: View): void {
+    if (view !== "collection-view") this.stopFeed();
+    show(view);
+  }
+
+  private get hasAccounts(): boolean {
+    return isObject(this.root.capabilities) && Object.hasOwn(this.root.capabilities, "accounts");
+  }
+
+  /** "Create account" where the service has accounts; one button per OpenID Connect provider it lists. */
+  private offerSignIns(body: Json | undefined): void {
+    this.root = isObject(body) ? body : {};
+    element("sign-up").hidden = !this.hasAccounts;
+    const providers = providersOf(this.root.capabilities);
+    element("providers").hidden = providers.length === 0;
+    element("provider-list").replaceChildren(
+      ...providers.map((provider) => {
+        const button = make("button", provider.name);
+        button.type = "button";
+        button.dataset.provider = provider.name;
+        button.addEventListener("click", () => void beginSignIn(provider).catch(fail));
+        const item = make("li");
+        item.append(button);
+        return item;
+      }),
+    );
+  }
+
+  private async signUp(): Promise<void> {
+    const form = element<HTMLFormElement>("sign-in");
+    if (!form.reportValidity()) return;
+    const data = new FormData(form);
+    const [user, password] = [field(data, "user"), field(data, "password")];
     say("");
     try {
-      const answer = await new Api(authorization).call("GET", "/");
-      const root = (answer.body ?? {}) as Root;
+      // Kinto's accounts API: the new account's id and password, sent without credentials.
+      await this.anonymous.call("POST", "/accounts", { data: { id: user, password } });
+    } catch (error) {
+      say(messageOf(error), true);
+      return;
+    }
+    await this.signIn(passwordCredential(user, password));
+  }
+
+  private async signIn(credential: Credential): Promise<void> {
+    say("");
+    try {
+      const api = new Api(credential.authorization);
+      const root = ((await api.call("GET", "/")).body ?? {}) as Root;
       if (!root.user) throw new Error("These credentials are not accepted by the service.");
-      this.api = new Api(authorization);
+      this.api = api;
+      this.credential = credential;
       this.root = root;
-      sessionStorage.setItem(CREDENTIALS_KEY, authorization);
+      this.accountChoices = undefined;
+      element<HTMLFormElement>("sign-in").reset(); // the password stays in `credential` only
       this.home();
     } catch (error) {
-      sessionStorage.removeItem(CREDENTIALS_KEY);
-      show("sign-in-view");
-      fail(error);
+      if (credential.provider !== undefined) forgetToken();
+      this.show("sign-in-view");
+      fail(error instanceof ApiError && error.status === 401 ? new Error("Wrong name or password, or an expired sign-in.") : error);
     }
   }
 
+  /** A failure shown; a 401 while signed in with a token means it expired or was revoked: sign in again. */
+  private fail(error: unknown): void {
+    if (error instanceof ApiError && error.status === 401 && this.credential?.provider !== undefined) {
+      this.signOut();
+      say("Your sign-in has expired: please sign in again.", true);
+      return;
+    }
+    fail(error);
+  }
+
   private signOut(): void {
-    sessionStorage.removeItem(CREDENTIALS_KEY);
+    forgetToken();
+    this.credential = undefined;
     this.api = undefined;
-    this.root = {};
-    element<HTMLFormElement>("sign-in").reset();
+    this.listing = undefined;
+    this.accountChoices = undefined;
+    for (const form of ["sign-in", "change-password"]) element<HTMLFormElement>(form).reset();
     say("");
-    show("sign-in-view");
+    this.show("sign-in-view");
+    void this.anonymous.call("GET", "/").then((answer) => this.offerSignIns(answer.body), fail);
+  }
+
+  /** The signed-in account's id, as `PATCH /v1/accounts/{id}` names it. */
+  private get accountId(): string | undefined {
+    const id = this.root.user?.id;
+    return id?.startsWith("account:") ? id.slice("account:".length) : undefined;
+  }
+
+  private async changePassword(): Promise<void> {
+    const form = element<HTMLFormElement>("change-password");
+    const data = new FormData(form);
+    const password = field(data, "password");
+    const account = this.accountId;
+    if (!this.api || account === undefined) return;
+    if (password !== field(data, "confirm")) {
+      say("The two passwords differ.", true);
+      return;
+    }
+    try {
+      await this.api.call("PATCH", `/accounts/${encodeURIComponent(account)}`, { data: { password } });
+      // Same account, same id; only what the page sends changes (memory again, never storage).
+      this.credential = passwordCredential(account, password);
+      this.api = new Api(this.credential.authorization);
+      form.reset();
+      say("Password changed.");
+    } catch (error) {
+      say(messageOf(error), true);
+    }
   }
 
   private home(): void {
     const user = this.root.user;
-    element("user-id").textContent = user?.id ?? "";
-    element("home-user-id").textContent = user?.id ?? "";
+    const id = user?.id ?? "";
+    principalText(element("user-id"), id);
+    element("home-user-id").textContent = id;
     element("principals").replaceChildren(...(user?.principals ?? []).map((p) => make("li", p)));
+    element("change-password").hidden = this.accountId === undefined;
+    // A name and password that are not an account's may still pass as a Basic Auth user: say so.
+    const note = element("identity-note");
+    note.textContent =
+      this.hasAccounts && id.startsWith("basicauth:")
+        ? "You are signed in with Basic Auth, not with an account: check the name and password if you meant your account."
+        : "";
+    note.hidden = note.textContent === "";
     const resources = this.root.resources ?? [];
     element("resources").replaceChildren(
       ...resources.map((resource) => {
@@ -150,7 +236,7 @@ class AdminPage {
       }),
     );
     say(resources.length === 0 ? "The service declares no resources." : "");
-    show("home-view");
+    this.show("home-view");
   }
 
   private queryFromForm(): string {
@@ -163,31 +249,60 @@ class AdminPage {
     return query.toString();
   }
 
-  /** First page of a listing; `next` follows the service's Next-Page URL instead. */
+  /** Opens a listing: its first page (`next`: the service's Next-Page URL instead), then follows the feed. */
   private async list(resource: Resource, query: string, next?: string): Promise<void> {
     if (!this.api) return;
     say("");
-    this.listing = { resource, query };
+    this.listing = { resource, query, page: next };
     element("collection-name").textContent = resource.name;
     element("collection-kind").textContent = resource.kind;
     try {
-      const first = `/${resource.name}${query ? `?${query}` : ""}`;
-      const answer = await this.api.call("GET", next ?? first);
-      const records = isObject(answer.body) && Array.isArray(answer.body.data) ? answer.body.data.filter(isObject) : [];
-      // The count comes with HEAD only (as in Kinto); asked once per listing, not per page.
-      if (next === undefined)
-        element("total").textContent = `${(await this.api.call("HEAD", first)).headers.get("Total-Objects") ?? "?"} records match`;
-      element("records")
-        .querySelector("tbody")
-        ?.replaceChildren(...records.map((record) => this.row(record)));
-      const nextPage = answer.headers.get("Next-Page");
-      const button = element("next-page");
-      button.hidden = nextPage === null;
-      button.onclick = nextPage === null ? null : () => void this.list(resource, query, nextPage);
-      show("collection-view");
+      const since = await this.render(this.listing);
+      this.show("collection-view");
+      this.follow(this.listing, since);
     } catch (error) {
-      fail(error);
+      this.fail(error);
     }
+  }
+
+  /** Reads and shows the listing's page; returns the collection's ETag (where the feed resumes). */
+  private async render(listing: Listing): Promise<string | undefined> {
+    if (!this.api) return undefined;
+    const first = `/${listing.resource.name}${listing.query ? `?${listing.query}` : ""}`;
+    const answer = await this.api.call("GET", listing.page ?? first);
+    if (listing !== this.listing) return undefined; // another listing was opened meanwhile
+    const records = isObject(answer.body) && Array.isArray(answer.body.data) ? answer.body.data.filter(isObject) : [];
+    // The count comes with HEAD only (as in Kinto); asked for the first page only.
+    if (listing.page === undefined)
+      element("total").textContent = `${(await this.api.call("HEAD", first)).headers.get("Total-Objects") ?? "?"} records match`;
+    element("records")
+      .querySelector("tbody")
+      ?.replaceChildren(...records.map((record) => this.row(record)));
+    const nextPage = answer.headers.get("Next-Page");
+    const button = element("next-page");
+    button.hidden = nextPage === null;
+    button.onclick = nextPage === null ? null : () => void this.list(listing.resource, listing.query, nextPage);
+    return answer.headers.get("ETag")?.replace(/"/g, "") ?? undefined;
+  }
+
+  /** Follows the listing's collection live (live-listing.ts) while it is on screen. */
+  private follow(listing: Listing, since: string | undefined): void {
+    this.stopFeed();
+    if (!this.credential) return;
+    this.live = new LiveListing({
+      collection: listing.resource.name,
+      query: listing.query,
+      since,
+      authorization: this.credential.authorization,
+      reread: () => this.render(listing),
+      failed: (error) => this.fail(error),
+      unauthorized: () => this.fail(new ApiError(401, "The live feed refused the credentials.", [])),
+    });
+  }
+
+  private stopFeed(): void {
+    this.live?.stop();
+    this.live = undefined;
   }
 
   private row(record: JsonObject): HTMLTableRowElement {
@@ -207,7 +322,7 @@ class AdminPage {
       const data = isObject(body.data) ? body.data : {};
       this.edit(data, isObject(body.permissions) ? body.permissions : {});
     } catch (error) {
-      fail(error);
+      this.fail(error);
     }
   }
 
@@ -219,9 +334,6 @@ class AdminPage {
     this.record = {
       id: typeof id === "string" ? id : undefined,
       lastModified: typeof lastModified === "number" ? lastModified : undefined,
-      permissions: Object.fromEntries(
-        Object.entries(permissions).map(([name, principals]) => [name, Array.isArray(principals) ? principals.map(String) : []]),
-      ),
     };
     element("record-title").textContent = this.record.id
       ? `${this.listing.resource.name} / ${this.record.id}`
@@ -230,9 +342,17 @@ class AdminPage {
     element("record-errors").replaceChildren();
     element("permission-errors").replaceChildren();
     element("delete-record").hidden = this.record.id === undefined;
-    element("permissions-panel").hidden = this.record.id === undefined || this.listing.resource.kind !== "shareable";
-    this.renderPermissions();
-    show("record-view");
+    const sharing = this.record.id !== undefined && this.listing.resource.kind === "shareable";
+    element("permissions-panel").hidden = !sharing;
+    this.permissions.show(
+      this.listing.resource.permissions,
+      Object.fromEntries(
+        Object.entries(permissions).map(([name, principals]) => [name, Array.isArray(principals) ? principals.map(String) : []]),
+      ),
+      this.root.user?.id,
+    );
+    if (sharing) void this.offerPrincipals();
+    this.show("record-view");
   }
 
   private async save(): Promise<void> {
@@ -264,7 +384,7 @@ class AdminPage {
       say("Saved.");
     } catch (error) {
       if (error instanceof ApiError && error.status === 400) showDetails(errors, error.details, error.message);
-      else fail(error);
+      else this.fail(error);
     }
   }
 
@@ -275,76 +395,45 @@ class AdminPage {
       await this.list(this.listing.resource, this.listing.query);
       say(`Deleted ${this.record.id}.`);
     } catch (error) {
-      fail(error);
+      this.fail(error);
     }
   }
 
-  /** One row per principal, one checkbox per permission the resource stores. */
-  private renderPermissions(): void {
-    if (!this.listing || !this.record) return;
-    const names = this.listing.resource.permissions;
-    const principals = [...new Set(Object.values(this.record.permissions).flat())].sort();
-    const table = element<HTMLTableElement>("permissions");
-    table.tHead?.rows[0]?.replaceChildren(make("th", "principal"), ...names.map((name) => make("th", name)));
-    table.tBodies[0]?.replaceChildren(
-      ...principals.map((principal) => {
-        const row = make("tr");
-        row.dataset.principal = principal;
-        row.append(make("td", principal));
-        for (const name of names) {
-          const box = make("input");
-          box.type = "checkbox";
-          box.name = name;
-          box.checked = this.record?.permissions[name]?.includes(principal) ?? false;
-          box.setAttribute("aria-label", `${name} for ${principal}`);
-          const cell = make("td");
-          cell.append(box);
-          row.append(cell);
-        }
-        return row;
-      }),
-    );
+  /** The sharing field's suggestions: the accounts you may see, your groups, the system principals. */
+  private async offerPrincipals(): Promise<void> {
+    const api = this.api;
+    if (!api) return;
+    this.accountChoices ??= this.hasAccounts ? visibleAccounts(api) : Promise.resolve([]);
+    const groups = (this.root.user?.principals ?? []).filter((p) => p.startsWith("group:"));
+    offerPrincipals([...(await this.accountChoices), ...groups, "system.Authenticated", "system.Everyone"]);
   }
 
   private addPrincipal(): void {
-    if (!this.record) return;
     const input = element<HTMLFormElement>("permissions-form").elements.namedItem("principal") as HTMLInputElement;
-    const principal = input.value.trim();
+    const principal = principalFromInput(input.value, this.hasAccounts);
     if (!principal) return;
-    this.readPermissions();
-    const first = this.listing?.resource.permissions[0];
-    if (first && !Object.values(this.record.permissions).some((list) => list.includes(principal)))
-      (this.record.permissions[first] ??= []).push(principal);
+    this.permissions.add(principal);
     input.value = "";
-    this.renderPermissions();
-  }
-
-  /** The checkboxes back into `permission → principals`. */
-  private readPermissions(): Record<string, string[]> {
-    const permissions: Record<string, string[]> = Object.fromEntries(
-      (this.listing?.resource.permissions ?? []).map((name) => [name, [] as string[]]),
-    );
-    for (const row of element<HTMLTableElement>("permissions").tBodies[0]?.rows ?? []) {
-      for (const box of row.querySelectorAll<HTMLInputElement>("input[type=checkbox]"))
-        if (box.checked) permissions[box.name]?.push(row.dataset.principal ?? "");
-    }
-    if (this.record) this.record.permissions = permissions;
-    return permissions;
   }
 
   private async savePermissions(): Promise<void> {
     if (!this.api || !this.listing || !this.record?.id) return;
     try {
-      const permissions = this.readPermissions();
+      const permissions = this.permissions.read();
       const answer = await this.api.call("PATCH", `/${this.listing.resource.name}/${encodeURIComponent(this.record.id)}`, { permissions });
       const body = isObject(answer.body) ? answer.body : {};
       this.edit(isObject(body.data) ? body.data : {}, isObject(body.permissions) ? body.permissions : {});
       say("Permissions saved.");
     } catch (error) {
       if (error instanceof ApiError && error.status === 400) showDetails(element("permission-errors"), error.details, error.message);
-      else fail(error);
+      else this.fail(error);
     }
   }
 }
 
-new AdminPage().start();
+function show(view: View): void {
+  for (const id of VIEWS) element(id).hidden = id !== view;
+  element("session").hidden = view === "sign-in-view";
+}
+
+void new AdminPage().start();
