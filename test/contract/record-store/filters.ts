@@ -3,6 +3,7 @@ import { expect } from "chai";
 import type { JsonObject, JsonValue } from "../../../src/domain/json.js";
 import type { FilterOperator } from "../../../src/application/listing.js";
 import { asc, filter, idsOf, listQuery, LM_ASC, matchingIds, scopeOf, seed, type StoreRef } from "./fixture.js";
+import { managedFieldFilterCases } from "./managed-filters.js";
 
 export function filterCases(store: StoreRef): void {
   const articles = scopeOf("articles");
@@ -267,6 +268,8 @@ export function filterCases(store: StoreRef): void {
       ]);
     });
   });
+
+  managedFieldFilterCases(store);
 
   describe("filters on tombstones", () => {
     async function liveAndDeleted(): Promise<void> {
