@@ -1,6 +1,6 @@
 /**
  * Contract: filters on the managed fields (`id`, a string; `last_modified`, an integer) follow the
- * rules of data fields. `has` is what the HTTP query can ask beyond the filters.ts cases; values of
+ * rules of data fields (and a `like` whose pattern is not a string matches nothing, on any field). `has` is what the HTTP query can ask beyond the filters.ts cases; values of
  * another type (or a non-integer timestamp) are refused by the HTTP query parser, but the port takes
  * any JSON value: both stores answer them by the total order (null < string < number < boolean <
  * array < object), as they do for a data field. PostgreSQL turns these into constants or a rounded
@@ -109,6 +109,13 @@ export function managedFieldFilterCases(store: StoreRef): void {
       expect(await ids("id", "contains_any", ["r1"])).to.deep.equal([]);
       expect(await ids("last_modified", "contains", [])).to.deep.equal([]);
       expect(await ids("last_modified", "contains_any", [1])).to.deep.equal([]);
+    });
+
+    it("matches nothing with a like whose pattern is not a string, not even an empty string", async () => {
+      await seed(store(), articles, [{ s: "" }, { s: "5" }, { s: 5 }, {}]);
+      expect(await ids("s", "like", 5)).to.deep.equal([]);
+      expect(await ids("s", "like", null)).to.deep.equal([]);
+      expect(await ids("s", "like", "")).to.deep.equal(["r0"]);
     });
   });
 }
