@@ -40,6 +40,8 @@ const GROUP = [
   `${DIST}/test/adapters/postgres-transaction-edges.test.js`,
 ];
 // The quickest suites first: --bail stops at the first failure.
+// The RecordStore contract on a database whose default collation is not by code point.
+const LINGUISTIC = [`${DIST}/test/adapters/postgres-collation-mutants.test.js`];
 const PERMISSION_CHECKS = [`${DIST}/test/adapters/postgres-permission-check-mutants.test.js`];
 const ALL = [...PERMISSION_CHECKS, ...SHARING, ...CONTRACTS, `${DIST}/test/adapters/postgres-specifics.test.js`, ...DIFFERENTIAL];
 // Group commit and its batched statements: their own suites too.
@@ -53,6 +55,20 @@ const MUTANTS = [
     find: '${upper === undefined ? "" : ` AND a.object_id < ${params.add(upper, "text")}`}',
     replace: "",
     tests: ALL,
+  },
+  {
+    name: 'string filter compared in the database\'s collation (COLLATE "C" dropped)',
+    file: `${PG}/record-query-sql.js`,
+    find: "`((${x} #>> '{}') COLLATE \"C\") ${operator}",
+    replace: "`(${x} #>> '{}') ${operator}",
+    tests: [...LINGUISTIC, ...ALL],
+  },
+  {
+    name: 'strings sorted in the database\'s collation (COLLATE "C" dropped)',
+    file: `${PG}/record-query-sql.js`,
+    find: "THEN ${x} #>> '{}' END) COLLATE \"C\"${direction}",
+    replace: "THEN ${x} #>> '{}' END)${direction}",
+    tests: [...LINGUISTIC, ...ALL],
   },
   {
     name: "grant scan on read only (write does not imply read)",

@@ -69,6 +69,16 @@ export function filterCases(store: StoreRef): void {
       expect(await ids("min", "v", 50)).to.deep.equal([]);
     });
 
+    it("compares and sorts strings by code point (uppercase first), whatever the database's collation", async () => {
+      await seed(store(), articles, [{ s: "b" }, { s: "B" }, { s: "a" }, { s: "é" }, { s: "e" }, { s: "Z" }]);
+      expect(await ids("gt", "s", "B")).to.deep.equal(["r0", "r2", "r3", "r4", "r5"]);
+      expect(await ids("lt", "s", "a")).to.deep.equal(["r1", "r5"]);
+      expect(await ids("min", "s", "e")).to.deep.equal(["r3", "r4"]);
+      expect(await ids("max", "s", "Z")).to.deep.equal(["r1", "r5"]);
+      const sorted = idsOf(await store().list(articles, listQuery({ sort: [asc("s"), LM_ASC] })));
+      expect(sorted).to.deep.equal(["r1", "r5", "r2", "r0", "r4", "r3"]);
+    });
+
     it("orders strings before numbers, numbers before booleans, arrays and objects", async () => {
       await seed(store(), articles, [{ v: "zzz" }, { v: 5 }, { v: false }, { v: [0] }, { v: { a: 0 } }, { v: null }]);
       expect(await ids("gt", "v", "zzz")).to.deep.equal(["r1", "r2", "r3", "r4"]);
