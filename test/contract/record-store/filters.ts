@@ -43,6 +43,7 @@ export function filterCases(store: StoreRef): void {
       await seed(store(), articles, [{ n: 1 }, { n: "1" }, {}, { n: null }, { n: [1] }]);
       expect(await ids("not", "n", 1)).to.deep.equal(["r1", "r2", "r3", "r4"]);
       expect(await ids("not", "n", null)).to.deep.equal(["r0", "r1", "r2", "r4"]);
+      expect(await ids("not", "n", [1])).to.deep.equal(["r0", "r1", "r2", "r3"]);
     });
   });
 

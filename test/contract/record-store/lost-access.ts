@@ -130,6 +130,18 @@ export function lostAccessCases(store: StoreRef): void {
       ).to.deep.equal([]);
     });
 
+    it("keeps the lost tombstones a data field's gt or min keeps (a missing field is above every value)", async () => {
+      await seed(store(), articles, [{}, {}]);
+      await store().recordLostAccess(articles, [{ id: "r0", principals: ["bob"] }]);
+      for (const operator of ["gt", "min"] as const) {
+        const listed = await store().list(
+          articles,
+          listQuery({ access: bob(["r1"]), includeDeleted: true, filters: [filter("price", operator, Number.MAX_SAFE_INTEGER)] }),
+        );
+        expect(idsOf(listed), operator).to.deep.equal(["r1", "r0"]);
+      }
+    });
+
     it("walks live records and lost tombstones together in sort order with keyset pages", async () => {
       await seed(
         store(),
