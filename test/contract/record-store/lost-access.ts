@@ -117,6 +117,11 @@ export function lostAccessCases(store: StoreRef): void {
         listQuery({ access, includeDeleted: true, filters: [filter("last_modified", "gt", stamps[0]!)], upTo: stamps[1] }),
       );
       expect(idsOf(bounded)).to.deep.equal(["r1"]);
+      const from = await store().list(
+        articles,
+        listQuery({ access, includeDeleted: true, filters: [filter("last_modified", "min", stamps[1]!)] }),
+      );
+      expect(idsOf(from)).to.deep.equal(["r1", "r2"]);
       expect(
         idsOf(
           await store().list(
