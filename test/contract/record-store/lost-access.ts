@@ -135,6 +135,17 @@ export function lostAccessCases(store: StoreRef): void {
       ).to.deep.equal([]);
     });
 
+    it("filters a record lost by several of the caller's principals at its newest loss only", async () => {
+      await seed(store(), articles, [{}]);
+      const [first] = await store().recordLostAccess(articles, [{ id: "r0", principals: ["bob"] }]);
+      const [newest] = await store().recordLostAccess(articles, [{ id: "r0", principals: ["system.Everyone"] }]);
+      const listed = (operator: "lt" | "max" | "eq", value: number) =>
+        store().list(articles, listQuery({ access: bob([]), includeDeleted: true, filters: [filter("last_modified", operator, value)] }));
+      expect(await listed("lt", newest!)).to.deep.equal([]);
+      expect(await listed("eq", first!)).to.deep.equal([]);
+      expect(await listed("max", newest!)).to.deep.equal([{ id: "r0", lastModified: newest, deleted: true }]);
+    });
+
     it("keeps the lost tombstones a data field's gt or min keeps (a missing field is above every value)", async () => {
       await seed(store(), articles, [{}, {}]);
       await store().recordLostAccess(articles, [{ id: "r0", principals: ["bob"] }]);
