@@ -3,6 +3,7 @@ import { expect } from "chai";
 import type { JsonObject, JsonValue } from "../../../src/domain/json.js";
 import type { FilterOperator } from "../../../src/application/listing.js";
 import { asc, filter, idsOf, listQuery, LM_ASC, matchingIds, scopeOf, seed, type StoreRef } from "./fixture.js";
+import { managedFieldFilterCases } from "./managed-filters.js";
 
 export function filterCases(store: StoreRef): void {
   const articles = scopeOf("articles");
@@ -42,6 +43,7 @@ export function filterCases(store: StoreRef): void {
       await seed(store(), articles, [{ n: 1 }, { n: "1" }, {}, { n: null }, { n: [1] }]);
       expect(await ids("not", "n", 1)).to.deep.equal(["r1", "r2", "r3", "r4"]);
       expect(await ids("not", "n", null)).to.deep.equal(["r0", "r1", "r2", "r4"]);
+      expect(await ids("not", "n", [1])).to.deep.equal(["r0", "r1", "r2", "r3"]);
     });
   });
 
@@ -66,6 +68,16 @@ export function filterCases(store: StoreRef): void {
       await seed(store(), articles, [{ v: "49.0" }, { v: "6.0" }, { v: "53.0b4" }]);
       expect(await ids("min", "v", "50.0")).to.deep.equal(["r1", "r2"]);
       expect(await ids("min", "v", 50)).to.deep.equal([]);
+    });
+
+    it("compares and sorts strings by code point (uppercase first), whatever the database's collation", async () => {
+      await seed(store(), articles, [{ s: "b" }, { s: "B" }, { s: "a" }, { s: "é" }, { s: "e" }, { s: "Z" }]);
+      expect(await ids("gt", "s", "B")).to.deep.equal(["r0", "r2", "r3", "r4", "r5"]);
+      expect(await ids("lt", "s", "a")).to.deep.equal(["r1", "r5"]);
+      expect(await ids("min", "s", "e")).to.deep.equal(["r3", "r4"]);
+      expect(await ids("max", "s", "Z")).to.deep.equal(["r1", "r5"]);
+      const sorted = idsOf(await store().list(articles, listQuery({ sort: [asc("s"), LM_ASC] })));
+      expect(sorted).to.deep.equal(["r1", "r5", "r2", "r0", "r4", "r3"]);
     });
 
     it("orders strings before numbers, numbers before booleans, arrays and objects", async () => {
@@ -267,6 +279,8 @@ export function filterCases(store: StoreRef): void {
       ]);
     });
   });
+
+  managedFieldFilterCases(store);
 
   describe("filters on tombstones", () => {
     async function liveAndDeleted(): Promise<void> {

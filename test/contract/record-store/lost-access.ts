@@ -117,6 +117,11 @@ export function lostAccessCases(store: StoreRef): void {
         listQuery({ access, includeDeleted: true, filters: [filter("last_modified", "gt", stamps[0]!)], upTo: stamps[1] }),
       );
       expect(idsOf(bounded)).to.deep.equal(["r1"]);
+      const from = await store().list(
+        articles,
+        listQuery({ access, includeDeleted: true, filters: [filter("last_modified", "min", stamps[1]!)] }),
+      );
+      expect(idsOf(from)).to.deep.equal(["r1", "r2"]);
       expect(
         idsOf(
           await store().list(
@@ -128,6 +133,29 @@ export function lostAccessCases(store: StoreRef): void {
       expect(
         await store().list(articles, listQuery({ access, includeDeleted: true, filters: [filter("title", "eq", "x")] })),
       ).to.deep.equal([]);
+    });
+
+    it("filters a record lost by several of the caller's principals at its newest loss only", async () => {
+      await seed(store(), articles, [{}]);
+      const [first] = await store().recordLostAccess(articles, [{ id: "r0", principals: ["bob"] }]);
+      const [newest] = await store().recordLostAccess(articles, [{ id: "r0", principals: ["system.Everyone"] }]);
+      const listed = (operator: "lt" | "max" | "eq", value: number) =>
+        store().list(articles, listQuery({ access: bob([]), includeDeleted: true, filters: [filter("last_modified", operator, value)] }));
+      expect(await listed("lt", newest!)).to.deep.equal([]);
+      expect(await listed("eq", first!)).to.deep.equal([]);
+      expect(await listed("max", newest!)).to.deep.equal([{ id: "r0", lastModified: newest, deleted: true }]);
+    });
+
+    it("keeps the lost tombstones a data field's gt or min keeps (a missing field is above every value)", async () => {
+      await seed(store(), articles, [{}, {}]);
+      await store().recordLostAccess(articles, [{ id: "r0", principals: ["bob"] }]);
+      for (const operator of ["gt", "min"] as const) {
+        const listed = await store().list(
+          articles,
+          listQuery({ access: bob(["r1"]), includeDeleted: true, filters: [filter("price", operator, Number.MAX_SAFE_INTEGER)] }),
+        );
+        expect(idsOf(listed), operator).to.deep.equal(["r1", "r0"]);
+      }
     });
 
     it("walks live records and lost tombstones together in sort order with keyset pages", async () => {
