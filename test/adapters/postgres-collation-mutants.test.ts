@@ -50,7 +50,7 @@ describe("PostgreSQL adapters on a database with a linguistic collation", functi
     [
       {
         name: "a scoped unit of work joining the group commit",
-        run: (work, scope) => new PostgresUnitOfWork(database, true).run(work, scope),
+        run: (work, scope) => new PostgresUnitOfWork(database).run(work, scope),
       },
     ],
   );

@@ -76,7 +76,7 @@ describe("PostgreSQL group commit: one clock per scope", function () {
       const group: Scope = { collection: "clock_group", parentId: "" };
       const ahead = await groupScopeAhead(group);
       const before = await records.create(other, "before", {});
-      const [own, foreign, again] = await new PostgresUnitOfWork(database, true).run(
+      const [own, foreign, again] = await new PostgresUnitOfWork(database).run(
         async () => [
           await records.create(group, "own", {}),
           await records.create(other, "foreign", {}),
@@ -111,7 +111,7 @@ describe("PostgreSQL group commit: one clock per scope", function () {
 
   it("leaves the collection timestamp at the newest kept write when a group's last unit of work is rolled back", async () => {
     const scope: Scope = { collection: "rolled_back_last", parentId: "" };
-    const units = new PostgresUnitOfWork(database, true);
+    const units = new PostgresUnitOfWork(database);
     const refusedUnit = (id: string) =>
       outcome(
         units.run(async () => {
@@ -177,7 +177,7 @@ describe("PostgreSQL group commit: one clock per scope", function () {
 
   it("commits units of work of one scope issued together in one transaction", async () => {
     const scope: Scope = { collection: "units_together", parentId: "" };
-    const units = new PostgresUnitOfWork(database, true);
+    const units = new PostgresUnitOfWork(database);
     const unit = (id: string) => units.run(() => records.create(scope, id, {}), scope);
     const lead = unit("lead");
     const together = [unit("u1"), unit("u2"), unit("u3")];

@@ -97,8 +97,8 @@ export class OpenIdConnectPolicy implements AuthenticationPolicy {
 
   private async verify(token: string): Promise<TokenIdentity | undefined> {
     const shape = tokenShape(token);
-    if (shape.kind === "junk") return undefined;
-    if (shape.kind === "opaque") {
+    if (shape.form === "junk") return undefined;
+    if (shape.form === "opaque") {
       const found = await this.userinfo.identify(token);
       if (found) this.remembered.remember(token, found.identity, this.now() + Math.min(found.seconds * 1000, REMEMBER_AT_MOST_MS));
       return found?.identity;

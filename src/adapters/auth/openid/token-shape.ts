@@ -11,9 +11,9 @@ export const MAX_TOKEN_LENGTH = 8192;
 const MIN_OPAQUE_LENGTH = 16;
 
 export type TokenShape =
-  | { readonly kind: "jwt"; readonly header: JWSHeaderParameters; readonly claims: JWTPayload }
-  | { readonly kind: "opaque" }
-  | { readonly kind: "junk" };
+  | { readonly form: "jwt"; readonly header: JWSHeaderParameters; readonly claims: JWTPayload }
+  | { readonly form: "opaque" }
+  | { readonly form: "junk" };
 
 const JWS_COMPACT = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
 const B64TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
@@ -32,10 +32,10 @@ export function tokenShape(token: string): TokenShape {
     try {
       const header = decodeProtectedHeader(token);
       const claims = decodeJwt(token);
-      return typeof header.alg === "string" ? { kind: "jwt", header, claims } : { kind: "junk" };
+      return typeof header.alg === "string" ? { form: "jwt", header, claims } : { form: "junk" };
     } catch {
-      return { kind: "junk" }; // looks like a JWT and is not one: no provider would answer for it either
+      return { form: "junk" }; // looks like a JWT and is not one: no provider would answer for it either
     }
   }
-  return token.length >= MIN_OPAQUE_LENGTH && B64TOKEN.test(token) && /[A-Za-z0-9]/.test(token) ? { kind: "opaque" } : { kind: "junk" };
+  return token.length >= MIN_OPAQUE_LENGTH && B64TOKEN.test(token) && /[A-Za-z0-9]/.test(token) ? { form: "opaque" } : { form: "junk" };
 }
