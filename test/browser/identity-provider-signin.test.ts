@@ -140,11 +140,17 @@ describe("admin page: signing in through an OpenID Connect provider", function (
       (await server.request("POST", "/v1/accounts", { body: { data: { id: "alice", password: "alice's long password" } } })).status,
     ).to.equal(201);
     const page = await newPage();
+    const earlier = provider.requests.length;
     await signInAtProvider(page, "bob", BOB_PROVIDER_PASSWORD);
     expect(await page.textContent("#user-id")).to.equal("acme:bob");
     expect(new URL(page.url()).search).to.equal(""); // the single-use code left the address bar
     // The code was exchanged by the page itself, a cross-origin request the provider allowed.
-    expect(provider.requests.filter((r) => r.path === "/token").map((r) => r.origin)).to.deep.equal([server.url]);
+    expect(
+      provider.requests
+        .slice(earlier)
+        .filter((r) => r.path === "/token")
+        .map((r) => r.origin),
+    ).to.deep.equal([server.url]);
 
     await page.click("#resources a[data-collection=articles]");
     await page.waitForSelector("#live-state:text-is('· live')");
@@ -178,5 +184,32 @@ describe("admin page: signing in through an OpenID Connect provider", function (
     await page.click("#sign-out");
     await page.waitForSelector("#sign-in-view", { state: "visible" });
     expect(await page.evaluate(() => (globalThis as unknown as PageGlobals).sessionStorage.length)).to.equal(0);
+  });
+  it("stays signed out when Bob cancels at the provider, and refuses a replayed callback", async () => {
+    const page = await newPage();
+    await page.goto(`${server.url}/v1/admin/`);
+    await page.click("#provider-list button[data-provider=acme]");
+    await page.waitForURL((url) => url.origin === provider.issuer);
+    await page.click("a:has-text('Cancel')");
+    await page.waitForSelector("#message:has-text('acme refused the sign-in')");
+    expect(await page.isVisible("#sign-in-view")).to.equal(true);
+    expect(new URL(page.url()).search).to.equal("");
+
+    // A callback with a code, seen once: opened again (history, a leaked link), it signs nobody in.
+    const callbacks: string[] = [];
+    page.on("request", (request) => {
+      if (request.isNavigationRequest() && request.url().startsWith(`${server.url}/v1/admin/?`)) callbacks.push(request.url());
+    });
+    await signInAtProvider(page, "carol", "carol's password at the provider");
+    expect(await page.textContent("#user-id")).to.equal("acme:carol");
+    await page.click("#sign-out");
+    await page.waitForSelector("#sign-in-view", { state: "visible" });
+    const exchanges = provider.requests.filter((r) => r.path === "/token").length;
+    expect(callbacks).to.have.length(1);
+    expect(new URL(callbacks[0] as string).searchParams.has("code")).to.equal(true);
+    await page.goto(callbacks[0] as string);
+    await page.waitForSelector("#message:has-text('not started from this tab')");
+    expect(await page.isVisible("#sign-in-view")).to.equal(true);
+    expect(provider.requests.filter((r) => r.path === "/token").length).to.equal(exchanges); // the code was not even tried
   });
 });
