@@ -78,9 +78,10 @@ describe("admin page: signing in through an OpenID Connect provider", function (
         "multiauth.policy.acme.use = openid",
         `multiauth.policy.acme.issuer = ${provider.issuer}`,
         "multiauth.policy.acme.client_id = tessera-admin",
+        "multiauth.policy.acme.groups_claim = groups",
       ].join("\n"),
     );
-    await provider.open({ clientId: "tessera-admin", redirectUri: `${server.url}/v1/admin/` });
+    await provider.open({ clientId: "tessera-admin", redirectUri: `${server.url}/v1/admin/`, groups: { bob: ["sales"] } });
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
   });
   after(async () => {
@@ -164,6 +165,23 @@ describe("admin page: signing in through an OpenID Connect provider", function (
     const unshared = await server.request("PATCH", "/v1/articles/for-bob", { auth: ALICE, body: { permissions: { read: [] } } });
     expect(unshared.status).to.equal(200);
     await until(async () => (await titlesOf(page)).length === 0, "the unshared article leaving Bob's page");
+    // Through a group of Bob's at the provider (`groups_claim`): the same, by group.
+    const forSales = await server.request("PUT", "/v1/articles/for-sales", {
+      auth: ALICE,
+      body: { data: { title: "for sales" }, permissions: { read: ["group:sales"] } },
+    });
+    expect(forSales.status).to.equal(201);
+    await until(async () => (await titlesOf(page)).includes("for sales"), "the article shared with Bob's group");
+    expect((await server.request("PATCH", "/v1/articles/for-sales", { auth: ALICE, body: { permissions: { read: [] } } })).status).to.equal(
+      200,
+    );
+    await until(async () => (await titlesOf(page)).length === 0, "the article unshared from Bob's group");
+    console.log(
+      provider.requests
+        .filter((r) => r.path !== "/token")
+        .map((r) => r.path)
+        .join(" "),
+    );
 
     // Storage: the bearer token in this tab's sessionStorage only; nothing in localStorage; no password anywhere.
     const storage = await page.evaluate(() => {
@@ -184,6 +202,8 @@ describe("admin page: signing in through an OpenID Connect provider", function (
     await page.click("#sign-out");
     await page.waitForSelector("#sign-in-view", { state: "visible" });
     expect(await page.evaluate(() => (globalThis as unknown as PageGlobals).sessionStorage.length)).to.equal(0);
+    // The provider issued an opaque access token: the service asked its userinfo endpoint once, then used its cache.
+    expect(provider.requests.slice(earlier).filter((r) => r.path === "/me")).to.deep.equal([{ path: "/me", origin: undefined }]);
   });
   it("stays signed out when Bob cancels at the provider, and refuses a replayed callback", async () => {
     const page = await newPage();

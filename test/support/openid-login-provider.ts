@@ -82,7 +82,8 @@ export async function listenLoginProvider(): Promise<LoginProvider> {
               accountId: id,
               claims: () => ({ sub: id, groups: [...(client.groups?.[id] ?? [])] }),
             }),
-            claims: { openid: ["sub"], groups: ["groups"] },
+            // Groups with the `openid` scope itself, as a provider with a group mapper gives them: the page asks for no other scope.
+            claims: { openid: ["sub", "groups"] },
             features: { devInteractions: { enabled: true } },
             ttl: { Interaction: 600, Session: 3600, Grant: 3600, AccessToken: 3600, IdToken: 3600, AuthorizationCode: 60 },
             cookies: { keys: ["a-cookie-signing-key-for-the-test-provider"] },
