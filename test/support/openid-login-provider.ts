@@ -8,20 +8,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { signingKey } from "./openid-provider.js";
-
-/** See openid-provider.ts: oidc-provider's start-up notes about Node and development storage. */
-async function quietly<T>(work: () => T | Promise<T>): Promise<T> {
-  const { warn, info } = console;
-  console.warn = () => {};
-  console.info = () => {};
-  try {
-    return await work();
-  } finally {
-    console.warn = warn;
-    console.info = info;
-  }
-}
+import { quietly, signingKey } from "./openid-provider.js";
 
 const { default: Provider } = await quietly(() => import("oidc-provider"));
 
