@@ -5,6 +5,7 @@ import { IsInt, IsOptional, IsString, MaxLength } from "class-validator";
 import type { TesseraExtension } from "../../src/application/extension.js";
 import { classValidatorSchema } from "../../src/adapters/validation/class-validator-schema.js";
 import { startTestServer, type TestServer } from "../support/http.js";
+import { startIniServer } from "../support/openid-server.js";
 
 const require = createRequire(import.meta.url);
 
@@ -187,6 +188,44 @@ describe("OpenAPI document (GET /v1/__api__)", () => {
 
   it("declares Basic Auth when it is among the capabilities", () => {
     expect(document.components.securitySchemes.basicAuth).to.include({ type: "http", scheme: "basic" });
+  });
+
+  it("declares a bearer scheme per OpenID Connect provider beside Basic for accounts, and any one of them authenticates", async () => {
+    const server = await startIniServer(
+      [
+        "userid_hmac_secret = s3cret",
+        "listen_port = 0",
+        "multiauth.policies = account corp partner",
+        "multiauth.policy.corp.use = kinto.plugins.openid.OpenIDConnectPolicy",
+        "multiauth.policy.corp.issuer = https://id.corp.example",
+        "multiauth.policy.corp.client_id = tessera",
+        "multiauth.policy.partner.use = openid",
+        "multiauth.policy.partner.issuer = https://partner.example/oidc",
+        "multiauth.policy.partner.client_id = tessera",
+        "multiauth.policy.partner.header_type = Token",
+        "multiauth.policy.partner.userid_field = email",
+      ].join("\n"),
+    );
+    try {
+      const response = await server.request("GET", "/v1/__api__");
+      expect(response.status).to.equal(200);
+      const doc = response.body;
+      const schemes = doc.components.securitySchemes;
+      expect(Object.keys(schemes)).to.deep.equal(["basicAuth", "openid_corp", "openid_partner"]);
+      expect(schemes.basicAuth).to.include({ type: "http", scheme: "basic" });
+      expect(schemes.basicAuth.description).to.contain("account:<id>").and.not.contain("basicauth:"); // no Basic Auth policy here
+      expect(schemes.openid_corp).to.include({ type: "http", scheme: "bearer", bearerFormat: "JWT" });
+      expect(schemes.openid_corp.description).to.contain("https://id.corp.example").and.contain("`corp:<sub>`");
+      // Kinto's header_type other than Bearer is not the http bearer scheme: the Authorization header as it is.
+      expect(schemes.openid_partner).to.include({ type: "apiKey", in: "header", name: "Authorization" });
+      expect(schemes.openid_partner.description).to.contain("`Token <token>`").and.contain("`partner:<email>`");
+      expect(doc.security).to.deep.equal([{ basicAuth: [] }, { openid_corp: [] }, { openid_partner: [] }, {}]);
+      expect(doc.paths["/"].get.security).to.deep.equal([{}, { basicAuth: [] }, { openid_corp: [] }, { openid_partner: [] }]);
+      const validate = new Ajv2020({ strict: false, validateFormats: false }).compile(OPENAPI_31_SCHEMA);
+      expect(validate(doc), JSON.stringify(validate.errors, null, 2)).to.equal(true);
+    } finally {
+      await server.stop();
+    }
   });
 
   it("describes the bodies the server really answers", async () => {

@@ -15,7 +15,7 @@ import { exportJWK, generateKeyPair, type JWK } from "jose";
  * construction, that Node 20 is not its preferred runtime and that its in-memory storage is for
  * development, which is what a test wants.
  */
-async function quietly<T>(work: () => T | Promise<T>): Promise<T> {
+export async function quietly<T>(work: () => T | Promise<T>): Promise<T> {
   const { warn, info } = console;
   console.warn = () => {};
   console.info = () => {};

@@ -316,17 +316,13 @@ const RESPONSES: JsonObject = {
 };
 
 /** The shared components; resource schemas are added by the caller. */
-export function sharedComponents(basicAuth: boolean): JsonObject {
+export function sharedComponents(securitySchemes: JsonObject | undefined): JsonObject {
   const components: JsonObject = {
     schemas: { Error: ERROR_BODY, ValidationDetail: VALIDATION_DETAIL, Tombstone: TOMBSTONE },
     parameters: PARAMETERS,
     headers: HEADERS,
     responses: withCommonHeaders(RESPONSES),
   };
-  if (basicAuth) {
-    components.securitySchemes = {
-      basicAuth: { type: "http", scheme: "basic", description: "Any user:pass; the user id is `basicauth:<hmac of user:pass>`." },
-    };
-  }
+  if (securitySchemes) components.securitySchemes = securitySchemes;
   return components;
 }

@@ -106,7 +106,8 @@ function withHead(item: JsonObject): JsonObject {
   return { ...item, head: { ...get, operationId: `head_${get.operationId}`, summary: `${get.summary} (headers only)`, responses } };
 }
 
-export function utilityPaths(basicAuth: boolean): JsonObject {
+/** `security`: the requirement of each enabled authentication scheme (openapi-security.ts). */
+export function utilityPaths(security: readonly JsonObject[]): JsonObject {
   const tags = ["utilities"];
   const paths: Record<string, JsonObject> = {
     "/": {
@@ -114,7 +115,7 @@ export function utilityPaths(basicAuth: boolean): JsonObject {
         tags,
         operationId: "root",
         summary: "Server information; the user's id and principals when authenticated",
-        security: basicAuth ? [{}, { basicAuth: [] }] : NO_AUTH,
+        security: security.length > 0 ? [{}, ...security] : NO_AUTH,
         responses: { "200": json("Server information.", ROOT), ...errorResponses([405, 503]) },
       },
     },

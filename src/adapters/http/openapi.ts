@@ -8,6 +8,7 @@ import type { HttpServices } from "./http-services.js";
 import { preflightOperation, sharedComponents, withCommonHeaders } from "./openapi-components.js";
 import { resourceDocument } from "./openapi-resource-paths.js";
 import { accountPaths } from "./openapi-account-paths.js";
+import { securityDocument } from "./openapi-security.js";
 import { utilityPaths } from "./openapi-utility-paths.js";
 import { VERSION_PREFIX } from "./routing-middleware.js";
 import { readOnlyRoute } from "./utility-routes.js";
@@ -16,10 +17,10 @@ import { requestUrl } from "./urls.js";
 /** The document; `serverUrl` (the absolute `/v1` URL) defaults to the relative `/v1`. */
 export function openApiDocument(services: HttpServices, serverUrl: string = VERSION_PREFIX): JsonObject {
   const { options } = services;
-  const basicAuth = Object.hasOwn(options.capabilities, "basicauth");
-  const components = sharedComponents(basicAuth);
+  const security = securityDocument(options.capabilities);
+  const components = sharedComponents(security.schemes);
   const schemas = components.schemas as JsonObject;
-  const paths: JsonObject = utilityPaths(basicAuth);
+  const paths: JsonObject = utilityPaths(security.requirements);
   for (const resource of services.resources.values()) {
     const described = resourceDocument(services, resource);
     Object.assign(schemas, described.schemas);
@@ -44,7 +45,7 @@ export function openApiDocument(services: HttpServices, serverUrl: string = VERS
     components,
   };
   // Anonymous requests are allowed too: what they may do depends on each record's permissions.
-  if (basicAuth) document.security = [{ basicAuth: [] }, {}];
+  if (security.requirements.length > 0) document.security = [...security.requirements, {}];
   return document;
 }
 
