@@ -3,8 +3,10 @@
  * code, authentication policies, a group finder, heartbeat checks and listeners of committed
  * changes (`ResourceChanged`).
  */
+import type { Acl } from "../domain/acl.js";
 import type { JsonObject, JsonValue } from "../domain/json.js";
 import type { BoundPermissionsFn } from "../domain/permissions.js";
+import type { StoredRecord } from "../domain/records.js";
 import type { ResourceListener } from "./events.js";
 import type { HealthCheck } from "./health-service.js";
 import type { AuthenticationPolicy } from "./ports/authentication-policy.js";
@@ -28,7 +30,29 @@ export interface ResourceSpec {
 export interface ExtensionContext {
   /** Every setting, unprefixed. */
   readonly settings: Readonly<Record<string, JsonValue>>;
+  /**
+   * The permission backend as it is: principals and groups (`addUserPrincipal`, ...). A record's
+   * ACL changed here is not followed by `_since` nor the live feed: change it through `acls`.
+   */
   readonly permissions: PermissionStore | undefined;
+  /** ACL changes of records of shareable resources, made as the API makes them; undefined without a permission backend. */
+  readonly acls: RecordAclChanges | undefined;
+}
+
+/**
+ * ACL changes of one record (`resource` by name, record `id`), each written as an update of the
+ * record through SharedRecords, as an API write with `permissions` is: whoever loses read gets a
+ * tombstone at the write's timestamp in a `_since` listing and a delete on the live feed;
+ * whoever gains it gets the record at that timestamp. The write is announced (`onResourceChanged`,
+ * action `update`, no `userId`). Each answers the record as written, the record as it was when
+ * the ACL did not change, or undefined when there is no live record (nothing is written).
+ * Throws for a resource that does not exist or keeps no record ACLs (a `user` resource).
+ */
+export interface RecordAclChanges {
+  /** The permissions named are replaced (an empty list empties one); the others are kept. */
+  replace(resource: string, id: string, permissions: Acl): Promise<StoredRecord | undefined>;
+  grant(resource: string, id: string, permission: string, principal: string): Promise<StoredRecord | undefined>;
+  revoke(resource: string, id: string, permission: string, principal: string): Promise<StoredRecord | undefined>;
 }
 
 export interface TesseraExtension {

@@ -65,7 +65,7 @@ export interface PageCursor {
  *
  * Former readers (docs/adr/0011): with `includeDeleted` and `principals` (the caller's), a listing
  * also holds, for every record the caller may not read now but one of their principals could read
- * before (recorded with `RecordStore.recordLostAccess`), a tombstone `{id, last_modified,
+ * before (recorded with `RecordStore.recordLostAccessAt`), a tombstone `{id, last_modified,
  * deleted: true}` whose timestamp is the newest such loss. Without `principals`, none.
  */
 export interface RecordAccess {

@@ -17,7 +17,9 @@ import type { Clock } from "../application/ports/clock.js";
 import { ChangeEvents, type CommittedChanges } from "../application/events.js";
 import { AnnouncedPrincipalChanges } from "../application/announced-principal-changes.js";
 import { SingleProcessFence } from "../application/single-process-fence.js";
-import { LostAccessPermissionStore } from "../application/lost-access-permission-store.js";
+import { RecordAclEditor } from "../application/shared-records/record-acl-editor.js";
+import type { ResourceKinds } from "../application/kinds/resource-kind-policy.js";
+import type { SharedRecords } from "../application/ports/shared-records.js";
 import { PortableSharedRecords } from "../application/shared-records/portable-shared-records.js";
 import type { LiveFeed } from "../application/feed/live-feed.js";
 import type { RecordService } from "../application/record-service.js";
@@ -27,7 +29,7 @@ import type { UnitOfWork } from "../application/ports/unit-of-work.js";
 import { noGroups, type GroupFinder } from "../application/requester.js";
 import { COLLECTION_NAME_PATTERN } from "../application/resources.js";
 import { createApp } from "../adapters/http/app.js";
-import type { HttpOptions, HttpResource, HttpServices } from "../adapters/http/http-services.js";
+import type { HttpOptions, HttpServices } from "../adapters/http/http-services.js";
 import { HttpMetrics, type PoolProbe } from "../adapters/http/metrics.js";
 import { InProcessBroadcast } from "../adapters/memory/in-process-broadcast.js";
 import { SystemClock } from "../adapters/system/system-clock.js";
@@ -42,7 +44,6 @@ import { observedPort } from "./observed-ports.js";
 import { bindLiveFeed, bindServices, bindSharedRecords } from "./service-bindings.js";
 import { technologyModules } from "./technologies.js";
 import { TOKENS, type Migrator, type SchemaMigration } from "./tokens.js";
-import { traitsOf } from "../application/kinds/kind-traits.js";
 
 export interface CompositionOptions {
   readonly extensions?: readonly TesseraExtension[];
@@ -125,21 +126,25 @@ export function buildContainer(settings: Settings, options: CompositionOptions =
   container.bind(TOKENS.Authenticator).toResolvedValue(
     (
       stored: PermissionStore | undefined,
-      records: RecordStore,
+      shared: SharedRecords,
+      kinds: ResourceKinds,
       changes: CommittedChanges,
       cache: Cache,
       logger: Logger,
       accounts: Accounts | undefined,
     ) => {
+      const resource = (name: string) => resources.get(name)?.definition;
       const context: ExtensionContext = {
         settings: settings.all,
-        permissions: trackingLostAccess(stored, records, resources, true, changes),
+        permissions: stored,
+        // Record ACL changes by code go through SharedRecords as the API's do (lost access, new version).
+        acls: stored && new RecordAclEditor({ shared, kinds, resource, changes }),
       };
       const groups = groupFinder(extensions, context);
       const deps = { settings, cache, context, warn: (message: string) => logger.warn(message), ...(accounts ? { accounts } : {}) };
       return new Authenticator(authenticationPolicies(settings.auth.policies, extensions, deps), groups.find, groups.fromPermissions);
     },
-    [permissionStore, TOKENS.RecordStore, TOKENS.CommittedChanges, TOKENS.Cache, TOKENS.Logger, OPTIONAL_ACCOUNTS],
+    [permissionStore, TOKENS.SharedRecords, TOKENS.ResourceKinds, TOKENS.CommittedChanges, TOKENS.Cache, TOKENS.Logger, OPTIONAL_ACCOUNTS],
   );
 
   container.bind(TOKENS.HealthService).toResolvedValue(
@@ -204,25 +209,6 @@ export function buildContainer(settings: Settings, options: CompositionOptions =
 
   container.bind(TOKENS.App).toResolvedValue((services: HttpServices) => createApp(services), [TOKENS.HttpServices]);
   return container;
-}
-
-/**
- * The permission backend as the service and extensions see it: ACL changes record who loses
- * read access (docs/adr/0011). Extensions' grants also touch the record (`touchOnGrant`).
- */
-function trackingLostAccess(
-  permissions: PermissionStore | undefined,
-  records: RecordStore,
-  resources: ReadonlyMap<string, HttpResource>,
-  touchOnGrant: boolean,
-  changes?: CommittedChanges,
-): PermissionStore | undefined {
-  if (!permissions) return undefined;
-  const shareable = (collection: string) => {
-    const definition = resources.get(collection)?.definition;
-    return definition && traitsOf(definition).keepsAcl ? definition : undefined;
-  };
-  return new LostAccessPermissionStore(permissions, { records, shareable, touchOnGrant, changes });
 }
 
 /** Every port a service needs has a technology serving it; SharedRecords comes with the ACEs it joins. */

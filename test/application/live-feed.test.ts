@@ -9,9 +9,6 @@ import { UnauthenticatedError } from "../../src/domain/errors.js";
 import { anonymousRequester } from "../../src/application/requester.js";
 import { InProcessBroadcast } from "../../src/adapters/memory/in-process-broadcast.js";
 import { EVERY_SCOPE } from "../../src/application/ports/change-broadcast.js";
-import { CommittedChanges } from "../../src/application/events.js";
-import { LostAccessPermissionStore } from "../../src/application/lost-access-permission-store.js";
-import { DirectUnitOfWork } from "../../src/adapters/system/direct-unit-of-work.js";
 import { afterPendingReads, articles, FeedWorld, notes, RecordingSink, HANG_GUARD_MS } from "../support/live-feed-world.js";
 import { expectRejection } from "../support/rejection.js";
 import { reviewedVersionOf } from "../support/reviewed-resource.js";
@@ -288,30 +285,23 @@ describe("LiveFeed keep-alives", function () {
   });
 });
 
-describe("LiveFeed and ACL changes made through the extensions' permission port", function () {
+describe("LiveFeed and ACL changes made by extensions (ExtensionContext.acls)", function () {
   this.timeout(HANG_GUARD_MS);
   let world: FeedWorld | undefined;
 
   afterEach(() => world?.feed.close());
 
-  it("sends a read removed through the port to a live subscriber as a deletion", async () => {
+  it("sends a read removed by an extension to a live subscriber as a deletion", async () => {
     // Built and started here, not in a hook: the feed's listeners are set up under the test. No
-    // re-checks of signals either: once the subscription's first reads are done, only the port's
-    // announcement makes the feed read again.
+    // re-checks of signals either: once the subscription's first reads are done, only the
+    // change's announcement makes the feed read again.
     const started = await FeedWorld.started({ aclMayTrailRecord: false });
     world = started;
-    // As the composition root wires the extensions' port: over the same ACLs, touching on grant, announcing to the feed's events.
-    const port = new LostAccessPermissionStore(started.acls, {
-      records: started.records,
-      shareable: (collection) => (collection === articles.name ? articles : undefined),
-      touchOnGrant: true,
-      changes: new CommittedChanges(started.events, new DirectUnitOfWork()),
-    });
     await started.put("alice", "x1", { n: 1 }, { read: ["bob"] }); // 100
     const bob = await started.subscribe("bob", undefined);
     await bob.waitFor("live");
     await afterPendingReads(); // the reads the subscription started with are done: only a signal reads again
-    await port.removePrincipalFromAce("/articles/x1", "read", "bob"); // bob's loss: 101
+    await started.aclChanges.revoke(articles.name, "x1", "read", "bob"); // bob's loss, at the record's new version: 101
     await bob.waitFor("delete x1@101");
     expect(bob.lines).to.deep.equal(["live", "delete x1@101"]);
   });

@@ -10,7 +10,7 @@ import { Authorizer } from "../../src/application/authorizer.js";
 import { ChangeEvents, CommittedChanges } from "../../src/application/events.js";
 import type { Filter, ListQuery } from "../../src/application/listing.js";
 import { LiveFeed, type FeedEvent, type FeedSink } from "../../src/application/feed/live-feed.js";
-import { LostAccessPermissionStore } from "../../src/application/lost-access-permission-store.js";
+import { RecordAclEditor } from "../../src/application/shared-records/record-acl-editor.js";
 import { resourceKinds } from "../../src/application/kinds/resource-kinds.js";
 import { PaginationTokens } from "../../src/application/pagination-token.js";
 import type { ChangeBroadcast } from "../../src/application/ports/change-broadcast.js";
@@ -153,12 +153,8 @@ export interface FeedWorldOptions {
 export class FeedWorld {
   readonly records = new HoldingRecords({ now: () => 100 });
   readonly acls = new MemoryPermissionStore();
-  /** The port as extensions get it: ACL changes made through it record losses of their own. */
-  readonly permissions = new LostAccessPermissionStore(this.acls, {
-    records: this.records,
-    shareable: (collection) => (collection === articles.name ? articles : undefined),
-    touchOnGrant: false,
-  });
+  /** Record ACL changes as extensions make them (`ExtensionContext.acls`): through SharedRecords, announced. */
+  readonly aclChanges: RecordAclEditor;
   readonly events = new ChangeEvents(() => undefined);
   readonly service: RecordService;
   readonly feed: LiveFeed;
@@ -190,6 +186,12 @@ export class FeedWorld {
       unitOfWork,
       ids: { generate: () => `g${++this.nextId}` },
       tokens: new PaginationTokens("secret"),
+      changes: new CommittedChanges(this.events, unitOfWork),
+    });
+    this.aclChanges = new RecordAclEditor({
+      shared,
+      kinds,
+      resource: (name) => (name === articles.name ? articles : undefined),
       changes: new CommittedChanges(this.events, unitOfWork),
     });
     this.feed = new LiveFeed({

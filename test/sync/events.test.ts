@@ -6,11 +6,13 @@
 import { expect } from "chai";
 import { pino } from "pino";
 import type { ResourceChanged } from "../../src/application/events.js";
-import { LostAccessPermissionStore } from "../../src/application/lost-access-permission-store.js";
+import type { RecordAcls } from "../../src/application/ports/shared-records.js";
+import { recordReadPermissions } from "../../src/application/record-readers.js";
 import type { ResourceDefinition } from "../../src/application/resources.js";
 import { PostgresDatabase } from "../../src/adapters/postgres/postgres-database.js";
 import { PostgresPermissionStore } from "../../src/adapters/postgres/postgres-permission-store.js";
 import { PostgresRecordStore } from "../../src/adapters/postgres/postgres-record-store.js";
+import { PostgresSharedRecords } from "../../src/adapters/postgres/postgres-shared-records.js";
 import { PostgresUnitOfWork } from "../../src/adapters/postgres/postgres-unit-of-work.js";
 import { startServer, type RunningServer } from "../../src/bootstrap/server.js";
 import { settingsFrom, userId } from "../support/http.js";
@@ -181,25 +183,29 @@ describe("PostgresUnitOfWork.afterCommit", function () {
     const records = new PostgresRecordStore(database);
     const seen = new PostgresRecordStore(observer);
     const resource: ResourceDefinition = { name: "grouped", kind: "shareable", permissions: ["read", "write"], settingsPrincipals: {} };
-    const permissions = new LostAccessPermissionStore(new PostgresPermissionStore(database), {
-      records,
-      shareable: (c) => (c === "grouped" ? resource : undefined),
-      touchOnGrant: false,
-    });
+    const shared = PostgresSharedRecords.on(database, records, grouped);
+    const acls: RecordAcls = {
+      objectIdPrefix: "/grouped/",
+      permissions: resource.permissions,
+      readPermissions: (objectId) => recordReadPermissions(resource, objectId),
+    };
+    const permissions = new PostgresPermissionStore(database);
     const scope = { collection: "grouped", parentId: "" };
     await records.flush();
     await permissions.flush();
-    for (const id of ["k0", "k1", "k2", "k3"]) await permissions.replaceObjectPermissions(`/grouped/${id}`, { read: ["bob"] });
+    const readable = { read: ["bob"], write: [] };
+    const created = new Map<string, number>();
+    for (const id of ["k0", "k1", "k2", "k3"]) created.set(id, (await shared.create(scope, id, {}, {}, acls, readable)).lastModified);
     const calls: string[] = [];
     const checks: Promise<unknown>[] = [];
-    // Each member takes bob's read away from one record, then writes it; member k2 then fails.
+    // Each member takes bob's read away from one record with a write of it; member k2 then fails.
     const member = (id: string) =>
       grouped.run(async () => {
-        await permissions.replaceObjectPermissions(`/grouped/${id}`, { read: [] });
-        await records.create(scope, id, {});
+        const change = { acl: { read: [], write: [] }, previous: readable, previousVersion: created.get(id) ?? 0 };
+        await shared.update(scope, id, { n: 1 }, {}, acls, change);
         grouped.afterCommit(() => {
           calls.push(id);
-          checks.push(seen.get(scope, id).then((r) => expect(r, `${id} visible at its callback`).to.not.equal(undefined)));
+          checks.push(seen.get(scope, id).then((r) => expect(r?.data, `${id} written at its callback`).to.include({ n: 1 })));
         });
         if (id === "k2") throw new Error("refused after writing");
       }, scope);
@@ -207,7 +213,7 @@ describe("PostgresUnitOfWork.afterCommit", function () {
     await Promise.all(checks);
     expect(outcomes.map((o) => o.status)).to.deep.equal(["fulfilled", "fulfilled", "rejected", "fulfilled"]);
     expect([...calls].sort()).to.deep.equal(["k0", "k1", "k3"]);
-    // Lost access is stored with its member only, stamped by the group below the record's own write.
+    // Lost access is stored with its member only, at the member's own record write.
     const lost = await withAdmin(
       databaseUrl("tessera_events_test"),
       async (client) =>
@@ -218,10 +224,10 @@ describe("PostgresUnitOfWork.afterCommit", function () {
         ).rows,
     );
     expect(lost.map((row) => row.id)).to.deep.equal(["k0", "k1", "k3"]);
-    for (const row of lost) expect(Number(row.last_modified)).to.be.below((await seen.get(scope, row.id))?.lastModified ?? 0);
-    expect(await seen.get(scope, "k2")).to.equal(undefined);
+    for (const row of lost) expect(Number(row.last_modified)).to.equal((await seen.get(scope, row.id))?.lastModified);
+    expect((await seen.get(scope, "k2"))?.lastModified).to.equal(created.get("k2"));
     expect([...((await permissions.objectPermissions("/grouped/k2")).read ?? [])]).to.deep.equal(["bob"]);
-    const stamps = [...lost.map((row) => Number(row.last_modified))];
+    const stamps: number[] = [];
     for (const id of ["k0", "k1", "k3"]) stamps.push((await seen.get(scope, id))?.lastModified ?? 0);
     expect(new Set(stamps).size).to.equal(stamps.length);
     expect(await seen.collectionTimestamp(scope)).to.equal(Math.max(...stamps));

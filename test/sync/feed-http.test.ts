@@ -125,8 +125,8 @@ for (const backend of SYNC_BACKENDS) {
       ]);
       expect(events[1]!.data).to.include({ n: 1 });
       expectOrdered(events);
-      // Through the permission backend's port too.
-      await open().context.permissions?.removePrincipalFromAce("/articles/k1", "read", userId(BOB));
+      // Through the extensions' ACL changes too.
+      await open().context.acls?.revoke("articles", "k1", "read", userId(BOB));
       expect(summary(await bob.waitFor(3)).slice(2)).to.deep.equal([["delete", "k1"]]);
     });
 

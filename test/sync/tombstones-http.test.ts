@@ -126,20 +126,24 @@ for (const backend of SYNC_BACKENDS) {
       expect(head.headers.get("total-records")).to.equal("3");
     });
 
-    it("follows ACL changes made through the permission backend's port: loss as a tombstone, grant as a new timestamp", async () => {
-      const permissions = open().context.permissions;
-      if (!permissions) throw new Error("no permission backend");
+    it("follows ACL changes made by extensions (context.acls): loss as a tombstone at the write's timestamp, grant as a new timestamp", async () => {
+      const acls = open().context.acls;
+      if (!acls) throw new Error("no permission backend");
       const created = await put("x1", { data: {}, permissions: { read: [userId(BOB)] } });
       const bob = new SyncClient(server, BOB);
       await bob.sync();
-      await permissions.removePrincipalFromAce("/articles/x1", "read", userId(BOB));
-      expect((await bob.sync()).map((e) => [e.id, e.deleted])).to.deep.equal([["x1", true]]);
-      await permissions.addPrincipalToAce("/articles/x1", "read", userId(BOB));
+      const revoked = await acls.revoke("articles", "x1", "read", userId(BOB));
+      const lost = await bob.sync();
+      expect(lost.map((e) => [e.id, e.deleted])).to.deep.equal([["x1", true]]);
+      expect(lost[0]!.last_modified).to.equal(revoked?.lastModified);
+      await acls.grant("articles", "x1", "read", userId(BOB));
       const back = await bob.sync();
       expect(back.map((e) => [e.id, e.deleted])).to.deep.equal([["x1", undefined]]);
       expect(back[0]!.last_modified).to.be.greaterThan(created.data.last_modified);
-      await permissions.replaceObjectPermissions("/articles/x1", { read: [] });
+      await acls.replace("articles", "x1", { read: [] });
       expect((await bob.sync()).map((e) => [e.id, e.deleted])).to.deep.equal([["x1", true]]);
+      // The owner's write grant is kept: replace changes only the permissions it names.
+      expect((await server().request("GET", "/v1/articles/x1", { user: ALICE })).status).to.equal(200);
     });
 
     it("removes with purge (what `tessera purge` runs) whatever keeps tombstones visible", async () => {

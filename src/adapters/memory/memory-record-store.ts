@@ -19,7 +19,6 @@ import { MODIFIED_FIELD, type CountQuery, type ListQuery, type RecordAccess } fr
 import type { Clock } from "../../application/ports/clock.js";
 import {
   NEVER_WRITTEN,
-  type AccessLoss,
   type ConditionalWriteOptions,
   type RecordedLoss,
   type RecordStore,
@@ -177,18 +176,6 @@ export class MemoryRecordStore implements RecordStore {
     }
     // Only the returned page is copied: stored entries never leave, the others are not touched.
     return kept.sort(compileSort(query.sort)).slice(0, query.limit).map(copyEntry);
-  }
-
-  async recordLostAccess(scope: Scope, losses: readonly AccessLoss[]): Promise<number[]> {
-    const stamps: number[] = [];
-    for (const loss of losses) {
-      if (loss.principals.length === 0) continue;
-      const state = this.state(scope);
-      const lastModified = this.stamp(state, undefined);
-      state.lostAccess.record(loss.id, loss.principals, lastModified);
-      stamps.push(lastModified);
-    }
-    return stamps;
   }
 
   async recordLostAccessAt(scope: Scope, losses: readonly RecordedLoss[]): Promise<void> {

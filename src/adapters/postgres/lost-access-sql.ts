@@ -1,36 +1,17 @@
 /**
  * SQL of the `lost_access` table (docs/adr/0011): recording that principals lost read access to
- * records, and the tombstones a restricted listing shows for them. Kept apart from the record
- * write path: it touches the scope's timestamp counter the same way a delete does.
+ * records (at the timestamps of the writes that caused them), and the tombstones a restricted
+ * listing shows for them.
  */
 import type { ListQuery, RecordAccess } from "../../application/listing.js";
 import type { JoinedGrants } from "./joined-grants.js";
-import type { AccessLoss, RecordedLoss } from "../../application/ports/record-store.js";
+import type { RecordedLoss } from "../../application/ports/record-store.js";
 import type { Statement } from "./postgres-database.js";
 import { filterSql, grantsRecordSql, isModifiedLowerBound, keysetSql, modifiedLowerBoundSql, SqlParams } from "./record-query-sql.js";
-import { NOW_MS } from "./sql-clock.js";
 
 /**
- * Scope ($1, $2); $3 ids, $4 principals, $5 ordinal of the loss (1-based), one row per (loss,
- * principal); $6 the number of losses. The counter jumps by $6 and loss n gets `high - $6 + n`.
- */
-export const RECORD_LOST_ACCESS: Statement = {
-  name: "tessera_lost_access_record",
-  text: `WITH ts AS (
-      INSERT INTO timestamps AS t (collection, parent_id, last_modified) VALUES ($1, $2, ${NOW_MS} + $6::bigint - 1)
-      ON CONFLICT (collection, parent_id) DO UPDATE SET last_modified = GREATEST(${NOW_MS}, t.last_modified + 1) + $6::bigint - 1
-      RETURNING t.last_modified AS high
-    ), written AS (
-      INSERT INTO lost_access AS l (collection, parent_id, principal, id, last_modified)
-      SELECT $1, $2, u.principal, u.id, ts.high - $6::bigint + u.n FROM ts, unnest($3::text[], $4::text[], $5::bigint[]) AS u(id, principal, n)
-      ON CONFLICT (collection, parent_id, principal, id) DO UPDATE SET last_modified = EXCLUDED.last_modified
-    )
-    SELECT high FROM ts`,
-};
-
-/**
- * The same inside a group commit of the scope, whose clock hands out the stamps ($5: the stamp of
- * each row, one per loss): the group writes the counter once, at its end.
+ * Losses of scope ($1, $2) at the timestamps of the writes that caused them ($5: the stamp of
+ * each row): the writes have already moved the scope's counter.
  */
 export const RECORD_LOST_ACCESS_STAMPED: Statement = {
   name: "tessera_lost_access_record_stamped",
@@ -50,35 +31,6 @@ export const LOST_ACCESS_AFTER: Statement = {
     WHERE collection = $1 AND parent_id = $2 AND last_modified > $3
     GROUP BY id, last_modified ORDER BY last_modified, id`,
 };
-
-/** The statement's parameters after the scope: one row per distinct (loss, principal), losses merged by id. */
-export function lostAccessValues(losses: readonly AccessLoss[]): {
-  ids: string[];
-  principals: string[];
-  ordinals: number[];
-  count: number;
-} {
-  const merged = new Map<string, Set<string>>();
-  for (const loss of losses) {
-    if (loss.principals.length === 0) continue;
-    const principals = merged.get(loss.id) ?? new Set<string>();
-    for (const p of loss.principals) principals.add(p);
-    merged.set(loss.id, principals);
-  }
-  const ids: string[] = [];
-  const principals: string[] = [];
-  const ordinals: number[] = [];
-  let n = 0;
-  for (const [id, set] of merged) {
-    n += 1;
-    for (const principal of set) {
-      ids.push(id);
-      principals.push(principal);
-      ordinals.push(n);
-    }
-  }
-  return { ids, principals, ordinals, count: n };
-}
 
 /**
  * RECORD_LOST_ACCESS_STAMPED's arrays for losses stamped by their writes: one row per (record,

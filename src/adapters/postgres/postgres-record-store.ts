@@ -11,7 +11,6 @@ import type { ChangesWithAcls } from "../../application/ports/shared-records.js"
 import type { ObjectPermissions } from "../../application/ports/permission-store.js";
 import {
   NEVER_WRITTEN,
-  type AccessLoss,
   type ConditionalWriteOptions,
   type RecordedLoss,
   type RecordStore,
@@ -28,9 +27,7 @@ import { groupCommitOf, runOne, type BatchStatement, type GroupClock, type Group
 import {
   LOST_ACCESS_AFTER,
   lostAccessSourceSql,
-  lostAccessValues,
   purgeLostAccessSql,
-  RECORD_LOST_ACCESS,
   RECORD_LOST_ACCESS_STAMPED,
   stampedLostAccessValues,
 } from "./lost-access-sql.js";
@@ -337,11 +334,6 @@ export class PostgresRecordStore implements RecordStore {
     return `SELECT r.id, r.last_modified, r.data::text AS data_json, r.deleted FROM ${from}${order} LIMIT ${params.add(query.limit, "bigint")}`;
   }
 
-  /**
-   * Inside a group of the scope the group's clock stamps each loss (the group writes the counter
-   * once); inside another transaction the statement bumps the counter itself; alone, it joins
-   * the scope's next group. Either way it commits with the ACL change that caused it.
-   */
   async lostAccessAfter(scope: Scope, after: number): Promise<RecordedLoss[]> {
     const rows = await this.run<{ id: string; last_modified: string; principals: string[] }>(LOST_ACCESS_AFTER, [
       scope.collection,
@@ -351,39 +343,10 @@ export class PostgresRecordStore implements RecordStore {
     return rows.map((row) => ({ id: row.id, lastModified: Number(row.last_modified), principals: row.principals }));
   }
 
-  async recordLostAccess(scope: Scope, losses: readonly AccessLoss[]): Promise<number[]> {
-    const values = lostAccessValues(losses);
-    if (values.count === 0) return [];
-    const mode = this.writeModeOf(scope);
-    if (mode.runs === "in its group") return this.stampedLostAccess(mode.clock, scope, values);
-    if (mode.runs === "in a transaction") {
-      const { ids, principals, ordinals, count } = values;
-      const rows = await this.run<{ high: string }>(RECORD_LOST_ACCESS, [
-        scope.collection,
-        scope.parentId,
-        ids,
-        principals,
-        ordinals,
-        count,
-      ]);
-      const high = Number(rows[0]?.high);
-      return Array.from({ length: count }, (_, i) => high - count + i + 1);
-    }
-    return this.groups.write(scope, (group) => this.stampedLostAccess(group, scope, values));
-  }
-
   async recordLostAccessAt(scope: Scope, losses: readonly RecordedLoss[]): Promise<void> {
     const { ids, principals, stamps } = stampedLostAccessValues(losses);
     if (ids.length === 0) return;
     await this.run(RECORD_LOST_ACCESS_STAMPED, [scope.collection, scope.parentId, ids, principals, stamps]);
-  }
-
-  private async stampedLostAccess(clock: GroupClock, scope: Scope, values: ReturnType<typeof lostAccessValues>): Promise<number[]> {
-    const stamps = Array.from({ length: values.count }, () => clock.next());
-    const rowStamps = values.ordinals.map((n) => stamps[n - 1]);
-    await this.run(RECORD_LOST_ACCESS_STAMPED, [scope.collection, scope.parentId, values.ids, values.principals, rowStamps]);
-    for (const stamp of stamps) clock.wrote(stamp);
-    return stamps;
   }
 
   async count(scope: Scope, query: CountQuery, grants?: JoinedGrants): Promise<number> {

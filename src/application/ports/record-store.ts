@@ -20,13 +20,7 @@ export interface WriteOptions {
   readonly lastModified?: number;
 }
 
-/** Principals that can no longer read a record (it was deleted, or their ACE went away). */
-export interface AccessLoss {
-  readonly id: string;
-  readonly principals: readonly string[];
-}
-
-/** Principals whose newest loss of record `id` (recordLostAccess) happened at `lastModified`. */
+/** Principals whose newest loss of record `id` (recordLostAccessAt) happened at `lastModified`. */
 export interface RecordedLoss {
   readonly id: string;
   readonly lastModified: number;
@@ -76,19 +70,13 @@ export interface RecordStore {
   deleteMany(scope: Scope, query: CountQuery): Promise<Tombstone[]>;
 
   /**
-   * Records lost read access: each loss (in the given order) gets its own new timestamp of the
-   * scope, returned in that order; losses without principals are skipped. A principal losing the
-   * same record again moves its entry to the new timestamp. Listings restricted by an access
-   * naming these principals then show the record as a tombstone while it is not readable to the
-   * caller (RecordAccess, docs/adr/0011).
-   */
-  recordLostAccess(scope: Scope, losses: readonly AccessLoss[]): Promise<number[]>;
-
-  /**
    * Records lost read access caused by writes of this scope that already took their timestamps
    * (a record's update or its tombstone): each loss at its write's `lastModified`, so that whoever
    * lost the record syncs the timestamp the write answered. The scope's timestamp is not moved.
-   * Otherwise as recordLostAccess (a newer loss of the same record by a principal replaces its entry).
+   * Losses without principals are skipped; a newer loss of the same record by a principal
+   * replaces its entry. Listings restricted by an access naming these principals then show the
+   * record as a tombstone while it is not readable to the caller (RecordAccess, docs/adr/0011).
+   * Called by SharedRecords only, in the unit of work of the write that caused the losses.
    */
   recordLostAccessAt(scope: Scope, losses: readonly RecordedLoss[]): Promise<void>;
 

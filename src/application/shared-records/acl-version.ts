@@ -6,7 +6,7 @@
  * nothing). A record at `last_modified` L is paired only with an ACL stamped S <= L. Where the
  * record is visible before its ACL is written (no transaction), the ACL is first stamped PENDING
  * (above every L) until the write completes. An ACL without stamp (from before stamps, or changed
- * by an extension through the port) is taken as it is. Internal to the portable SharedRecords.
+ * through `ExtensionContext.permissions`) is taken as it is. Internal to the portable SharedRecords.
  */
 import type { ObjectPermissions } from "../ports/permission-store.js";
 

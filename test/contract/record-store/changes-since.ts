@@ -7,6 +7,7 @@
  */
 import { expect } from "chai";
 import { filter, idsOf, LM_ASC, listQuery, scopeOf, seed, type StoreRef } from "./fixture.js";
+import { loseByWrite } from "./lost-access.js";
 
 export function changesSinceCases(store: StoreRef): void {
   const articles = scopeOf("articles");
@@ -58,11 +59,11 @@ export function changesSinceCases(store: StoreRef): void {
     it("gives the losses in force after a timestamp, ascending, each with the principals whose newest loss it is", async () => {
       await seed(store(), articles, [{}, {}, {}]);
       const before = await store().collectionTimestamp(articles);
-      const [first, second] = await store().recordLostAccess(articles, [
+      const [first, second] = await loseByWrite(store(), articles, [
         { id: "r0", principals: ["bob", "carol"] },
         { id: "r1", principals: ["bob"] },
       ]);
-      const [third] = await store().recordLostAccess(articles, [{ id: "r0", principals: ["carol"] }]);
+      const [third] = await loseByWrite(store(), articles, [{ id: "r0", principals: ["carol"] }]);
       expect(await store().lostAccessAfter(articles, before)).to.deep.equal([
         { id: "r0", lastModified: first, principals: ["bob"] },
         { id: "r1", lastModified: second, principals: ["bob"] },

@@ -99,50 +99,6 @@ export function inTransactionCases(store: StoreRef, runners: readonly UnitOfWork
         expectStrictlyIncreasing([ahead + 1, ...stamps]);
         expect(await store().collectionTimestamp(articles)).to.equal(stamps[1]);
       });
-
-      it("stamps each loss of read access above a counter ahead of the clock, so a reader synced to it sees them", async () => {
-        const ahead = aheadOfClock();
-        await store().create(articles, "r0", {});
-        await store().create(articles, "r1", {});
-        // The reader's last sync saw the collection at its timestamp, ahead of the clock.
-        const synced = (await store().create(articles, "r2", {}, { lastModified: ahead })).lastModified;
-        const stamps = await unit.run(
-          () =>
-            store().recordLostAccess(articles, [
-              { id: "r0", principals: ["bob"] },
-              { id: "r1", principals: ["bob"] },
-            ]),
-          articles,
-        );
-        expect(stamps).to.have.length(2);
-        expectStrictlyIncreasing([synced, ...stamps]);
-        expect(await store().collectionTimestamp(articles)).to.equal(stamps[1]);
-        const since = await store().list(
-          articles,
-          listQuery({
-            access: { ids: ["r2"], principals: ["bob"] },
-            includeDeleted: true,
-            filters: [{ field: "last_modified", operator: "gt", value: synced }],
-          }),
-        );
-        expect(since).to.deep.equal([
-          { id: "r0", lastModified: stamps[0], deleted: true },
-          { id: "r1", lastModified: stamps[1], deleted: true },
-        ]);
-      });
-
-      it("stamps a loss recorded after a write of the same unit of work above that write", async () => {
-        const ahead = aheadOfClock();
-        await store().create(articles, "r0", {});
-        const [written, lost] = await unit.run(async () => {
-          const record = await store().create(articles, "r1", {}, { lastModified: ahead });
-          const [loss] = await store().recordLostAccess(articles, [{ id: "r0", principals: ["bob"] }]);
-          return [record.lastModified, loss];
-        }, articles);
-        expect(written).to.equal(ahead);
-        expectStrictlyIncreasing([ahead, lost!]);
-        expect(await store().collectionTimestamp(articles)).to.equal(lost);
-      });
     });
   }
 }

@@ -5,41 +5,33 @@
  */
 import { expect } from "chai";
 import type { RecordAccess } from "../../../src/application/listing.js";
-import {
-  countQuery,
-  cursorOf,
-  desc,
-  expectStrictlyIncreasing,
-  filter,
-  idsOf,
-  LM_ASC,
-  listQuery,
-  scopeOf,
-  seed,
-  walkPages,
-  type StoreRef,
-} from "./fixture.js";
+import type { RecordStore, Scope } from "../../../src/application/ports/record-store.js";
+import { countQuery, cursorOf, desc, filter, idsOf, LM_ASC, listQuery, scopeOf, seed, walkPages, type StoreRef } from "./fixture.js";
+
+/**
+ * Losses as SharedRecords records them: each with a write of its record (same data), at that
+ * write's timestamp; the stamps of the losses that name principals, in order.
+ */
+export async function loseByWrite(
+  records: RecordStore,
+  scope: Scope,
+  losses: readonly { id: string; principals: readonly string[] }[],
+): Promise<number[]> {
+  const stamps: number[] = [];
+  for (const { id, principals } of losses) {
+    if (principals.length === 0) continue;
+    const written = await records.update(scope, id, (await records.get(scope, id))?.data ?? {});
+    await records.recordLostAccessAt(scope, [{ id, lastModified: written.lastModified, principals }]);
+    stamps.push(written.lastModified);
+  }
+  return stamps;
+}
 
 export function lostAccessCases(store: StoreRef): void {
   const articles = scopeOf("articles");
   const bob = (ids: string[], principals = ["bob", "system.Everyone"]): RecordAccess => ({ ids, principals });
 
   describe("lost access", () => {
-    it("gives each loss its own new timestamp, ascending, above the collection timestamp", async () => {
-      await seed(store(), articles, [{}, {}, {}]);
-      const before = await store().collectionTimestamp(articles);
-      const stamps = await store().recordLostAccess(articles, [
-        { id: "r0", principals: ["bob"] },
-        { id: "r1", principals: [] },
-        { id: "r2", principals: ["bob", "carol"] },
-      ]);
-      expect(stamps).to.have.length(2);
-      expectStrictlyIncreasing([before, ...stamps]);
-      expect(await store().collectionTimestamp(articles)).to.equal(stamps[1]);
-      expect(await store().recordLostAccess(articles, [])).to.deep.equal([]);
-      expect(await store().collectionTimestamp(articles)).to.equal(stamps[1]);
-    });
-
     it("records a loss at the timestamp of the write that caused it, even after later writes, without moving the collection timestamp", async () => {
       await seed(store(), articles, [{}, {}]);
       const tombstone = await store().delete(articles, "r0");
@@ -62,7 +54,7 @@ export function lostAccessCases(store: StoreRef): void {
 
     it("lists a lost record as a tombstone to its former readers only, and only with includeDeleted", async () => {
       await seed(store(), articles, [{ t: "a" }, { t: "b" }]);
-      const [lostAt] = await store().recordLostAccess(articles, [{ id: "r0", principals: ["bob"] }]);
+      const [lostAt] = await loseByWrite(store(), articles, [{ id: "r0", principals: ["bob"] }]);
       expect(await store().list(articles, listQuery({ access: bob(["r1"]), includeDeleted: true }))).to.deep.equal([
         { id: "r1", lastModified: (await store().get(articles, "r1"))?.lastModified, data: { t: "b" } },
         { id: "r0", lastModified: lostAt, deleted: true },
@@ -72,13 +64,13 @@ export function lostAccessCases(store: StoreRef): void {
         "r1",
       ]);
       expect(idsOf(await store().list(articles, listQuery({ access: { ids: ["r1"] }, includeDeleted: true })))).to.deep.equal(["r1"]);
-      // Collection-level readers see live records as they are.
-      expect(idsOf(await store().list(articles, listQuery({ includeDeleted: true })))).to.deep.equal(["r0", "r1"]);
+      // Collection-level readers see live records as they are (r0 at the write that lost it).
+      expect(idsOf(await store().list(articles, listQuery({ includeDeleted: true })))).to.deep.equal(["r1", "r0"]);
     });
 
     it("never shows a tombstone for a record the caller can read now, through any principal", async () => {
       await seed(store(), articles, [{}]);
-      await store().recordLostAccess(articles, [{ id: "r0", principals: ["bob"] }]);
+      await loseByWrite(store(), articles, [{ id: "r0", principals: ["bob"] }]);
       const listed = await store().list(articles, listQuery({ access: bob(["r0"]), includeDeleted: true }));
       expect(listed.map((e) => [e.id, e.deleted === true])).to.deep.equal([["r0", false]]);
     });
@@ -86,15 +78,20 @@ export function lostAccessCases(store: StoreRef): void {
     it("shows a deleted record's loss at the newest loss of any of the caller's principals", async () => {
       await seed(store(), articles, [{}, {}]);
       const tombstone = await store().delete(articles, "r0");
-      const [first] = await store().recordLostAccess(articles, [{ id: "r0", principals: ["bob"] }]);
-      const [second] = await store().recordLostAccess(articles, [{ id: "r0", principals: ["group:x"] }]);
-      expect(first).to.be.greaterThan(tombstone.lastModified);
+      // Losses of r0 recorded at the stamps of writes of the scope (here, of r1).
+      const lostAt = async (principal: string) => {
+        const write = await store().update(articles, "r1", {});
+        await store().recordLostAccessAt(articles, [{ id: "r0", lastModified: write.lastModified, principals: [principal] }]);
+        return write.lastModified;
+      };
+      await store().recordLostAccessAt(articles, [{ id: "r0", lastModified: tombstone.lastModified, principals: ["bob"] }]);
+      const second = await lostAt("group:x");
       const listed = await store().list(articles, listQuery({ access: bob([], ["bob", "group:x"]), includeDeleted: true }));
       expect(listed).to.deep.equal([{ id: "r0", lastModified: second, deleted: true }]);
       const onlyBob = await store().list(articles, listQuery({ access: bob([], ["bob"]), includeDeleted: true }));
-      expect(onlyBob).to.deep.equal([{ id: "r0", lastModified: first, deleted: true }]);
+      expect(onlyBob).to.deep.equal([{ id: "r0", lastModified: tombstone.lastModified, deleted: true }]);
       // Losing it again moves the entry forward.
-      const [again] = await store().recordLostAccess(articles, [{ id: "r0", principals: ["bob"] }]);
+      const again = await lostAt("bob");
       expect(await store().list(articles, listQuery({ access: bob([], ["bob"]), includeDeleted: true }))).to.deep.equal([
         { id: "r0", lastModified: again, deleted: true },
       ]);
@@ -102,7 +99,8 @@ export function lostAccessCases(store: StoreRef): void {
 
     it("applies filters, upTo and `_since`-style bounds to the lost tombstones", async () => {
       await seed(store(), articles, [{}, {}, {}]);
-      const stamps = await store().recordLostAccess(
+      const stamps = await loseByWrite(
+        store(),
         articles,
         ["r0", "r1", "r2"].map((id) => ({ id, principals: ["bob"] })),
       );
@@ -164,7 +162,8 @@ export function lostAccessCases(store: StoreRef): void {
         articles,
         Array.from({ length: 8 }, (_, i) => ({ n: i })),
       );
-      await store().recordLostAccess(
+      await loseByWrite(
+        store(),
         articles,
         ["r1", "r3", "r4", "r6"].map((id) => ({ id, principals: ["bob"] })),
       );
@@ -188,13 +187,13 @@ export function lostAccessCases(store: StoreRef): void {
 
     it("never counts lost tombstones", async () => {
       await seed(store(), articles, [{}, {}]);
-      await store().recordLostAccess(articles, [{ id: "r0", principals: ["bob"] }]);
+      await loseByWrite(store(), articles, [{ id: "r0", principals: ["bob"] }]);
       expect(await store().count(articles, countQuery({ access: bob(["r1"]) }))).to.equal(1);
     });
 
     it("stays inside its scope", async () => {
       await seed(store(), articles, [{}]);
-      await store().recordLostAccess(articles, [{ id: "r0", principals: ["bob"] }]);
+      await loseByWrite(store(), articles, [{ id: "r0", principals: ["bob"] }]);
       expect(await store().list(scopeOf("other"), listQuery({ access: bob([]), includeDeleted: true }))).to.deep.equal([]);
     });
 
@@ -202,8 +201,8 @@ export function lostAccessCases(store: StoreRef): void {
       const other = scopeOf("other");
       await seed(store(), articles, [{}]);
       await seed(store(), other, [{}]);
-      await store().recordLostAccess(articles, [{ id: "r0", principals: ["bob"] }]);
-      await store().recordLostAccess(other, [{ id: "r0", principals: ["bob"] }]);
+      await loseByWrite(store(), articles, [{ id: "r0", principals: ["bob"] }]);
+      await loseByWrite(store(), other, [{ id: "r0", principals: ["bob"] }]);
       expect(await store().purgeTombstones(articles)).to.equal(1);
       expect(idsOf(await store().list(other, listQuery({ access: bob([]), includeDeleted: true })))).to.deep.equal(["r0"]);
       expect(await store().list(articles, listQuery({ access: bob([]), includeDeleted: true }))).to.deep.equal([]);
@@ -211,14 +210,14 @@ export function lostAccessCases(store: StoreRef): void {
 
     it("is removed by purgeTombstones (older than `before`, or all) and by flush", async () => {
       await seed(store(), articles, [{}, {}]);
-      const [old] = await store().recordLostAccess(articles, [{ id: "r0", principals: ["bob", "carol"] }]);
-      const [recent] = await store().recordLostAccess(articles, [{ id: "r1", principals: ["bob"] }]);
+      const [old] = await loseByWrite(store(), articles, [{ id: "r0", principals: ["bob", "carol"] }]);
+      const [recent] = await loseByWrite(store(), articles, [{ id: "r1", principals: ["bob"] }]);
       expect(await store().purgeTombstones(undefined, recent)).to.equal(2);
       expect(idsOf(await store().list(articles, listQuery({ access: bob([]), includeDeleted: true })))).to.deep.equal(["r1"]);
       expect(old).to.be.lessThan(recent!);
       expect(await store().purgeTombstones(articles)).to.equal(1);
       expect(await store().list(articles, listQuery({ access: bob([]), includeDeleted: true }))).to.deep.equal([]);
-      await store().recordLostAccess(articles, [{ id: "r1", principals: ["bob"] }]);
+      await loseByWrite(store(), articles, [{ id: "r1", principals: ["bob"] }]);
       await store().flush();
       expect(await store().list(articles, listQuery({ access: bob([]), includeDeleted: true }))).to.deep.equal([]);
     });
