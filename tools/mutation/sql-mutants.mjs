@@ -99,13 +99,6 @@ const MUTANTS = [
     tests: ALL,
   },
   {
-    name: "loss in a transaction stamped at the counter",
-    file: `${PG}/lost-access-sql.js`,
-    find: "GREATEST(${NOW_MS}, t.last_modified + 1) + $6::bigint - 1",
-    replace: "GREATEST(${NOW_MS}, t.last_modified) + $6::bigint - 1",
-    tests: ALL,
-  },
-  {
     name: "a repeated loss keeps its old stamp",
     file: `${PG}/lost-access-sql.js`,
     find: "ON CONFLICT (collection, parent_id, principal, id) DO UPDATE SET last_modified = EXCLUDED.last_modified`",

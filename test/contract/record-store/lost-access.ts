@@ -135,8 +135,8 @@ export function lostAccessCases(store: StoreRef): void {
 
     it("filters a record lost by several of the caller's principals at its newest loss only", async () => {
       await seed(store(), articles, [{}]);
-      const [first] = await store().recordLostAccess(articles, [{ id: "r0", principals: ["bob"] }]);
-      const [newest] = await store().recordLostAccess(articles, [{ id: "r0", principals: ["system.Everyone"] }]);
+      const [first] = await loseByWrite(store(), articles, [{ id: "r0", principals: ["bob"] }]);
+      const [newest] = await loseByWrite(store(), articles, [{ id: "r0", principals: ["system.Everyone"] }]);
       const listed = (operator: "lt" | "max" | "eq", value: number) =>
         store().list(articles, listQuery({ access: bob([]), includeDeleted: true, filters: [filter("last_modified", operator, value)] }));
       expect(await listed("lt", newest!)).to.deep.equal([]);
@@ -146,7 +146,7 @@ export function lostAccessCases(store: StoreRef): void {
 
     it("keeps the lost tombstones a data field's gt or min keeps (a missing field is above every value)", async () => {
       await seed(store(), articles, [{}, {}]);
-      await store().recordLostAccess(articles, [{ id: "r0", principals: ["bob"] }]);
+      await loseByWrite(store(), articles, [{ id: "r0", principals: ["bob"] }]);
       for (const operator of ["gt", "min"] as const) {
         const listed = await store().list(
           articles,
