@@ -8,18 +8,20 @@
  * Writers never wait: a signal only schedules a read.
  */
 import { BackendError } from "../../domain/errors.js";
+import { recordObjectId } from "../../domain/permissions.js";
 import type { Caller } from "../../domain/principals.js";
 import type { ChangeAction, ChangeEvents } from "../events.js";
 import { ScopeFeed } from "./feed-scope.js";
 import { Subscription } from "./feed-subscription.js";
-import type { ResourceKinds } from "../kinds/resource-kind-policy.js";
+import type { ResourceKindPolicy, ResourceKinds } from "../kinds/resource-kind-policy.js";
 import type { FeedRequest, FeedSink } from "./feed-types.js";
 import { MODIFIED_FIELD } from "../listing.js";
 import { EVERY_SCOPE, PRINCIPALS_CHANGED, type ChangeBroadcast, type ChangeSignal } from "../ports/change-broadcast.js";
 import type { PrincipalFence } from "../ports/principal-fence.js";
 import type { RecordStore } from "../ports/record-store.js";
-import type { SharedRecords } from "../ports/shared-records.js";
+import type { RecordAcls, SharedRecords } from "../ports/shared-records.js";
 import type { RecordService } from "../record-service.js";
+import type { ResourceDefinition } from "../resources.js";
 
 export type { FeedEvent, FeedRequest, FeedSink } from "./feed-types.js";
 
@@ -119,7 +121,8 @@ export class LiveFeed {
    */
   async subscribe(request: FeedRequest, open: () => FeedSink): Promise<{ close(): void; cursor(): number }> {
     // The scope as the kind places the requester's records (a user resource: their own).
-    const scope = this.options.kinds[request.resource.kind].scope(request.requester, request.resource);
+    const kind = this.options.kinds[request.resource.kind];
+    const scope = kind.scope(request.requester, request.resource);
     // Principals announced as changed while this caller's were being read: they may be stale.
     const changedMeanwhile = new Set<string>();
     const endedBefore = this.everyStreamEnded;
@@ -145,9 +148,10 @@ export class LiveFeed {
     const key = scopeKey(scope.collection, scope.parentId);
     let shared = this.scopes.get(key);
     if (!shared) {
-      shared = new ScopeFeed(scope, request.resource, {
+      shared = new ScopeFeed(scope, {
         store: this.options.store,
         shared: this.options.shared,
+        acls: recordAclsOf(kind, request.resource),
         windowMs: this.options.windowMs ?? DEFAULT_WINDOW_MS,
         actionOf: (id, timestamp) => this.actionOf(key, id, timestamp),
         log: this.options.log,
@@ -283,6 +287,15 @@ export class LiveFeed {
     for (const shared of this.scopes.values()) all.push(...shared.subscriptions());
     return all;
   }
+}
+
+/**
+ * The kind's map of records to ACLs; for a kind that keeps none, one that names no permission:
+ * its records have no readers of their own, so only collection-level subscribers see them (its
+ * views are never restricted anyway).
+ */
+function recordAclsOf(kind: ResourceKindPolicy, resource: ResourceDefinition): RecordAcls {
+  return kind.recordAcls(resource) ?? { objectIdPrefix: recordObjectId(resource.name, ""), permissions: [], readPermissions: () => [] };
 }
 
 function sameMembers(principals: readonly string[], known: ReadonlySet<string>): boolean {
