@@ -13,7 +13,6 @@ import type { ChangeAction } from "../events.js";
 import { ID_FIELD, MODIFIED_FIELD, type Filter } from "../listing.js";
 import type { FeedEvent } from "./feed-types.js";
 import type { ChangeSignal } from "../ports/change-broadcast.js";
-import type { ObjectPermissions } from "../ports/permission-store.js";
 import type { RecordStore, Scope } from "../ports/record-store.js";
 import { readersOf, type RecordAcls, type SharedRecords } from "../ports/shared-records.js";
 
@@ -24,12 +23,15 @@ export interface ScopeFeedDeps {
   readonly store: RecordStore;
   /** The records with the ACL of each version (one snapshot, or paired by version). */
   readonly shared: SharedRecords;
-  /**
-   * How the scope's records map to ACLs, as the kind gives them to every SharedRecords call (a
-   * GET, a listing, a write's losses): the feed reads the same permissions and decides readers
-   * with the same rule (readersOf), never a copy of it.
-   */
+  /** How the scope's records map to ACLs, as the kind gives them to every SharedRecords call: what is read of each ACL. */
   readonly acls: RecordAcls;
+  /**
+   * The record permissions through which a restricted listing's grants reach a record
+   * (Grants.permissions, what the joined SQL matches ACEs on): a version's readers are the
+   * principals its ACL names under them (readersOf), so a restricted subscriber sees what its
+   * listing would.
+   */
+  readonly readPermissions: readonly string[];
   /** Pause before a burst, so that close writes share it. */
   readonly windowMs: number;
   readonly actionOf: (id: string, timestamp: number) => ChangeAction | undefined;
@@ -190,14 +192,14 @@ export class ScopeFeed {
     const range = { after: low, upTo, limit: PAGE };
     const { entries, acls } = await this.deps.shared.changes(this.scope, range, this.deps.acls, restricted);
     const judged = new Map<string, ReadonlySet<string>>();
-    for (const [id, acl] of acls) judged.set(id, this.readersIn(id, acl));
+    for (const [id, acl] of acls) judged.set(id, readersOf(this.deps.readPermissions, acl));
     return { entries, judged };
   }
 
   /** The readers of each version's own ACL, for the versions whose ACL was not rewritten since (see judgedChanges). */
   private async judged(versions: readonly RecordOrTombstone[]): Promise<Map<string, ReadonlySet<string>>> {
     const acls = await this.deps.shared.aclsOfVersions(versions, this.deps.acls);
-    return new Map([...acls].map(([id, acl]) => [id, this.readersIn(id, acl)] as const));
+    return new Map([...acls].map(([id, acl]) => [id, readersOf(this.deps.readPermissions, acl)] as const));
   }
 
   /**
@@ -244,19 +246,13 @@ export class ScopeFeed {
     return found.length > 0;
   }
 
-  /** The principals an ACL grants read on record `id` to: the rule of SharedRecords' losses and of a GET. */
-  private readersIn(id: string, acl: ObjectPermissions): ReadonlySet<string> {
-    const { acls } = this.deps;
-    return readersOf(acls.readPermissions(acls.objectIdPrefix + id), acl);
-  }
-
   /**
    * Per record id, the principals its ACL grants read to (through `write` and bound permissions
    * too): one read of every ACL per burst (per set of permissions, which records of one resource share).
    */
   private async readersOf(ids: readonly string[]): Promise<Map<string, ReadonlySet<string>>> {
     const acls = await this.deps.shared.currentAcls(ids, this.deps.acls);
-    return new Map([...acls].map(([id, acl]) => [id, this.readersIn(id, acl)] as const));
+    return new Map([...acls].map(([id, acl]) => [id, readersOf(this.deps.readPermissions, acl)] as const));
   }
 
   /** Per distinct filter set of the members, the records in (low, bound] it keeps. */

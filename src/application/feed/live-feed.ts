@@ -8,7 +8,7 @@
  * Writers never wait: a signal only schedules a read.
  */
 import { BackendError } from "../../domain/errors.js";
-import { recordObjectId } from "../../domain/permissions.js";
+import { READ, recordObjectId } from "../../domain/permissions.js";
 import type { Caller } from "../../domain/principals.js";
 import type { ChangeAction, ChangeEvents } from "../events.js";
 import { ScopeFeed } from "./feed-scope.js";
@@ -19,7 +19,7 @@ import { MODIFIED_FIELD } from "../listing.js";
 import { EVERY_SCOPE, PRINCIPALS_CHANGED, type ChangeBroadcast, type ChangeSignal } from "../ports/change-broadcast.js";
 import type { PrincipalFence } from "../ports/principal-fence.js";
 import type { RecordStore } from "../ports/record-store.js";
-import type { RecordAcls, SharedRecords } from "../ports/shared-records.js";
+import type { Grants, RecordAcls, SharedRecords } from "../ports/shared-records.js";
 import type { RecordService } from "../record-service.js";
 import type { ResourceDefinition } from "../resources.js";
 
@@ -128,19 +128,19 @@ export class LiveFeed {
     const endedBefore = this.everyStreamEnded;
     this.subscribing.add(changedMeanwhile);
     let caller: Caller;
-    let restricted: boolean;
+    let grants: Grants | undefined;
     let check: { timestamp: number };
     try {
       if (this.options.fence && !(await this.options.fence.admit()))
         throw new BackendError("storage", undefined, "The live feed holds no lease on the database");
-      // Authorized once, by the listing: its caller and restriction are the subscriber's view.
+      // Authorized once, by the listing: its caller and grants (undefined: collection-level read) are the subscriber's view.
       const view = await this.options.records.listAs(request.requester, request.resource, {
         filters: [...request.filters, { field: MODIFIED_FIELD, operator: "gt", value: request.since ?? Number.MAX_SAFE_INTEGER }],
         sort: [{ field: MODIFIED_FIELD, descending: false }],
         limit: 1,
         includeDeleted: false,
       });
-      ({ caller, restricted } = view);
+      ({ caller, grants } = view);
       check = view;
     } finally {
       this.subscribing.delete(changedMeanwhile);
@@ -152,6 +152,8 @@ export class LiveFeed {
         store: this.options.store,
         shared: this.options.shared,
         acls: recordAclsOf(kind, request.resource),
+        // What a restricted listing of the resource matches ACEs on (the same for every caller).
+        readPermissions: kind.grants(caller, request.resource, READ)?.permissions ?? [],
         windowMs: this.options.windowMs ?? DEFAULT_WINDOW_MS,
         actionOf: (id, timestamp) => this.actionOf(key, id, timestamp),
         log: this.options.log,
@@ -165,7 +167,7 @@ export class LiveFeed {
       request,
       open(),
       request.since ?? check.timestamp,
-      restricted ? new Set(caller.principals) : undefined,
+      grants ? new Set(grants.principals) : undefined,
       request.filters.length > 0 ? JSON.stringify(request.filters) : "",
       new Set(caller.principals),
     );
