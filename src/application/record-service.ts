@@ -29,7 +29,7 @@ import type { PaginationTokens } from "./pagination-token.js";
 import type { IdGenerator } from "./ports/clock.js";
 import type { ObjectPermissions } from "./ports/permission-store.js";
 import type { RecordStore, Scope } from "./ports/record-store.js";
-import type { AclChange, RecordSelection, SharedRecords } from "./ports/shared-records.js";
+import type { AclChange, Grants, RecordSelection, SharedRecords } from "./ports/shared-records.js";
 import type { UnitOfWork } from "./ports/unit-of-work.js";
 import { checkPreconditions, type Preconditions } from "./preconditions.js";
 import { fieldValue } from "./record-fields.js";
@@ -110,6 +110,8 @@ function payloadOf<T>(submitted: Submitted<T>): T {
 interface Reach {
   readonly records: RecordSelection;
   readonly restricted: boolean;
+  /** The grants a restricted view reaches records through (the live feed judges with them too). */
+  readonly grants?: Grants;
 }
 
 /** A PUT re-decided after losing a create race; only a record deleted and created again between tries needs more than 2. */
@@ -139,7 +141,7 @@ export class RecordService {
     resource: ResourceDefinition,
     params: ListParams,
     preconditions: Preconditions = {},
-  ): Promise<ListResult & { readonly caller: Caller; readonly restricted: boolean }> {
+  ): Promise<ListResult & { readonly caller: Caller; readonly restricted: boolean; readonly grants: Grants | undefined }> {
     const kind = this.kindOf(resource);
     const scope = kind.scope(requester, resource);
     const { caller, reach, timestamp } = await this.boundedReach(kind, requester, resource, scope);
@@ -156,7 +158,7 @@ export class RecordService {
       includeDeleted: params.includeDeleted,
     });
     if (entries.length === 0 && params.neverRefuse !== true) await this.refuseIfNothingReachable(kind, caller, resource, scope, reach);
-    const view = { caller, restricted: reach.restricted };
+    const view = { caller, restricted: reach.restricted, grants: reach.grants };
     if (entries.length <= params.limit) return { entries, timestamp, ...view };
     const page = entries.slice(0, params.limit);
     const last = page.at(-1);
@@ -473,7 +475,7 @@ export class RecordService {
     if (!acls) return { caller, reach: { records: this.deps.records, restricted: false } };
     if (!grants) return { caller, reach: { records: await this.deps.shared.select(acls, undefined), restricted: false } };
     await before;
-    return { caller, reach: { records: await this.deps.shared.select(acls, grants), restricted: true } };
+    return { caller, reach: { records: await this.deps.shared.select(acls, grants), restricted: true, grants } };
   }
 
   /** A record update, with its ACL change where the kind keeps an ACL (SharedRecords records who lost read). */

@@ -132,6 +132,31 @@ describe("LiveFeed", function () {
     expect(bob.lines).to.deep.equal(["live", "create a2@101"]);
   });
 
+  it("gives a restricted subscriber live what its listing's grants reach, as its replay does, even through a permission bound on the records' pattern only", async () => {
+    // `peek` on a record grants read to a listing (bound on `/articles/*`) but not to a GET (not bound on `/articles/<id>`).
+    const pattern = "/articles/*";
+    const peeked: typeof articles = {
+      ...articles,
+      permissions: ["read", "write", "peek"],
+      boundPermissions: (objectId, permission) =>
+        objectId === pattern && permission === "read"
+          ? [
+              { objectId, permission: "read" },
+              { objectId, permission: "peek" },
+            ]
+          : [{ objectId, permission }],
+    };
+    await world.service.replace(world.user("alice"), peeked, "a1", { data: { n: 1 }, permissions: { peek: ["bob"] } }); // 100
+    const bob = await world.subscribe("bob", 0, [], peeked);
+    await bob.waitFor("live");
+    await world.service.replace(world.user("alice"), peeked, "a2", { data: { n: 2 }, permissions: { peek: ["bob"] } }); // 101
+    await world.service.replace(world.user("alice"), peeked, "a3", { data: { n: 3 }, permissions: { read: ["bob"] } }); // 102
+    await world.service.replace(world.user("alice"), peeked, "a4", { data: { n: 4 }, permissions: { write: ["alice"] } }); // 103
+    await world.service.replace(world.user("alice"), peeked, "a5", { data: { n: 5 }, permissions: { read: ["bob"] } }); // 104
+    await bob.waitFor("create a5@104");
+    expect(bob.lines).to.deep.equal(["create a1@100", "live", "create a2@101", "create a3@102", "create a5@104"]);
+  });
+
   it("applies the filters to records and lets every deletion through, in the replay and live", async () => {
     await world.put("alice", "a1", { kind: "a" }); // 100
     await world.put("alice", "b1", { kind: "b" }); // 101

@@ -1,9 +1,10 @@
 /**
  * Who among a scope's live subscribers sees each change of one shared read (docs/adr/0011), with
  * the listing's rules decided in memory: a subscriber with collection-level read sees every record
- * its filters keep and every tombstone; a restricted one sees records and tombstones whose ACL
- * grants read (`read`, `write`, bound permissions) to one of its principals, and, for a record it
- * cannot read now, a tombstone at the newest loss recorded for one of its principals. The cost is
+ * its filters keep and every tombstone; a restricted one sees records and tombstones whose readers
+ * (the principals their ACL names under its listing's Grants.permissions, ScopeFeed) include one
+ * of its grants' principals, and, for a record it cannot read now, a tombstone at the newest loss
+ * recorded for one of them. The cost is
  * the changes times their recipients, found through an index by principal, never subscribers ×
  * changes.
  */
@@ -13,7 +14,7 @@ import type { RecordedLoss } from "../ports/record-store.js";
 /** What the audience needs to know of a subscriber, fixed when it joins. */
 export interface Viewer {
   readonly cursor: number;
-  /** Undefined: collection-level read. Else the principals its record ACLs are matched against. */
+  /** Undefined: collection-level read. Else its listing's Grants.principals, matched against each version's readers. */
   readonly principals: ReadonlySet<string> | undefined;
   /** Key of its data filters ("" for none): records pass when `matching` has them for that key. */
   readonly filterKey: string;

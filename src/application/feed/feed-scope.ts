@@ -7,17 +7,14 @@
  * and the next burst waits `windowMs`, so writers never wait for subscribers.
  */
 import type { RecordOrTombstone } from "../../domain/records.js";
-import { READ, recordObjectId, WRITE } from "../../domain/permissions.js";
 import { Audience, entryKey, type SharedRead } from "./feed-audience.js";
 import { feedEvent, isSingleWrite, PAGE, type Subscription } from "./feed-subscription.js";
 import type { ChangeAction } from "../events.js";
 import { ID_FIELD, MODIFIED_FIELD, type Filter } from "../listing.js";
 import type { FeedEvent } from "./feed-types.js";
 import type { ChangeSignal } from "../ports/change-broadcast.js";
-import type { ObjectPermissions } from "../ports/permission-store.js";
 import type { RecordStore, Scope } from "../ports/record-store.js";
-import type { RecordAcls, SharedRecords } from "../ports/shared-records.js";
-import { boundPermissionsOf, type ResourceDefinition } from "../resources.js";
+import { readersOf, type RecordAcls, type SharedRecords } from "../ports/shared-records.js";
 
 const MAX_PAGES_PER_BURST = 1000;
 const ASCENDING = [{ field: MODIFIED_FIELD, descending: false }] as const;
@@ -26,6 +23,15 @@ export interface ScopeFeedDeps {
   readonly store: RecordStore;
   /** The records with the ACL of each version (one snapshot, or paired by version). */
   readonly shared: SharedRecords;
+  /** How the scope's records map to ACLs, as the kind gives them to every SharedRecords call: what is read of each ACL. */
+  readonly acls: RecordAcls;
+  /**
+   * The record permissions through which a restricted listing's grants reach a record
+   * (Grants.permissions, what the joined SQL matches ACEs on): a version's readers are the
+   * principals its ACL names under them (readersOf), so a restricted subscriber sees what its
+   * listing would.
+   */
+  readonly readPermissions: readonly string[];
   /** Pause before a burst, so that close writes share it. */
   readonly windowMs: number;
   readonly actionOf: (id: string, timestamp: number) => ChangeAction | undefined;
@@ -49,7 +55,6 @@ export class ScopeFeed {
 
   constructor(
     readonly scope: Scope,
-    private readonly resource: ResourceDefinition,
     private readonly deps: ScopeFeedDeps,
   ) {}
 
@@ -185,16 +190,16 @@ export class ScopeFeed {
     restricted: boolean,
   ): Promise<{ entries: RecordOrTombstone[]; judged: Map<string, ReadonlySet<string>> }> {
     const range = { after: low, upTo, limit: PAGE };
-    const { entries, acls } = await this.deps.shared.changes(this.scope, range, this.recordAcls(), restricted);
+    const { entries, acls } = await this.deps.shared.changes(this.scope, range, this.deps.acls, restricted);
     const judged = new Map<string, ReadonlySet<string>>();
-    for (const [id, acl] of acls) judged.set(id, this.readersIn(id, acl));
+    for (const [id, acl] of acls) judged.set(id, readersOf(this.deps.readPermissions, acl));
     return { entries, judged };
   }
 
   /** The readers of each version's own ACL, for the versions whose ACL was not rewritten since (see judgedChanges). */
   private async judged(versions: readonly RecordOrTombstone[]): Promise<Map<string, ReadonlySet<string>>> {
-    const acls = await this.deps.shared.aclsOfVersions(versions, this.recordAcls());
-    return new Map([...acls].map(([id, acl]) => [id, this.readersIn(id, acl)] as const));
+    const acls = await this.deps.shared.aclsOfVersions(versions, this.deps.acls);
+    return new Map([...acls].map(([id, acl]) => [id, readersOf(this.deps.readPermissions, acl)] as const));
   }
 
   /**
@@ -241,35 +246,13 @@ export class ScopeFeed {
     return found.length > 0;
   }
 
-  /** The permissions on a record itself that grant read on it (`read`, `write`, what bound permissions add). */
-  private readPermissionsOf(objectId: string): string[] {
-    return boundPermissionsOf(this.resource)(objectId, READ)
-      .filter((b) => b.objectId === objectId)
-      .map((b) => b.permission);
-  }
-
-  /** The records' ACLs, every permission they may hold read: what one statement reads for every record of a page. */
-  private recordAcls(): RecordAcls {
-    return {
-      objectIdPrefix: recordObjectId(this.resource.name, ""),
-      permissions: [...new Set([READ, WRITE, ...this.resource.permissions])],
-      readPermissions: (objectId) => this.readPermissionsOf(objectId),
-    };
-  }
-
-  /** The principals an ACL grants read on record `id` to. */
-  private readersIn(id: string, acl: ObjectPermissions): ReadonlySet<string> {
-    const permissions = this.readPermissionsOf(recordObjectId(this.resource.name, id));
-    return new Set(permissions.flatMap((permission) => [...(acl[permission] ?? [])]));
-  }
-
   /**
    * Per record id, the principals its ACL grants read to (through `write` and bound permissions
    * too): one read of every ACL per burst (per set of permissions, which records of one resource share).
    */
   private async readersOf(ids: readonly string[]): Promise<Map<string, ReadonlySet<string>>> {
-    const acls = await this.deps.shared.currentAcls(ids, this.recordAcls());
-    return new Map([...acls].map(([id, acl]) => [id, this.readersIn(id, acl)] as const));
+    const acls = await this.deps.shared.currentAcls(ids, this.deps.acls);
+    return new Map([...acls].map(([id, acl]) => [id, readersOf(this.deps.readPermissions, acl)] as const));
   }
 
   /** Per distinct filter set of the members, the records in (low, bound] it keeps. */

@@ -8,18 +8,20 @@
  * Writers never wait: a signal only schedules a read.
  */
 import { BackendError } from "../../domain/errors.js";
+import { READ, recordObjectId } from "../../domain/permissions.js";
 import type { Caller } from "../../domain/principals.js";
 import type { ChangeAction, ChangeEvents } from "../events.js";
 import { ScopeFeed } from "./feed-scope.js";
 import { Subscription } from "./feed-subscription.js";
-import type { ResourceKinds } from "../kinds/resource-kind-policy.js";
+import type { ResourceKindPolicy, ResourceKinds } from "../kinds/resource-kind-policy.js";
 import type { FeedRequest, FeedSink } from "./feed-types.js";
 import { MODIFIED_FIELD } from "../listing.js";
 import { EVERY_SCOPE, PRINCIPALS_CHANGED, type ChangeBroadcast, type ChangeSignal } from "../ports/change-broadcast.js";
 import type { PrincipalFence } from "../ports/principal-fence.js";
 import type { RecordStore } from "../ports/record-store.js";
-import type { SharedRecords } from "../ports/shared-records.js";
+import type { Grants, RecordAcls, SharedRecords } from "../ports/shared-records.js";
 import type { RecordService } from "../record-service.js";
+import type { ResourceDefinition } from "../resources.js";
 
 export type { FeedEvent, FeedRequest, FeedSink } from "./feed-types.js";
 
@@ -119,25 +121,26 @@ export class LiveFeed {
    */
   async subscribe(request: FeedRequest, open: () => FeedSink): Promise<{ close(): void; cursor(): number }> {
     // The scope as the kind places the requester's records (a user resource: their own).
-    const scope = this.options.kinds[request.resource.kind].scope(request.requester, request.resource);
+    const kind = this.options.kinds[request.resource.kind];
+    const scope = kind.scope(request.requester, request.resource);
     // Principals announced as changed while this caller's were being read: they may be stale.
     const changedMeanwhile = new Set<string>();
     const endedBefore = this.everyStreamEnded;
     this.subscribing.add(changedMeanwhile);
     let caller: Caller;
-    let restricted: boolean;
+    let grants: Grants | undefined;
     let check: { timestamp: number };
     try {
       if (this.options.fence && !(await this.options.fence.admit()))
         throw new BackendError("storage", undefined, "The live feed holds no lease on the database");
-      // Authorized once, by the listing: its caller and restriction are the subscriber's view.
+      // Authorized once, by the listing: its caller and grants (undefined: collection-level read) are the subscriber's view.
       const view = await this.options.records.listAs(request.requester, request.resource, {
         filters: [...request.filters, { field: MODIFIED_FIELD, operator: "gt", value: request.since ?? Number.MAX_SAFE_INTEGER }],
         sort: [{ field: MODIFIED_FIELD, descending: false }],
         limit: 1,
         includeDeleted: false,
       });
-      ({ caller, restricted } = view);
+      ({ caller, grants } = view);
       check = view;
     } finally {
       this.subscribing.delete(changedMeanwhile);
@@ -145,9 +148,12 @@ export class LiveFeed {
     const key = scopeKey(scope.collection, scope.parentId);
     let shared = this.scopes.get(key);
     if (!shared) {
-      shared = new ScopeFeed(scope, request.resource, {
+      shared = new ScopeFeed(scope, {
         store: this.options.store,
         shared: this.options.shared,
+        acls: recordAclsOf(kind, request.resource),
+        // What a restricted listing of the resource matches ACEs on (the same for every caller).
+        readPermissions: kind.grants(caller, request.resource, READ)?.permissions ?? [],
         windowMs: this.options.windowMs ?? DEFAULT_WINDOW_MS,
         actionOf: (id, timestamp) => this.actionOf(key, id, timestamp),
         log: this.options.log,
@@ -161,7 +167,7 @@ export class LiveFeed {
       request,
       open(),
       request.since ?? check.timestamp,
-      restricted ? new Set(caller.principals) : undefined,
+      grants ? new Set(grants.principals) : undefined,
       request.filters.length > 0 ? JSON.stringify(request.filters) : "",
       new Set(caller.principals),
     );
@@ -283,6 +289,15 @@ export class LiveFeed {
     for (const shared of this.scopes.values()) all.push(...shared.subscriptions());
     return all;
   }
+}
+
+/**
+ * The kind's map of records to ACLs; for a kind that keeps none, one that names no permission:
+ * its records have no readers of their own, so only collection-level subscribers see them (its
+ * views are never restricted anyway).
+ */
+function recordAclsOf(kind: ResourceKindPolicy, resource: ResourceDefinition): RecordAcls {
+  return kind.recordAcls(resource) ?? { objectIdPrefix: recordObjectId(resource.name, ""), permissions: [], readPermissions: () => [] };
 }
 
 function sameMembers(principals: readonly string[], known: ReadonlySet<string>): boolean {
