@@ -9,7 +9,7 @@
  * (the machine may be shared: compare the ratios, not the milliseconds). Never part of `npm test`.
  *
  *   npm run build && node dist/bench/since-feed-readable.js [--backends postgresql,redis]
- *     [--sizes 100,10000,100000] [--rounds 100] [--writes 50]
+ *     [--sizes 100,10000,100000] [--rounds 100] [--writes 50] [--build <another built checkout>]
  */
 import http from "node:http";
 import path from "node:path";
@@ -17,7 +17,6 @@ import { RedisPermissionStore } from "../src/adapters/redis/redis-permission-sto
 import { authorization, backendSettings, baseServerSettings, databaseUrl, principalOf, recreateDatabase, withClient } from "./seed.js";
 import { cliOf, freePort, runNode, settingsEnv, startProcess } from "./server-process.js";
 
-const BUILD = path.resolve(import.meta.dirname, "..", "..");
 const DATABASE = "tessera_bench_since_feed";
 const REDIS_PREFIX = "tessera-bench-since-feed:";
 const OWNER = "owner:since-feed";
@@ -35,6 +34,8 @@ const writes = Number(argument("writes", "50"));
 const server = argument("postgres", "postgresql://postgres@127.0.0.1:5432/postgres");
 const redisUrl = argument("redis", "redis://127.0.0.1:6379/0");
 const sql = databaseUrl(server, DATABASE);
+/** The build whose server is measured (another checkout's, to compare): this one by default. */
+const BUILD = path.resolve(argument("build", path.resolve(import.meta.dirname, "..", "..")));
 const collectionOf = (size: number) => `since${size}`;
 
 function settings(backend: "postgresql" | "redis", port: number): Record<string, string> {
