@@ -8,11 +8,12 @@
  *   leaves the permission backend untouched, a failed ACL write rolls the record back, and an
  *   ACL written before a rollback is put back as it was (compensation); without a transaction
  *   the ACL is marked in flight first, so readers wait rather than pair a wrong ACL;
- * - a restricted view resolves the caller's record ids through the permission backend first.
+ * - a restricted view resolves the caller's record ids through the permission backend first,
+ *   but for a listing from a position, started from the changes since (changes-first-listing.ts).
  */
 import type { JsonObject } from "../../domain/json.js";
 import type { RecordOrTombstone, StoredRecord, Tombstone } from "../../domain/records.js";
-import { MODIFIED_FIELD, type CountQuery, type ListQuery } from "../listing.js";
+import { MODIFIED_FIELD, type CountQuery, type ListQuery, type RecordAccess } from "../listing.js";
 import type { ObjectPermissions, PermissionStore } from "../ports/permission-store.js";
 import type { ConditionalWriteOptions, RecordStore, Scope, WriteOptions } from "../ports/record-store.js";
 import {
@@ -30,6 +31,7 @@ import {
   type SharedWrite,
 } from "../ports/shared-records.js";
 import type { UnitOfWork } from "../ports/unit-of-work.js";
+import { DEFAULT_CHANGES_WINDOW, restrictedList, type ChangesFirstDeps, type ChangesWindow } from "./changes-first-listing.js";
 import { ACL_VERSION, aclOfVersion, PENDING, versionStamp } from "./acl-version.js";
 import { recordLosses } from "./record-losses.js";
 
@@ -44,6 +46,7 @@ export class PortableSharedRecords implements SharedRecords {
     private readonly records: RecordStore,
     private readonly permissions: PermissionStore,
     private readonly unitOfWork: UnitOfWork,
+    private readonly changesWindow: ChangesWindow = DEFAULT_CHANGES_WINDOW,
   ) {}
 
   async read(scope: Scope, id: string, acls: RecordAcls, principalsOf: string | undefined): Promise<SharedRead> {
@@ -131,16 +134,29 @@ export class PortableSharedRecords implements SharedRecords {
     });
   }
 
-  async select(acls: RecordAcls, grants: Grants | undefined): Promise<RecordSelection> {
+  select(acls: RecordAcls, grants: Grants | undefined): Promise<RecordSelection> {
     const { records, permissions, unitOfWork } = this;
-    const access = grants && { ids: await this.grantedIds(acls, grants), principals: grants.principals };
-    const restricted = <Q extends CountQuery>(query: Q): Q => (access ? { ...query, access } : query);
-    return {
-      list: (scope: Scope, query: ListQuery) => records.list(scope, restricted(query)),
-      count: (scope: Scope, query: CountQuery) => records.count(scope, restricted(query)),
-      deleteMany: (scope: Scope, query: CountQuery) =>
-        unitOfWork.run(async () => {
-          const deleted = await records.deleteMany(scope, restricted(query));
+    // Every id the caller may read: resolved once, and only by a view that needs them all.
+    let resolved: Promise<RecordAccess> | undefined;
+    const everyGranted = (reach: Grants) =>
+      (resolved ??= this.grantedIds(acls, reach).then((ids) => ({ ids, principals: reach.principals })));
+    const restricted = async <Q extends CountQuery>(query: Q): Promise<Q> =>
+      grants ? { ...query, access: await everyGranted(grants) } : query;
+    // A listing from a position (`_since`) starts from what changed since: its cost follows the changes.
+    const fromChanges: ChangesFirstDeps | undefined = grants && {
+      records,
+      principals: grants.principals,
+      readable: (ids) => this.readableAmong(ids, acls, grants),
+      granted: () => everyGranted(grants),
+      window: this.changesWindow,
+    };
+    return Promise.resolve({
+      list: (scope: Scope, query: ListQuery) => (fromChanges ? restrictedList(fromChanges, scope, query) : records.list(scope, query)),
+      count: async (scope: Scope, query: CountQuery) => records.count(scope, await restricted(query)),
+      deleteMany: async (scope: Scope, query: CountQuery) => {
+        const reached = await restricted(query);
+        return unitOfWork.run(async () => {
+          const deleted = await records.deleteMany(scope, reached);
           const lost = await removeAcls(
             permissions,
             acls,
@@ -152,8 +168,9 @@ export class PortableSharedRecords implements SharedRecords {
             deleted.map((t) => ({ id: t.id, lastModified: t.lastModified, principals: lost.get(t.id) ?? [] })),
           );
           return deleted;
-        }),
-    };
+        });
+      },
+    });
   }
 
   async changes(scope: Scope, range: ChangeRange, acls: RecordAcls, withAcls: boolean): Promise<ChangesWithAcls> {
@@ -185,6 +202,17 @@ export class PortableSharedRecords implements SharedRecords {
       if (acl) paired.set(version.id, acl);
     }
     return paired;
+  }
+
+  /**
+   * The ids among `ids` whose ACL, as it is now, gives one of the grants' permissions to one of
+   * its principals: the rule of grantedIds, on a few ACLs read in one batch.
+   */
+  private async readableAmong(ids: readonly string[], acls: RecordAcls, grants: Grants): Promise<Set<string>> {
+    if (ids.length === 0) return new Set();
+    const found = await manyAcls(this.permissions, acls, ids, grants.permissions);
+    const principals = new Set(grants.principals);
+    return new Set(ids.filter((id) => [...readersOf(grants.permissions, found.get(id) ?? {})].some((p) => principals.has(p))));
   }
 
   /** The ids of the records whose ACL grants one of the grants' permissions to one of its principals. */
