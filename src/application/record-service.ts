@@ -562,7 +562,14 @@ export class RecordService {
   ): Promise<void> {
     if (!reach.restricted) return;
     if (await kind.allowsCollection(caller, resource, "create")) return;
-    if ((await reach.records.count(scope, { filters: [] })) === 0) throw denial(caller);
+    // Whether one record is reachable, not how many: one entry read, not a count of what the caller may read.
+    const one = await reach.records.list(scope, {
+      filters: [],
+      sort: [{ field: MODIFIED_FIELD, descending: true }],
+      limit: 1,
+      includeDeleted: false,
+    });
+    if (one.length === 0) throw denial(caller);
   }
 
   /** POST of an id that exists: the stored record, unchanged, for callers who may read it. */
