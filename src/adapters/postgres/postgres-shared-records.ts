@@ -23,8 +23,8 @@ import {
   type SharedWrite,
 } from "../../application/ports/shared-records.js";
 import type { UnitOfWork } from "../../application/ports/unit-of-work.js";
-import { manyAcls, removeAcls } from "../../application/shared-records/portable-shared-records.js";
-import { recordLosses } from "../../application/shared-records/record-losses.js";
+import { manyAcls } from "../../application/shared-records/portable-shared-records.js";
+import { forgetAclsOfDeleted, recordLosses, removeAcls } from "../../application/shared-records/record-losses.js";
 import type { JsonObject } from "../../domain/json.js";
 import type { RecordOrTombstone, StoredRecord, Tombstone } from "../../domain/records.js";
 import type { JoinedGrants } from "./joined-grants.js";
@@ -105,16 +105,7 @@ export class PostgresSharedRecords implements SharedRecords {
       deleteMany: (scope: Scope, query: CountQuery) =>
         unitOfWork.run(async () => {
           const deleted = await records.deleteMany(scope, query, joined);
-          const lost = await removeAcls(
-            permissions,
-            acls,
-            deleted.map((t) => t.id),
-          );
-          await recordLosses(
-            records,
-            scope,
-            deleted.map((t) => ({ id: t.id, lastModified: t.lastModified, principals: lost.get(t.id) ?? [] })),
-          );
+          await forgetAclsOfDeleted(records, permissions, acls, scope, deleted);
           return deleted;
         }),
     });

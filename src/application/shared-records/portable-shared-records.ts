@@ -33,7 +33,7 @@ import {
 import type { UnitOfWork } from "../ports/unit-of-work.js";
 import { DEFAULT_CHANGES_WINDOW, restrictedList, type ChangesFirstDeps, type ChangesWindow } from "./changes-first-listing.js";
 import { ACL_VERSION, aclOfVersion, PENDING, versionStamp } from "./acl-version.js";
-import { recordLosses } from "./record-losses.js";
+import { forgetAclsOfDeleted, recordLosses, removeAcls } from "./record-losses.js";
 
 /** Reads of a record and its ACL before a persistent mismatch is decided on no record grant. */
 const PAIRING_ATTEMPTS = 6;
@@ -157,16 +157,7 @@ export class PortableSharedRecords implements SharedRecords {
         const reached = await restricted(query);
         return unitOfWork.run(async () => {
           const deleted = await records.deleteMany(scope, reached);
-          const lost = await removeAcls(
-            permissions,
-            acls,
-            deleted.map((t) => t.id),
-          );
-          await recordLosses(
-            records,
-            scope,
-            deleted.map((t) => ({ id: t.id, lastModified: t.lastModified, principals: lost.get(t.id) ?? [] })),
-          );
+          await forgetAclsOfDeleted(records, permissions, acls, scope, deleted);
           return deleted;
         });
       },
@@ -298,18 +289,4 @@ export async function manyAcls(
     for (const [id, objectId] of group.objects) found.set(id, read.get(objectId) ?? {});
   }
   return found;
-}
-
-/** Reads who can read each record (one round trip), then deletes their ACLs: per id, its former readers. */
-export async function removeAcls(permissions: PermissionStore, acls: RecordAcls, ids: readonly string[]): Promise<Map<string, string[]>> {
-  if (ids.length === 0) return new Map();
-  const objectIds = ids.map((id) => acls.objectIdPrefix + id);
-  const stored = await permissions.manyObjectPermissions(objectIds, acls.permissions);
-  await permissions.deleteObjectPermissions(...objectIds);
-  return new Map(
-    ids.map((id, i) => {
-      const objectId = objectIds[i] ?? "";
-      return [id, [...readersOf(acls.readPermissions(objectId), stored.get(objectId) ?? {})]] as const;
-    }),
-  );
 }
