@@ -1,7 +1,8 @@
 /**
  * W1 (one record read by its owner) signed in by an account against W1 with Basic Auth, in the
  * same run: the accounts policy at its default scrypt cost (2^17) must stay within 0.9x of Basic
- * Auth, which is only possible because a verified credential is remembered in the cache backend.
+ * Auth, which is only possible because a verified credential is remembered in the cache backend,
+ * and on PostgreSQL and Redis because each process memoises it (`account_local_cache_seconds`).
  * Never part of `npm test`.
  *
  *   npm run build && node dist/bench/accounts.js [--backend memory|postgresql|redis] [--connections 32]

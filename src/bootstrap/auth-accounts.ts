@@ -37,6 +37,7 @@ export function bindAccounts(container: Container, settings: Settings): void {
       const signIn = new AccountSignIn(store, cache, hasher, {
         secret: settings.userIdHmacSecret,
         cacheTtlSeconds: options.cacheTtlSeconds,
+        localCacheSeconds: options.localCacheSeconds,
         maxFailedSignIns: options.maxFailedSignIns,
         failedSignInWindowSeconds: options.failedSignInWindowSeconds,
       });

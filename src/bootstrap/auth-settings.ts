@@ -26,6 +26,8 @@ export interface AccountSettings {
   readonly readPrincipals: readonly string[];
   /** How long a verified credential is remembered in the cache backend. */
   readonly cacheTtlSeconds: number;
+  /** How long each process trusts a verified credential without the cache read (0: never). */
+  readonly localCacheSeconds: number;
   /** scrypt's cost as log2(N): 17 means N = 131072 (128 MiB with r = 8). */
   readonly scryptCost: number;
   /** Failed sign-ins allowed per account and per client address within the window, then 429. */
@@ -112,6 +114,7 @@ function accountSettings(value: SettingValues, problems: string[]): AccountSetti
     writePrincipals: principals("account_write_principals"),
     readPrincipals: principals("account_read_principals"),
     cacheTtlSeconds: value("account_cache_ttl_seconds"),
+    localCacheSeconds: value("account_local_cache_seconds"),
     scryptCost: value("account_scrypt_cost"),
     maxFailedSignIns: value("account_max_failed_sign_ins"),
     failedSignInWindowSeconds: value("account_failed_sign_in_window_seconds"),

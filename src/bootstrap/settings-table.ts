@@ -170,6 +170,12 @@ export const SETTINGS = {
     30,
     "how long a verified account credential is remembered in the cache backend",
   ),
+  account_local_cache_seconds: row(
+    "Resources and authentication",
+    integer(0, 3600),
+    1,
+    "how long each process trusts a credential it verified without asking the cache backend again (0: ask on every request); a password change or deletion takes effect on other processes within it",
+  ),
   account_scrypt_cost: row(
     "Resources and authentication",
     integer(1, 20),

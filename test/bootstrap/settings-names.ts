@@ -38,6 +38,7 @@ export const KNOWN_SETTINGS: readonly KnownSetting[] = [
   known("account_write_principals", "account:admin"),
   known("account_read_principals", "account:auditor"),
   known("account_cache_ttl_seconds", "60", "0"),
+  known("account_local_cache_seconds", "0", "-1"),
   known("account_scrypt_cost", "10", "21"),
   known("account_max_failed_sign_ins", "5", "0"),
   known("account_failed_sign_in_window_seconds", "60", "0"),

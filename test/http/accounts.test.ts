@@ -184,7 +184,8 @@ for (const setup of SHARED_SETUPS) {
     const alice = `alice-${run}`;
     const bob = `bob-${run}`;
     before(async () => {
-      const settings = { ...FAST_ACCOUNTS, ...(await setup.settings()) };
+      // No per-process memo: today's behaviour, a change is refused at once everywhere.
+      const settings = { ...FAST_ACCOUNTS, account_local_cache_seconds: "0", ...(await setup.settings()) };
       first = await startTestServer(settings);
       await (await first.running.container.getAsync(TOKENS.Migrator)).migrate();
       second = await startTestServer(settings);
@@ -214,6 +215,42 @@ for (const setup of SHARED_SETUPS) {
       const read = await second.request("GET", `/v1/articles/${created.body.data.id as string}`, { user: `${bob}:pw-b` });
       expect(read.status).to.equal(200);
       expect(read.body.data.title).to.equal("shared");
+    });
+  });
+
+  describe(`accounts over HTTP on ${setup.name}, two servers with a per-process memo`, function () {
+    for (const service of setup.services) requireService(service);
+    this.timeout(30_000);
+    const MEMO_SECONDS = 2;
+    let first: TestServer;
+    let second: TestServer;
+    const carol = `carol-${Date.now().toString(36)}`;
+    before(async () => {
+      const settings = { ...FAST_ACCOUNTS, account_local_cache_seconds: String(MEMO_SECONDS), ...(await setup.settings()) };
+      first = await startTestServer(settings);
+      await (await first.running.container.getAsync(TOKENS.Migrator)).migrate();
+      second = await startTestServer(settings);
+    });
+    after(async () => {
+      await first?.stop();
+      await second?.stop();
+    });
+
+    it("refuses a changed password at once where it changed, and on the other at the latest the bound after", async () => {
+      expect((await first.request("PUT", `/v1/accounts/${carol}`, { body: { data: { password: "old" } } })).status).to.equal(201);
+      expect((await second.request("GET", "/v1/", { user: `${carol}:old` })).body.user.id).to.equal(`account:${carol}`);
+      expect((await first.request("GET", "/v1/", { user: `${carol}:old` })).body.user.id).to.equal(`account:${carol}`);
+      const changed = await first.request("PATCH", `/v1/accounts/${carol}`, {
+        user: `${carol}:old`,
+        body: { data: { password: "new" } },
+      });
+      expect(changed.status).to.equal(200);
+      const done = Date.now();
+      expect((await first.request("GET", "/v1/", { user: `${carol}:old` })).body.user).to.equal(undefined);
+      // The other server may still accept it (its memo), but only until the bound after the change.
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, done + MEMO_SECONDS * 1000 - Date.now())));
+      expect((await second.request("GET", "/v1/", { user: `${carol}:old` })).body.user).to.equal(undefined);
+      expect((await second.request("GET", "/v1/", { user: `${carol}:new` })).body.user.id).to.equal(`account:${carol}`);
     });
   });
 }

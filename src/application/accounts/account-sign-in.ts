@@ -2,10 +2,14 @@
  * Checks an account's credentials. The password's hash is paid once per `cacheTtlSeconds`: a
  * verified credential is remembered in the cache backend (shared by every process) under a key
  * derived from the account id by HMAC, holding an HMAC of the credential (never the password).
- * Changing or deleting the account deletes that entry, so the old password is refused at once
- * everywhere. Failed sign-ins are counted per account and per client address in the cache backend;
+ * Changing or deleting the account deletes that entry, so the old password is refused once each
+ * process's memo (below) has lapsed. Failed sign-ins are counted per account and per client address in the cache backend;
  * past the bound, sign-ins are refused (429) until the window ends, correct or not: a throttled
  * account's remembered credential is deleted, and only a request that misses it reads the counters.
+ *
+ * In front of that read, each process memoises for `localCacheSeconds` the credentials it verified
+ * or found remembered: a change or deletion is refused at once by the process that made it, and by
+ * the others at the latest `localCacheSeconds` after it completed (0: no memo, today's behaviour).
  */
 import { createHmac, timingSafeEqual } from "node:crypto";
 import type { JsonValue } from "../../domain/json.js";
@@ -21,6 +25,8 @@ export interface SignInOptions {
   readonly cacheTtlSeconds: number;
   readonly maxFailedSignIns: number;
   readonly failedSignInWindowSeconds: number;
+  /** `account_local_cache_seconds`: how long this process trusts a credential without the cache read. */
+  readonly localCacheSeconds?: number;
 }
 
 /** Credentials whose HMACs this process keeps (oldest forgotten first). */
@@ -29,12 +35,19 @@ const MACS_KEPT = 1000;
 /** Remembered credentials whose refresh time this process keeps (oldest forgotten first). */
 const REFRESHES_KEPT = 10_000;
 
+/** Accounts whose credential this process memoises (oldest forgotten first). */
+const MEMOS_KEPT = 10_000;
+
 export class AccountSignIn {
   private readonly macs = new Map<string, { credential: string; account: string }>();
   /** Verified key → when this process last extended its life (ms). */
   private readonly refreshed = new Map<string, number>();
   /** Hashes under way, by credential: concurrent requests with one credential share one hash. */
   private readonly checking = new Map<string, Promise<string | undefined>>();
+  /** Account HMAC → its correct credential's HMAC, trusted without the cache read until `until` (ms). */
+  private readonly memos = new Map<string, { credential: string; until: number }>();
+  /** Counts `forget` calls: a check that one overlapped memoises nothing (its answer may be stale). */
+  private forgets = 0;
 
   constructor(
     private readonly store: AccountStore,
@@ -51,11 +64,17 @@ export class AccountSignIn {
   async verify(id: string, password: string, clientAddress: string | undefined): Promise<string | undefined> {
     if (!isValidAccountId(id) || password.length === 0 || password.length > MAX_PASSWORD_LENGTH) return undefined;
     const { credential, account } = this.macsOf(id, password);
+    // Timed and counted before any read, so that a memo never outlives a change by more than the bound.
+    const started = this.now();
+    const generation = this.forgets;
+    const memo = this.memos.get(account);
+    if (memo !== undefined && memo.until > started && sameText(memo.credential, credential)) return id;
     const verified = `accounts:verified:${account}`;
     // One cache read for a credential in use. A throttled account has no remembered credential
     // (reaching the bound deletes it), so a hit never lets a throttled guesser through.
     const remembered = await this.cache.get(verified);
     if (typeof remembered === "string" && sameText(remembered, credential)) {
+      this.memoise(account, credential, started, generation);
       await this.keepAlive(verified);
       return id;
     }
@@ -79,7 +98,21 @@ export class AccountSignIn {
       );
       this.checking.set(credential, pending);
     }
-    return pending;
+    const result = await pending;
+    if (result !== undefined) this.memoise(account, credential, started, generation);
+    return result;
+  }
+
+  /**
+   * Trusts a correct credential in this process until `localCacheSeconds` after `started`, unless
+   * a `forget` ran since (only correct credentials get here: a guess never hits the memo).
+   */
+  private memoise(account: string, credential: string, started: number, generation: number): void {
+    const seconds = this.options.localCacheSeconds ?? 0;
+    if (seconds <= 0 || generation !== this.forgets) return;
+    this.memos.delete(account);
+    if (this.memos.size >= MEMOS_KEPT) this.memos.delete(this.memos.keys().next().value as string);
+    this.memos.set(account, { credential, until: started + seconds * 1000 });
   }
 
   private async check(
@@ -125,7 +158,10 @@ export class AccountSignIn {
 
   /** Forgets the remembered credential of the account (after a password change or deletion). */
   async forget(id: string): Promise<void> {
-    await this.cache.delete(this.keysOf(this.mac(`account\u0000${id}`), undefined).verified);
+    const account = this.mac(`account\u0000${id}`);
+    this.forgets += 1;
+    this.memos.delete(account);
+    await this.cache.delete(this.keysOf(account, undefined).verified);
   }
 
   /**
