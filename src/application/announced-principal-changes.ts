@@ -1,8 +1,8 @@
 /**
  * A PermissionStore that announces every change of a user's principals (ChangeEvents
  * `principalsChanged`) once the backend made it and before the change returns, so that the live
- * feed ends the open streams that the old principals fed, on every process (README "Sync and live
- * changes"). What is announced is the principal whose members changed: the user's own id (which
+ * feed ends the open streams that the old principals fed, on every process (docs/feed-fence.md).
+ * What is announced is the principal whose members changed: the user's own id (which
  * every caller holds as a principal) for a principal added to or removed from a user,
  * `system.Authenticated` for a group given to every user, the principal itself when it is removed
  * everywhere. Every other operation is passed through unchanged.

@@ -36,7 +36,7 @@ function encode(event: FeedEvent): Encoded {
 
 const KEEP_ALIVE = ": keep-alive\n\n";
 const LIVE = ": live\n\n";
-/** No `id:`: the client's Last-Event-ID stays its last event's, and it must not resume from it (README). */
+/** No `id:`: the client's Last-Event-ID stays its last event's, and it must not resume from it (docs/api.md "Live feed"). */
 const RESYNC = "event: resync\ndata: {}\n\n";
 
 /**

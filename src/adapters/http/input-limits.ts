@@ -1,6 +1,6 @@
 /**
  * Bounds on what one request may ask for, checked at the edge so that no adapter ever works on
- * more than they allow (README "Limits").
+ * more than they allow (docs/operating.md "Limits").
  */
 import type { Context, Next } from "koa";
 import { ValidationError } from "../../domain/errors.js";

@@ -328,7 +328,7 @@ export class PostgresDatabase {
 /** Takes back, newest first, the writes made elsewhere during a transaction that rolled back. */
 async function undo(transaction: Transaction): Promise<void> {
   for (const step of transaction.undos.reverse()) {
-    // Best effort: the other backend may be down too; what then diverges is documented (README).
+    // Best effort: the other backend may be down too; what then diverges is documented (docs/operating.md).
     await step().catch(() => undefined);
   }
 }
