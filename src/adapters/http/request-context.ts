@@ -11,6 +11,8 @@ export interface RequestContext {
   /** Milliseconds spent in storage, permission and cache calls (overlapping calls add up). */
   backendMs: number;
   readonly parent: RequestContext | undefined;
+  /** The client address of the outermost request, computed on first use (read by a batch's sub-requests). */
+  clientAddress?: () => string;
 }
 
 const contexts = new AsyncLocalStorage<RequestContext>();

@@ -8,9 +8,6 @@ import type { RequestCredentials } from "../../application/ports/authentication-
 import { addressKey, clientAddress, type TrustedProxies } from "./client-address.js";
 import { currentRequest, type RequestContext } from "./request-context.js";
 
-/** How to find the client address of each outermost request (read by its batch's sub-requests). */
-const addresses = new WeakMap<RequestContext, () => string>();
-
 function outermost(context: RequestContext | undefined): RequestContext | undefined {
   let current = context;
   while (current?.parent) current = current.parent;
@@ -23,8 +20,9 @@ export function requestCredentials(ctx: Context, proxies: TrustedProxies): Reque
   let address: string | undefined;
   // The address key (an IPv6 client counts per /64), as the other per-address bounds count.
   const own = () => (address ??= addressKey(clientAddress(ctx.req.socket.remoteAddress, ctx.get("x-forwarded-for") || undefined, proxies)));
-  const find = root !== undefined && root !== request ? (addresses.get(root) ?? (() => "")) : own;
-  if (root !== undefined && root === request) addresses.set(root, own);
+  // Kept on the request's own context, not in a WeakMap: an ephemeron per request made W1 pay ~15 % in GC.
+  const find = root !== undefined && root !== request ? (root.clientAddress ?? (() => "")) : own;
+  if (root !== undefined && root === request) root.clientAddress = own;
   return {
     header: (name) => ctx.get(name) || undefined,
     get clientAddress() {
