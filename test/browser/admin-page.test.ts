@@ -6,21 +6,11 @@
 import { existsSync, mkdirSync } from "node:fs";
 import path from "node:path";
 import { expect } from "chai";
-import { chromium, type Browser, type Page } from "playwright-core";
+import { type Browser, type Page } from "playwright-core";
+import { launchChromium, requireChromium } from "../support/chromium.js";
 import { PROJECT_ROOT } from "../support/tessera-process.js";
 import { startTestServer, type TestServer } from "../support/http.js";
 
-const CHROMIUM = process.env.TESSERA_CHROMIUM ?? "/usr/bin/chromium";
-const ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
 const CSP =
   "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 const SCREENSHOTS = process.env.TESSERA_SCREENSHOTS ? path.join(PROJECT_ROOT, "docs", "screenshots") : undefined;
@@ -36,13 +26,8 @@ describe("admin page in a browser", function () {
       console.log("    (skipped: the admin page is not built; run npm run build)");
       this.skip();
     }
-    if (!existsSync(CHROMIUM)) {
-      if (process.env.CI)
-        throw new Error(`no browser at ${CHROMIUM}: CI needs Debian's chromium (apt-get install -y chromium; .ci/run does it)`);
-      console.log(`    (skipped: no browser at ${CHROMIUM}; apt-get install -y chromium, or set TESSERA_CHROMIUM)`);
-      this.skip();
-    }
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+    requireChromium(this);
+    browser = await launchChromium();
     server = await startTestServer();
   });
   after(async () => {

@@ -9,22 +9,12 @@
 import { existsSync, mkdirSync } from "node:fs";
 import path from "node:path";
 import { expect } from "chai";
-import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import { type Browser, type BrowserContext, type Page } from "playwright-core";
 import { TOKENS } from "../../src/bootstrap/tokens.js";
+import { recordStorageWrites, type PageGlobals } from "../support/storage-writes.js";
+import { launchChromium, requireChromium } from "../support/chromium.js";
 import { PROJECT_ROOT } from "../support/tessera-process.js";
 import { startTestServer, userId, type TestServer } from "../support/http.js";
-
-const CHROMIUM = process.env.TESSERA_CHROMIUM ?? "/usr/bin/chromium";
-const ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
 
 const SCREENSHOTS = process.env.TESSERA_SCREENSHOTS ? path.join(PROJECT_ROOT, "docs", "screenshots") : undefined;
 const ALICE_PASSWORD = "correct horse battery";
@@ -41,32 +31,6 @@ const SERVER_SETTINGS: Record<string, string> = {
   account_read_principals: "system.Authenticated",
   account_scrypt_cost: "4",
 };
-
-/** The browser's storages as these page functions use them (the tests compile without the DOM's types). */
-interface WebStorage {
-  readonly length: number;
-  key(index: number): string | null;
-  getItem(key: string): string | null;
-  setItem(key: string, value: string): void;
-}
-interface PageGlobals {
-  Storage: { prototype: WebStorage };
-  localStorage: WebStorage;
-  sessionStorage: WebStorage;
-  storageWrites: [string, string, string][];
-}
-
-/** Every `setItem` of either storage, recorded before the page's own scripts run. */
-function recordStorageWrites(): void {
-  const page = globalThis as unknown as PageGlobals;
-  const writes: [string, string, string][] = [];
-  page.storageWrites = writes;
-  const setItem = page.Storage.prototype.setItem; // eslint-disable-line @typescript-eslint/unbound-method -- called with its storage below
-  page.Storage.prototype.setItem = function (this: WebStorage, key: string, value: string) {
-    writes.push([this === page.localStorage ? "local" : "session", key, value]);
-    setItem.call(this, key, value);
-  };
-}
 
 interface StorageState {
   writes: [string, string, string][];
@@ -86,12 +50,8 @@ describe("admin page: accounts, sharing by name, live collection", function () {
       console.log("    (skipped: the admin page is not built; run npm run build)");
       this.skip();
     }
-    if (!existsSync(CHROMIUM)) {
-      if (process.env.CI) throw new Error(`no browser at ${CHROMIUM}: CI needs Debian's chromium (apt-get install -y chromium)`);
-      console.log(`    (skipped: no browser at ${CHROMIUM}; apt-get install -y chromium, or set TESSERA_CHROMIUM)`);
-      this.skip();
-    }
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+    requireChromium(this);
+    browser = await launchChromium();
     server = await startTestServer(SERVER_SETTINGS);
   });
   after(async () => {

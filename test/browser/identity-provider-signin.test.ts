@@ -10,41 +10,15 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { expect } from "chai";
-import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import { type Browser, type BrowserContext, type Page } from "playwright-core";
+import { recordStorageWrites, type PageGlobals, type WebStorage } from "../support/storage-writes.js";
+import { launchChromium, requireChromium } from "../support/chromium.js";
 import { PROJECT_ROOT } from "../support/tessera-process.js";
 import { listenLoginProvider, type LoginProvider } from "../support/openid-login-provider.js";
 import { basic, startIniServer, type IniServer } from "../support/openid-server.js";
 
-const CHROMIUM = process.env.TESSERA_CHROMIUM ?? "/usr/bin/chromium";
-const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking", "--disable-sync"];
 const ALICE = basic("alice:alice's long password");
 const BOB_PROVIDER_PASSWORD = "bob's password at the provider";
-
-/** The browser's storages as the page functions below use them (the tests compile without the DOM's types). */
-interface WebStorage {
-  readonly length: number;
-  key(index: number): string | null;
-  getItem(key: string): string | null;
-  setItem(key: string, value: string): void;
-}
-interface PageGlobals {
-  Storage: { prototype: WebStorage };
-  localStorage: WebStorage;
-  sessionStorage: WebStorage;
-  storageWrites: [string, string, string][];
-}
-
-/** Every `setItem` of either storage, recorded before the page's own scripts run (on every origin the tab visits). */
-function recordStorageWrites(): void {
-  const page = globalThis as unknown as PageGlobals;
-  const writes: [string, string, string][] = [];
-  page.storageWrites = writes;
-  const setItem = page.Storage.prototype.setItem; // eslint-disable-line @typescript-eslint/unbound-method -- called with its storage below
-  page.Storage.prototype.setItem = function (this: WebStorage, key: string, value: string) {
-    writes.push([this === page.localStorage ? "local" : "session", key, value]);
-    setItem.call(this, key, value);
-  };
-}
 
 describe("admin page: signing in through an OpenID Connect provider", function () {
   this.timeout(60_000);
@@ -59,11 +33,7 @@ describe("admin page: signing in through an OpenID Connect provider", function (
       if (process.env.CI) throw new Error("the admin page is not built");
       this.skip();
     }
-    if (!existsSync(CHROMIUM)) {
-      if (process.env.CI) throw new Error(`no browser at ${CHROMIUM}: CI needs Debian's chromium (apt-get install -y chromium)`);
-      console.log(`    (skipped: no browser at ${CHROMIUM}; apt-get install -y chromium, or set TESSERA_CHROMIUM)`);
-      this.skip();
-    }
+    requireChromium(this);
     provider = await listenLoginProvider();
     server = await startIniServer(
       [
@@ -82,7 +52,7 @@ describe("admin page: signing in through an OpenID Connect provider", function (
       ].join("\n"),
     );
     await provider.open({ clientId: "tessera-admin", redirectUri: `${server.url}/v1/admin/`, groups: { bob: ["sales"] } });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+    browser = await launchChromium();
   });
   after(async () => {
     await browser?.close();
