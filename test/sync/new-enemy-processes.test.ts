@@ -9,6 +9,9 @@
  * removal by this test's server. Every other process is then asked at once, round after round,
  * so that a process deciding on a stale view (a principal or an ACL it read before the revoke)
  * shows up as a leak. What was written after the revoke carries a marker no answer may show.
+ * The second child hears notifications late (its listening connection goes through a slow proxy)
+ * while its catch-up check finds new writes at once: its streams learn of a group removal in time
+ * only through the fence (docs/feed-fence.md), never through the signal.
  */
 import { expect } from "chai";
 import type { PermissionStore } from "../../src/application/ports/permission-store.js";
@@ -17,6 +20,7 @@ import { BASE_SETTINGS, startTestServer, userId, type TestServer } from "../supp
 import { startServerProcess, type ServerProcess } from "../support/server-process.js";
 import { REDIS_URL, requireService } from "../support/services.js";
 import { migratedDatabase } from "../support/shared-postgres.js";
+import { SlowListenProxy } from "../support/slow-listen-proxy.js";
 import { SseClient, type SseEvent } from "./sse-client.js";
 
 const ALICE = "alice:pw";
@@ -26,6 +30,8 @@ const TEAM = "group:team";
 const AFTER_REVOKE = "written-after-the-revoke";
 /** Rounds per scenario: each one a fresh race between the revoke's effect and the reads. */
 const ROUNDS = Number(process.env.TESSERA_NEW_ENEMY_ROUNDS ?? 50);
+/** How late the second child hears notifications: longer than a round's reads take. */
+const LISTEN_DELAY_MS = 1500;
 
 interface Backend {
   readonly name: string;
@@ -104,6 +110,28 @@ async function liveStream(process: Process, query = ""): Promise<SseClient> {
   }
 }
 
+/**
+ * Bob's streams on the readers, each having shown him `id` (its version at `at`, written by
+ * `write` once they were live): each decided he may read it before the revoke. A stream ended
+ * meanwhile (a principal signal heard late) is opened again from just before `at`.
+ */
+async function streamsShowing(readers: readonly Process[], id: string, write: () => Promise<number>): Promise<SseClient[]> {
+  const streams = await Promise.all(readers.map((reader) => liveStream(reader)));
+  const at = await write();
+  const shown = (client: SseClient) => client.events.some((e) => e.data.id === id && e.data.last_modified === at);
+  for (const [i, reader] of readers.entries()) {
+    for (let attempt = 1; ; attempt++) {
+      const client = streams[i] as SseClient;
+      await client.waitUntil(() => shown(client) || client.ended, 10_000);
+      if (shown(client) && !client.ended) break;
+      if (attempt === 5) throw new Error(`${reader.name}: Bob's stream never showed ${id} while open`);
+      await client.close();
+      streams[i] = await liveStream(reader, `?_since=${at - 1}`);
+    }
+  }
+  return streams;
+}
+
 /** Waits until the stream sent the sentinel record or ended; returns its events. */
 async function eventsUntil(client: SseClient, sentinel: string): Promise<SseEvent[]> {
   await client.waitUntil(() => client.ended || client.events.some((e) => e.data.id === sentinel), 10_000);
@@ -115,6 +143,7 @@ for (const backend of BACKENDS) {
     for (const service of backend.services) requireService(service);
     this.timeout(600_000);
     let own: TestServer | undefined;
+    let proxy: SlowListenProxy | undefined;
     let port: PermissionStore;
     const children: ServerProcess[] = [];
     const streams: SseClient[] = [];
@@ -126,7 +155,13 @@ for (const backend of BACKENDS) {
       own = await startTestServer(backend.settings(url));
       port = await own.running.container.getAsync(TOKENS.PermissionStore);
       const { listen_port: _unused, ...shared } = BASE_SETTINGS;
-      children.push(...(await Promise.all([1, 2].map(() => startServerProcess({ ...shared, ...backend.settings(url) })))));
+      proxy = await SlowListenProxy.start(url, "tessera-listen");
+      // The catch-up check (not slowed down) tells the second child of every write within 200 ms.
+      const slow = { ...backend.settings(proxy.rewrite(url)), feed_catch_up_seconds: "0.2" };
+      children.push(
+        ...(await Promise.all([startServerProcess({ ...shared, ...backend.settings(url) }), startServerProcess({ ...shared, ...slow })])),
+      );
+      proxy.slowDown(LISTEN_DELAY_MS);
       processes = [{ name: "test process", url: own.url }, ...children.map((child, i) => ({ name: `serve ${i + 1}`, url: child.url }))];
     });
     afterEach(async () => {
@@ -135,6 +170,7 @@ for (const backend of BACKENDS) {
     after(async () => {
       for (const stream of streams.splice(0)) await stream.close();
       await Promise.all(children.splice(0).map((child) => child.stop()));
+      await proxy?.close();
       await port?.flush();
       await own?.stop();
     });
@@ -181,8 +217,11 @@ for (const backend of BACKENDS) {
       for (let round = 0; round < ROUNDS; round += 1) {
         const x = `x${round}`;
         const sentinel = `sx${round}`;
-        const before = await byAlice(revoker, "PUT", `/v1/articles/${x}`, { data: { round }, permissions: { read: [bob] } });
-        const open = await Promise.all(readers.map((reader) => liveStream(reader)));
+        let before = 0;
+        const open = await streamsShowing(readers, x, async () => {
+          before = await byAlice(revoker, "PUT", `/v1/articles/${x}`, { data: { round }, permissions: { read: [bob] } });
+          return before;
+        });
         streams.push(...open);
         // The revoke, answered; then a new version of the record, then one Bob may read (the sentinel).
         await byAlice(revoker, "PATCH", `/v1/articles/${x}`, { permissions: { read: [] } });
@@ -203,7 +242,7 @@ for (const backend of BACKENDS) {
             false,
           );
           expect(
-            events.filter((e) => e.data.id === x).map((e) => e.event),
+            events.filter((e) => e.data.id === x && Number(e.data.last_modified) > before).map((e) => e.event),
             `${name} stream, round ${round}`,
           ).to.deep.equal(["delete"]);
         }
@@ -220,8 +259,11 @@ for (const backend of BACKENDS) {
         const fresh = `y${round}`;
         const sentinel = `sy${round}`;
         await port.addUserPrincipal(bob, TEAM);
-        const before = await byAlice(writer, "PUT", `/v1/articles/${old}`, { data: { round }, permissions: { read: [TEAM] } });
-        const open = await Promise.all(readers.map((reader) => liveStream(reader)));
+        let before = 0;
+        const open = await streamsShowing(readers, old, async () => {
+          before = await byAlice(writer, "PUT", `/v1/articles/${old}`, { data: { round }, permissions: { read: [TEAM] } });
+          return before;
+        });
         streams.push(...open);
         // The removal, answered; then a new version of a record the group reads, a new such record, and the sentinel.
         await port.removeUserPrincipal(bob, TEAM);
