@@ -284,5 +284,42 @@ for (const backend of BACKENDS) {
         for (const stream of streams.splice(0)) await stream.close();
       }
     });
+
+    it("a listing under way when a group removal is answered shows nothing the group grants written after it", async () => {
+      const [here, writer] = processes as [Process, Process, Process];
+      const bob = userId(BOB);
+      await port.addUserPrincipal(bob, TEAM);
+      await byAlice(writer, "PUT", "/v1/articles/held-before", { data: {}, permissions: { read: [TEAM] } });
+      // Bob's listing on this test's process is held at its read of the collection timestamp.
+      const store = await own!.running.container.getAsync(TOKENS.RecordStore);
+      const read = store.collectionTimestamp.bind(store);
+      let reached: () => void = () => undefined;
+      let release: () => void = () => undefined;
+      const atGate = new Promise<void>((resolve) => (reached = resolve));
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      let armed = true;
+      store.collectionTimestamp = async (scope) => {
+        if (armed) {
+          armed = false;
+          reached();
+          await gate;
+        }
+        return read(scope);
+      };
+      try {
+        const listing = listAll(here, BOB, "?_limit=50");
+        await atGate;
+        // Whatever the listing reads alongside the timestamp has had time to answer.
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        await port.removeUserPrincipal(bob, TEAM);
+        await byAlice(writer, "PUT", "/v1/articles/held-after", { data: { secret: AFTER_REVOKE }, permissions: { read: [TEAM] } });
+        release();
+        const entries = await listing;
+        expect(showsAfterRevoke(entries), JSON.stringify(entries)).to.equal(false);
+      } finally {
+        release();
+        Reflect.deleteProperty(store, "collectionTimestamp");
+      }
+    });
   });
 }
