@@ -138,6 +138,35 @@ async function eventsUntil(client: SseClient, sentinel: string): Promise<SseEven
   return client.events;
 }
 
+/** The next call of `method` on `target` waits until released; `reached` resolves once it is called. */
+function holdNextCall<T extends object>(target: T, method: keyof T & string) {
+  const original = (target[method] as (...args: unknown[]) => unknown).bind(target);
+  let reach: () => void = () => undefined;
+  let release: () => void = () => undefined;
+  const reached = new Promise<void>((resolve) => (reach = resolve));
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  let armed = true;
+  Reflect.set(target, method, async (...args: unknown[]) => {
+    if (armed) {
+      armed = false;
+      reach();
+      await gate;
+    }
+    return original(...args);
+  });
+  return {
+    reached,
+    release,
+    restore: () => {
+      release();
+      Reflect.deleteProperty(target, method);
+    },
+  };
+}
+
+/** Time for whatever a held request reads alongside the held call to answer. */
+const ALONGSIDE_MS = 200;
+
 for (const backend of BACKENDS) {
   describe(`no new enemy across processes [${backend.name}]`, function () {
     for (const service of backend.services) requireService(service);
@@ -291,35 +320,45 @@ for (const backend of BACKENDS) {
       await port.addUserPrincipal(bob, TEAM);
       await byAlice(writer, "PUT", "/v1/articles/held-before", { data: {}, permissions: { read: [TEAM] } });
       // Bob's listing on this test's process is held at its read of the collection timestamp.
-      const store = await own!.running.container.getAsync(TOKENS.RecordStore);
-      const read = store.collectionTimestamp.bind(store);
-      let reached: () => void = () => undefined;
-      let release: () => void = () => undefined;
-      const atGate = new Promise<void>((resolve) => (reached = resolve));
-      const gate = new Promise<void>((resolve) => (release = resolve));
-      let armed = true;
-      store.collectionTimestamp = async (scope) => {
-        if (armed) {
-          armed = false;
-          reached();
-          await gate;
-        }
-        return read(scope);
-      };
+      const held = holdNextCall(await own!.running.container.getAsync(TOKENS.RecordStore), "collectionTimestamp");
       try {
         const listing = listAll(here, BOB, "?_limit=50");
-        await atGate;
-        // Whatever the listing reads alongside the timestamp has had time to answer.
-        await new Promise((resolve) => setTimeout(resolve, 200));
+        await held.reached;
+        await new Promise((resolve) => setTimeout(resolve, ALONGSIDE_MS));
         await port.removeUserPrincipal(bob, TEAM);
         await byAlice(writer, "PUT", "/v1/articles/held-after", { data: { secret: AFTER_REVOKE }, permissions: { read: [TEAM] } });
-        release();
+        held.release();
         const entries = await listing;
         expect(showsAfterRevoke(entries), JSON.stringify(entries)).to.equal(false);
       } finally {
-        release();
-        Reflect.deleteProperty(store, "collectionTimestamp");
+        held.restore();
       }
     });
+
+    // With PostgreSQL permissions a record, its ACL and the caller's principals are one statement.
+    if (backend.services.includes("redis"))
+      for (const revoke of ["group removal", "ACL edit"] as const)
+        it(`a read under way when the ${revoke} is answered does not show the version written after it`, async () => {
+          const [here, writer] = processes as [Process, Process, Process];
+          const bob = userId(BOB);
+          const id = `held-read-${revoke.replace(" ", "-")}`;
+          await port.addUserPrincipal(bob, TEAM);
+          await byAlice(writer, "PUT", `/v1/articles/${id}`, { data: {}, permissions: { read: [TEAM] } });
+          // Bob's read on this test's process is held at its read of the record.
+          const held = holdNextCall(await own!.running.container.getAsync(TOKENS.RecordStore), "get");
+          try {
+            const read = call(here, "GET", `/v1/articles/${id}`, BOB);
+            await held.reached;
+            await new Promise((resolve) => setTimeout(resolve, ALONGSIDE_MS));
+            if (revoke === "group removal") await port.removeUserPrincipal(bob, TEAM);
+            else await byAlice(writer, "PATCH", `/v1/articles/${id}`, { permissions: { read: [] } });
+            await byAlice(writer, "PATCH", `/v1/articles/${id}`, { data: { secret: AFTER_REVOKE } });
+            held.release();
+            const answer = await read;
+            expect(showsAfterRevoke(answer.body), JSON.stringify(answer.body)).to.equal(false);
+          } finally {
+            held.restore();
+          }
+        });
   });
 }
