@@ -314,26 +314,34 @@ for (const backend of BACKENDS) {
       }
     });
 
-    it("a listing under way when a group removal is answered shows nothing the group grants written after it", async () => {
-      const [here, writer] = processes as [Process, Process, Process];
-      const bob = userId(BOB);
-      await port.addUserPrincipal(bob, TEAM);
-      await byAlice(writer, "PUT", "/v1/articles/held-before", { data: {}, permissions: { read: [TEAM] } });
-      // Bob's listing on this test's process is held at its read of the collection timestamp.
-      const held = holdNextCall(await own!.running.container.getAsync(TOKENS.RecordStore), "collectionTimestamp");
-      try {
-        const listing = listAll(here, BOB, "?_limit=50");
-        await held.reached;
-        await new Promise((resolve) => setTimeout(resolve, ALONGSIDE_MS));
-        await port.removeUserPrincipal(bob, TEAM);
-        await byAlice(writer, "PUT", "/v1/articles/held-after", { data: { secret: AFTER_REVOKE }, permissions: { read: [TEAM] } });
-        held.release();
-        const entries = await listing;
-        expect(showsAfterRevoke(entries), JSON.stringify(entries)).to.equal(false);
-      } finally {
-        held.restore();
-      }
-    });
+    for (const revoke of ["group removal", "ACL edit"] as const)
+      it(`a listing under way when the ${revoke} is answered shows nothing written after it`, async () => {
+        const [here, writer] = processes as [Process, Process, Process];
+        const bob = userId(BOB);
+        const id = `held-list-${revoke.replace(" ", "-")}`;
+        const team = `group:${id}`;
+        await port.addUserPrincipal(bob, team);
+        await byAlice(writer, "PUT", `/v1/articles/${id}`, { data: {}, permissions: { read: [team] } });
+        // Bob's listing on this test's process is held at its read of the collection timestamp.
+        const held = holdNextCall(await own!.running.container.getAsync(TOKENS.RecordStore), "collectionTimestamp");
+        try {
+          const listing = listAll(here, BOB, "?_limit=50");
+          await held.reached;
+          await new Promise((resolve) => setTimeout(resolve, ALONGSIDE_MS));
+          if (revoke === "group removal") await port.removeUserPrincipal(bob, team);
+          else await byAlice(writer, "PATCH", `/v1/articles/${id}`, { permissions: { read: [] } });
+          // A new version of that record; after a group removal, also a new record the group reads.
+          await byAlice(writer, "PATCH", `/v1/articles/${id}`, { data: { secret: AFTER_REVOKE } });
+          if (revoke === "group removal")
+            await byAlice(writer, "PUT", `/v1/articles/${id}-new`, { data: { secret: AFTER_REVOKE }, permissions: { read: [team] } });
+          held.release();
+          const entries = await listing;
+          expect(showsAfterRevoke(entries), JSON.stringify(entries)).to.equal(false);
+        } finally {
+          held.restore();
+          await port.removeUserPrincipal(bob, team);
+        }
+      });
 
     // With PostgreSQL permissions a record, its ACL and the caller's principals are one statement.
     if (backend.services.includes("redis"))
@@ -342,15 +350,16 @@ for (const backend of BACKENDS) {
           const [here, writer] = processes as [Process, Process, Process];
           const bob = userId(BOB);
           const id = `held-read-${revoke.replace(" ", "-")}`;
-          await port.addUserPrincipal(bob, TEAM);
-          await byAlice(writer, "PUT", `/v1/articles/${id}`, { data: {}, permissions: { read: [TEAM] } });
+          const team = `group:${id}`;
+          await port.addUserPrincipal(bob, team);
+          await byAlice(writer, "PUT", `/v1/articles/${id}`, { data: {}, permissions: { read: [team] } });
           // Bob's read on this test's process is held at its read of the record.
           const held = holdNextCall(await own!.running.container.getAsync(TOKENS.RecordStore), "get");
           try {
             const read = call(here, "GET", `/v1/articles/${id}`, BOB);
             await held.reached;
             await new Promise((resolve) => setTimeout(resolve, ALONGSIDE_MS));
-            if (revoke === "group removal") await port.removeUserPrincipal(bob, TEAM);
+            if (revoke === "group removal") await port.removeUserPrincipal(bob, team);
             else await byAlice(writer, "PATCH", `/v1/articles/${id}`, { permissions: { read: [] } });
             await byAlice(writer, "PATCH", `/v1/articles/${id}`, { data: { secret: AFTER_REVOKE } });
             held.release();
@@ -358,6 +367,7 @@ for (const backend of BACKENDS) {
             expect(showsAfterRevoke(answer.body), JSON.stringify(answer.body)).to.equal(false);
           } finally {
             held.restore();
+            await port.removeUserPrincipal(bob, team);
           }
         });
   });
