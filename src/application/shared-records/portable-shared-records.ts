@@ -53,17 +53,11 @@ export class PortableSharedRecords implements SharedRecords {
    * The record first, then its ACL and the caller's principals (together): both are read after
    * the record, so a revoke answered before that version was written (an ACE removed, a group
    * left) is in them. Read alongside the record, an ACL or principals from before the revoke
-   * could be paired with a version written after it (the "new enemy").
+   * could be paired with a version written after it (the "new enemy"). Read again while a write
+   * is in flight (the ACL stamped above the record); when that lasts (a writer died between its
+   * writes), no ACL: it grants nothing.
    */
-  read(scope: Scope, id: string, acls: RecordAcls, principalsOf: string | undefined): Promise<SharedRead> {
-    return this.pairedRead(scope, id, acls, principalsOf);
-  }
-
-  /**
-   * The record and its ACL, read again while a write is in flight (the ACL stamped above the
-   * record); when that lasts (a writer died between its writes), no ACL: it grants nothing.
-   */
-  private async pairedRead(scope: Scope, id: string, acls: RecordAcls, principalsOf?: string): Promise<SharedRead> {
+  async read(scope: Scope, id: string, acls: RecordAcls, principalsOf: string | undefined): Promise<SharedRead> {
     const objectId = acls.objectIdPrefix + id;
     const permissions = [...acls.permissions, ACL_VERSION];
     for (let attempt = 1; ; attempt++) {
