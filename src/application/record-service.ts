@@ -439,12 +439,13 @@ export class RecordService {
 
   /**
    * What a listing reads, and the collection timestamp that bounds it (its ETag, the next
-   * `_since`). The timestamp is read before the caller's grants are resolved (the caller and the
-   * collection check go alongside it): a record at or below it has committed before it was read,
-   * and its ACL, written before that commit, is then in grants read after it; a record committed
-   * later is above the bound and comes with the next `_since`. Read the other way round, a
-   * create committing between the two reads was below the bound but outside the grants: the
-   * page missed it and the next `_since` started above it, for good.
+   * `_since`). The timestamp is read before the caller's principals and grants: a record at or
+   * below it has committed before it was read, and so had its ACL, and any revoke answered
+   * before that write (a group removal, an ACE removed), so principals and grants read after it
+   * see them. Read alongside the principals, a listing could pair principals from before a
+   * revoke with a record written after it (the "new enemy"); read after the grants, a create
+   * committing between the two reads was below the bound but outside the grants: the page
+   * missed it and the next `_since` started above it, for good.
    */
   private async boundedReach(
     kind: ResourceKindPolicy,
@@ -452,21 +453,16 @@ export class RecordService {
     resource: ResourceDefinition,
     scope: Scope,
   ): Promise<{ caller: Caller; reach: Reach; timestamp: number }> {
-    const timestampRead = this.deps.records.collectionTimestamp(scope);
-    const [{ caller, reach }, timestamp] = await Promise.all([
-      this.callerReach(kind, requester, resource, "list", timestampRead),
-      timestampRead,
-    ]);
-    return { caller, reach, timestamp };
+    const timestamp = await this.deps.records.collectionTimestamp(scope);
+    return { ...(await this.callerReach(kind, requester, resource, "list")), timestamp };
   }
 
-  /** The caller and what a collection view reaches; the grants resolved only once `before` has settled. */
+  /** The caller and what a collection view reaches. */
   private async callerReach(
     kind: ResourceKindPolicy,
     requester: Requester,
     resource: ResourceDefinition,
     view: CollectionView,
-    before?: Promise<unknown>,
   ): Promise<{ caller: Caller; reach: Reach }> {
     const [caller, permission] = await kind.callerAndRestriction(requester, resource, view);
     const acls = kind.recordAcls(resource);
@@ -474,7 +470,6 @@ export class RecordService {
     const grants = permission === undefined ? undefined : kind.grants(caller, resource, permission);
     if (!acls) return { caller, reach: { records: this.deps.records, restricted: false } };
     if (!grants) return { caller, reach: { records: await this.deps.shared.select(acls, undefined), restricted: false } };
-    await before;
     return { caller, reach: { records: await this.deps.shared.select(acls, grants), restricted: true, grants } };
   }
 

@@ -3,7 +3,8 @@
  * a record and its ACL read one after the other are paired by version: every ACL write made with
  * a record write stores, atomically with the ACL, the `last_modified` of that record version, in
  * a pseudo-permission that no resource declares and no bound permission names (so it grants
- * nothing). A record at `last_modified` L is paired only with an ACL stamped S <= L. Where the
+ * nothing). A record at `last_modified` L is paired only with an ACL stamped S <= L, read after
+ * the record (an ACL read first may predate a revoke answered before L was written). Where the
  * record is visible before its ACL is written (no transaction), the ACL is first stamped PENDING
  * (above every L) until the write completes. An ACL without stamp (from before stamps, or changed
  * through `ExtensionContext.permissions`) is taken as it is. Internal to the portable SharedRecords.

@@ -49,25 +49,25 @@ export class PortableSharedRecords implements SharedRecords {
     private readonly changesWindow: ChangesWindow = DEFAULT_CHANGES_WINDOW,
   ) {}
 
-  async read(scope: Scope, id: string, acls: RecordAcls, principalsOf: string | undefined): Promise<SharedRead> {
-    const [principals, paired] = await Promise.all([
-      principalsOf === undefined ? undefined : this.permissions.userPrincipals(principalsOf),
-      this.pairedRead(scope, id, acls),
-    ]);
-    return { ...paired, principals };
-  }
-
   /**
-   * The record and its ACL, read again while a write is in flight (the ACL stamped above the
-   * record); when that lasts (a writer died between its writes), no ACL: it grants nothing.
+   * The record first, then its ACL and the caller's principals (together): both are read after
+   * the record, so a revoke answered before that version was written (an ACE removed, a group
+   * left) is in them. Read alongside the record, an ACL or principals from before the revoke
+   * could be paired with a version written after it (the "new enemy"). Read again while a write
+   * is in flight (the ACL stamped above the record); when that lasts (a writer died between its
+   * writes), no ACL: it grants nothing.
    */
-  private async pairedRead(scope: Scope, id: string, acls: RecordAcls): Promise<Omit<SharedRead, "principals">> {
+  async read(scope: Scope, id: string, acls: RecordAcls, principalsOf: string | undefined): Promise<SharedRead> {
     const objectId = acls.objectIdPrefix + id;
     const permissions = [...acls.permissions, ACL_VERSION];
     for (let attempt = 1; ; attempt++) {
-      const [record, stored] = await Promise.all([this.records.get(scope, id), this.permissions.objectPermissions(objectId, permissions)]);
+      const record = await this.records.get(scope, id);
+      const [stored, principals] = await Promise.all([
+        this.permissions.objectPermissions(objectId, permissions),
+        principalsOf === undefined ? undefined : this.permissions.userPrincipals(principalsOf),
+      ]);
       const acl = aclOfVersion(stored, record ? record.lastModified : Number.MAX_SAFE_INTEGER);
-      if (acl || attempt === PAIRING_ATTEMPTS) return { record, acl };
+      if (acl || attempt === PAIRING_ATTEMPTS) return { record, acl, principals };
       await new Promise((resolve) => setTimeout(resolve, PAIRING_PAUSE_MS * 2 ** attempt));
     }
   }
