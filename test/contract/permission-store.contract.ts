@@ -142,6 +142,36 @@ export function permissionStoreContract(name: string, open: () => Promise<Harnes
       });
     });
 
+    describe("direct principals and members", () => {
+      it("gives each id asked its stored principals, one entry per distinct id, empty when none", async () => {
+        await store.addUserPrincipal("alice", "group:a");
+        await store.addUserPrincipal("alice", "group:b");
+        await store.addUserPrincipal("group:a", "group:c");
+        await store.addUserPrincipal(AUTHENTICATED, "group:all");
+        const direct = await store.directPrincipals(["alice", "group:a", "nobody", "alice"]);
+        expect([...direct.keys()].sort()).to.deep.equal(["alice", "group:a", "nobody"]);
+        expect(sorted(direct.get("alice") ?? [])).to.deep.equal(["group:a", "group:b"]);
+        expect(sorted(direct.get("group:a") ?? [])).to.deep.equal(["group:c"]);
+        expect(sorted(direct.get("nobody") ?? ["missing"])).to.deep.equal([]);
+        expect((await store.directPrincipals([])).size).to.equal(0);
+      });
+
+      it("names the ids holding a principal, system.Authenticated included, never the principal itself", async () => {
+        await store.addUserPrincipal("alice", "group:a");
+        await store.addUserPrincipal("bob", "group:a");
+        await store.addUserPrincipal("bob", "group:b");
+        await store.addUserPrincipal(AUTHENTICATED, "group:a");
+        await store.addUserPrincipal("group:a", "group:a");
+        expect(sorted(await store.membersOf("group:a"))).to.deep.equal([AUTHENTICATED, "alice", "bob"].sort());
+        expect(sorted(await store.membersOf("group:b"))).to.deep.equal(["bob"]);
+        expect(sorted(await store.membersOf("unknown"))).to.deep.equal([]);
+        await store.removeUserPrincipal("bob", "group:a");
+        await store.removePrincipal("group:b");
+        expect(sorted(await store.membersOf("group:a"))).to.deep.equal([AUTHENTICATED, "alice"].sort());
+        expect(sorted(await store.membersOf("group:b"))).to.deep.equal([]);
+      });
+    });
+
     describe("ACEs", () => {
       it("adds a principal to an ACE", async () => {
         await store.addPrincipalToAce("foo", "write", "bar");

@@ -15,6 +15,8 @@ export class MemoryPermissionStore implements PermissionStore {
   private readonly grants = new Map<string, Map<string, Set<string>>>();
   /** user id → extra principals. */
   private readonly users = new Map<string, Set<string>>();
+  /** principal → ids holding it: the reverse of `users`, for membersOf. Empty sets are never kept. */
+  private readonly holders = new Map<string, Set<string>>();
 
   async initializeSchema(): Promise<void> {}
 
@@ -22,12 +24,16 @@ export class MemoryPermissionStore implements PermissionStore {
     this.aces.clear();
     this.grants.clear();
     this.users.clear();
+    this.holders.clear();
   }
 
   async addUserPrincipal(userId: string, principal: string): Promise<void> {
     let principals = this.users.get(userId);
     if (!principals) this.users.set(userId, (principals = new Set()));
     principals.add(principal);
+    let ids = this.holders.get(principal);
+    if (!ids) this.holders.set(principal, (ids = new Set()));
+    ids.add(userId);
   }
 
   async removeUserPrincipal(userId: string, principal: string): Promise<void> {
@@ -35,14 +41,27 @@ export class MemoryPermissionStore implements PermissionStore {
     if (!principals) return;
     principals.delete(principal);
     if (principals.size === 0) this.users.delete(userId);
+    const ids = this.holders.get(principal);
+    ids?.delete(userId);
+    if (ids?.size === 0) this.holders.delete(principal);
   }
 
   async removePrincipal(principal: string): Promise<void> {
-    for (const userId of [...this.users.keys()]) await this.removeUserPrincipal(userId, principal);
+    for (const userId of [...(this.holders.get(principal) ?? [])]) await this.removeUserPrincipal(userId, principal);
   }
 
   async userPrincipals(userId: string): Promise<Set<string>> {
     return new Set([...(this.users.get(userId) ?? []), ...(this.users.get(AUTHENTICATED) ?? [])]);
+  }
+
+  async directPrincipals(ids: readonly string[]): Promise<Map<string, Set<string>>> {
+    return new Map(ids.map((id) => [id, new Set(this.users.get(id))]));
+  }
+
+  async membersOf(principal: string): Promise<Set<string>> {
+    const members = new Set(this.holders.get(principal));
+    members.delete(principal);
+    return members;
   }
 
   async addPrincipalToAce(objectId: string, permission: string, principal: string): Promise<void> {

@@ -23,6 +23,14 @@ const USER_PRINCIPALS = {
   name: "tessera_perm_user_principals",
   text: "SELECT DISTINCT principal FROM user_principals WHERE user_id = $1 OR user_id = $2",
 };
+const DIRECT_PRINCIPALS = {
+  name: "tessera_perm_direct_principals",
+  text: "SELECT user_id, principal FROM user_principals WHERE user_id = ANY($1::text[])",
+};
+const MEMBERS_OF = {
+  name: "tessera_perm_members_of",
+  text: "SELECT user_id FROM user_principals WHERE principal = $1 AND user_id <> $1",
+};
 const ADD_ACE = {
   name: "tessera_perm_add_ace",
   text: "INSERT INTO access_control_entries (object_id, permission, principal) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING",
@@ -118,6 +126,19 @@ export class PostgresPermissionStore implements PermissionStore, PrincipalsWithC
 
   async userPrincipals(userId: string): Promise<Set<string>> {
     return this.principalSet(USER_PRINCIPALS, [userId, AUTHENTICATED]);
+  }
+
+  async directPrincipals(ids: readonly string[]): Promise<Map<string, Set<string>>> {
+    const result = new Map<string, Set<string>>(ids.map((id) => [id, new Set<string>()]));
+    if (result.size === 0) return result;
+    const rows = await this.run<{ user_id: string; principal: string }>(DIRECT_PRINCIPALS, [[...result.keys()]]);
+    for (const { user_id, principal } of rows) result.get(user_id)?.add(principal);
+    return result;
+  }
+
+  async membersOf(principal: string): Promise<Set<string>> {
+    const rows = await this.run<{ user_id: string }>(MEMBERS_OF, [principal]);
+    return new Set(rows.map((row) => row.user_id));
   }
 
   async addPrincipalToAce(objectId: string, permission: string, principal: string): Promise<void> {

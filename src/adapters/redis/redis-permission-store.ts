@@ -73,6 +73,25 @@ export class RedisPermissionStore implements PermissionStore {
     return this.pool.run(async (client) => new Set(await client.sunion(this.key("u", userId), this.key("u", AUTHENTICATED))));
   }
 
+  async directPrincipals(ids: readonly string[]): Promise<Map<string, Set<string>>> {
+    const unique = [...new Set(ids)];
+    const result = new Map<string, Set<string>>();
+    if (unique.length === 0) return result;
+    const replies = await this.pool.run(async (client) => {
+      const pipeline = client.pipeline();
+      for (const id of unique) pipeline.smembers(this.key("u", id));
+      return repliesOf(await pipeline.exec());
+    });
+    unique.forEach((id, index) => result.set(id, new Set(replies[index] as string[])));
+    return result;
+  }
+
+  async membersOf(principal: string): Promise<Set<string>> {
+    const members = await this.pool.run(async (client) => new Set(await client.smembers(this.key("pu", principal))));
+    members.delete(principal);
+    return members;
+  }
+
   async addPrincipalToAce(objectId: string, permission: string, principal: string): Promise<void> {
     await this.pool.run((client) => runScript(client, ADD_ACE, [this.prefix, objectId, permission, principal]));
   }

@@ -33,6 +33,19 @@ export interface PermissionStore {
    */
   userPrincipals(userId: string): Promise<Set<string>>;
 
+  /**
+   * The principals stored for each id asked (a user id or a group), as addUserPrincipal gave
+   * them, not expanded through nesting: one entry per distinct id, an empty set when none.
+   */
+  directPrincipals(ids: readonly string[]): Promise<Map<string, Set<string>>>;
+
+  /**
+   * Every id (user or group, never `principal` itself) whose principals, expanded through
+   * nesting within the depth bound, hold `principal`: the ids whose view changes when
+   * `principal`'s own memberships change. `system.Authenticated` among them means every user.
+   */
+  membersOf(principal: string): Promise<Set<string>>;
+
   /** Adds the principal to the ACE (object, permission); idempotent. */
   addPrincipalToAce(objectId: string, permission: string, principal: string): Promise<void>;
 
