@@ -294,6 +294,17 @@ export function permissionStoreContract(
         expect(sorted(await store.userPrincipals("alice"))).to.deep.equal(["group:editors", "group:readers", "group:staff"]);
       });
 
+      it("expands principals held from elsewhere (a token's groups) as the user's own, level 1", async () => {
+        const levels = groups("group:idp", DEFAULT_GROUP_MAX_DEPTH + 1);
+        await chain(...levels);
+        await store.addUserPrincipal("alice", "group:stored");
+        expect(sorted(await store.userPrincipals("alice", [levels[0] ?? "", "group:bare"]))).to.deep.equal(
+          sorted([...levels.slice(0, DEFAULT_GROUP_MAX_DEPTH), "group:bare", "group:stored"]),
+        );
+        expect(sorted(await store.userPrincipals("alice", []))).to.deep.equal(["group:stored"]);
+        expect(sorted(await store.userPrincipals("nobody", ["group:bare"]))).to.deep.equal(["group:bare"]);
+      });
+
       it("lists and checks with the expanded principals", async () => {
         await chain("alice", "group:editors", "group:staff");
         await store.addPrincipalToAce("/a/1", "read", "group:staff");

@@ -54,8 +54,9 @@ export class MemoryPermissionStore implements PermissionStore {
     for (const userId of [...(this.holders.get(principal) ?? [])]) await this.removeUserPrincipal(userId, principal);
   }
 
-  async userPrincipals(userId: string): Promise<Set<string>> {
-    return reachedWithin([userId, AUTHENTICATED], this.groupMaxDepth, async (ids) => ids.map((id) => this.users.get(id) ?? []));
+  async userPrincipals(userId: string, held: readonly string[] = []): Promise<Set<string>> {
+    const links = async (ids: readonly string[]) => ids.map((id) => this.users.get(id) ?? []);
+    return reachedWithin([userId, AUTHENTICATED], this.groupMaxDepth, links, held);
   }
 
   async directPrincipals(ids: readonly string[]): Promise<Map<string, Set<string>>> {

@@ -20,10 +20,10 @@ const REMOVE_USER_PRINCIPAL = {
   text: "DELETE FROM user_principals WHERE user_id = $1 AND principal = $2",
 };
 const REMOVE_PRINCIPAL = { name: "tessera_perm_remove_principal", text: "DELETE FROM user_principals WHERE principal = $1" };
-// $1: the user and system.Authenticated; $2: group_max_depth.
+// $1: the user and system.Authenticated; $2: group_max_depth; $3: the principals held from elsewhere.
 const USER_PRINCIPALS = {
   name: "tessera_perm_user_principals",
-  text: `WITH RECURSIVE ${principalsReached("$1::text[]", "$2::int")} SELECT DISTINCT principal FROM reach`,
+  text: `WITH RECURSIVE ${principalsReached("$1::text[]", "$2::int", "$3::text[]")} SELECT DISTINCT principal FROM reach`,
 };
 // Each id by its key prefix, as MANY_OBJECT_ACLS (a flat `= ANY` let a generic plan scan the table).
 const DIRECT_PRINCIPALS = {
@@ -131,8 +131,8 @@ export class PostgresPermissionStore implements PermissionStore, PrincipalsWithC
     await this.run(REMOVE_PRINCIPAL, [principal]);
   }
 
-  async userPrincipals(userId: string): Promise<Set<string>> {
-    return this.principalSet(USER_PRINCIPALS, [[userId, AUTHENTICATED], this.groupMaxDepth]);
+  async userPrincipals(userId: string, held: readonly string[] = []): Promise<Set<string>> {
+    return this.principalSet(USER_PRINCIPALS, [[userId, AUTHENTICATED], this.groupMaxDepth, [...held]]);
   }
 
   async directPrincipals(ids: readonly string[]): Promise<Map<string, Set<string>>> {

@@ -13,11 +13,13 @@
 /**
  * `reach (principal, depth)`: every principal stored for one of the ids of `seeds` (a text[]
  * expression) at depth 1, then theirs at depth 2, up to the bound (`maxDepth`, an int expression).
+ * `held` (a text[] expression): principals at depth 1 whatever is stored (a token's groups).
  */
-export function principalsReached(seeds: string, maxDepth: string): string {
+export function principalsReached(seeds: string, maxDepth: string, held?: string): string {
   return `reach (principal, depth) AS (
       SELECT d.principal, 1 FROM unnest(${seeds}) AS s (id)
         CROSS JOIN LATERAL (SELECT u.principal FROM user_principals u WHERE u.user_id = s.id OFFSET 0) AS d
+      ${held === undefined ? "" : `UNION SELECT h.id, 1 FROM unnest(${held}) AS h (id)`}
       UNION
       SELECT d.principal, r.depth + 1 FROM reach r
         CROSS JOIN LATERAL (SELECT u.principal FROM user_principals u WHERE u.user_id = r.principal OFFSET 0) AS d

@@ -75,8 +75,8 @@ export class RedisPermissionStore implements PermissionStore {
   }
 
   /** One pipeline of SMEMBERS per level of nesting, at most `groupMaxDepth`. */
-  async userPrincipals(userId: string): Promise<Set<string>> {
-    return reachedWithin([userId, AUTHENTICATED], this.groupMaxDepth, (ids) => this.setsOf("u", ids));
+  async userPrincipals(userId: string, held: readonly string[] = []): Promise<Set<string>> {
+    return reachedWithin([userId, AUTHENTICATED], this.groupMaxDepth, (ids) => this.setsOf("u", ids), held);
   }
 
   async directPrincipals(ids: readonly string[]): Promise<Map<string, Set<string>>> {

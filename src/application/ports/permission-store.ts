@@ -38,8 +38,10 @@ export interface PermissionStore {
    * can hold every authenticated user), expanded through nesting: a group given to a group is
    * held by every member of the latter, up to the depth bound (the user's own principals being
    * level 1); a cycle ends there. Empty set for an unknown user.
+   * `held`: principals the user holds from elsewhere (the groups of a token), level 1 as if
+   * stored for the user: they are in the answer and expanded as its own.
    */
-  userPrincipals(userId: string): Promise<Set<string>>;
+  userPrincipals(userId: string, held?: readonly string[]): Promise<Set<string>>;
 
   /**
    * The principals stored for each id asked (a user id or a group), as addUserPrincipal gave
