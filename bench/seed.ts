@@ -71,7 +71,7 @@ export function listCollection(n: number): string {
 }
 
 /** The records of size N readable by the reader: every N/100-th. */
-function sharedNumbers(n: number): number[] {
+export function sharedNumbers(n: number): number[] {
   return Array.from({ length: SHARED_COUNT }, (_, i) => (i + 1) * Math.floor(n / SHARED_COUNT));
 }
 

@@ -17,9 +17,10 @@ import {
   seedListRedis,
   seedListSql,
 } from "./seed.js";
+import { NESTED_READER, seedNestedRedis, seedNestedSql } from "./nested-groups.js";
 
 export type BackendName = "memory" | "postgresql" | "redis";
-export const WORKLOADS = ["W1", "W2", "W3", "W4", "W5", "W6"] as const;
+export const WORKLOADS = ["W1", "W2", "W3", "W4", "W4N", "W5", "W6"] as const;
 export type WorkloadName = (typeof WORKLOADS)[number];
 
 export interface Figure {
@@ -121,6 +122,28 @@ async function w4(ctx: WorkloadContext): Promise<Figure[]> {
   return figures;
 }
 
+/** W4 read by a caller holding the shared records through nested groups (bench/nested-groups.ts). */
+async function w4n(ctx: WorkloadContext): Promise<Figure[]> {
+  if (ctx.backend === "memory") {
+    ctx.log("W4N: skipped on memory (group links cannot be seeded from outside the server)");
+    return [];
+  }
+  const figures: Figure[] = [];
+  for (const n of ctx.sizes) {
+    await seedList(ctx, n);
+    if (ctx.backend === "postgresql") await seedNestedSql(ctx.sqlUrl ?? "", n);
+    else await seedNestedRedis(ctx.redisUrl ?? "", n);
+    const path = `/${listCollection(n)}?_limit=100`;
+    const check = await api(ctx.base, "GET", path, NESTED_READER);
+    const count = (check.json as { data?: unknown[] } | undefined)?.data?.length;
+    if (check.status !== 200 || count !== SHARED_COUNT)
+      throw new Error(`W4N check on ${listCollection(n)}: status ${check.status}, ${count} records instead of ${SHARED_COUNT}`);
+    const request = json("GET", `/v1${path}`, NESTED_READER);
+    for (const connections of [1, 8]) figures.push({ label: `W4N ${n}`, connections, requests: [request] });
+  }
+  return figures;
+}
+
 /** Per-connection state rides on the request object, which autocannon copies per connection. */
 interface PatchState {
   entry?: { id: string; etag: string };
@@ -198,6 +221,7 @@ export const PREPARE: Record<WorkloadName, (ctx: WorkloadContext) => Promise<Fig
   W2: w2,
   W3: w3,
   W4: w4,
+  W4N: w4n,
   W5: w5,
   W6: w6,
 };

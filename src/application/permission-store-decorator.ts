@@ -24,8 +24,8 @@ export abstract class PermissionStoreDecorator implements PermissionStore {
   removePrincipal(principal: string): Promise<void> {
     return this.inner.removePrincipal(principal);
   }
-  userPrincipals(userId: string): Promise<Set<string>> {
-    return this.inner.userPrincipals(userId);
+  userPrincipals(userId: string, held?: readonly string[]): Promise<Set<string>> {
+    return this.inner.userPrincipals(userId, held);
   }
   directPrincipals(ids: readonly string[]): Promise<Map<string, Set<string>>> {
     return this.inner.directPrincipals(ids);

@@ -22,8 +22,11 @@ export function anonymousRequester(): Requester {
   return { userId: undefined, caller: () => Promise.resolve(ANONYMOUS) };
 }
 
-/** Finds a user's extra principals (groups...); by default the permission backend's `userPrincipals`. */
-export type GroupFinder = (userId: string) => Promise<Iterable<string>>;
+/**
+ * Finds a user's extra principals (groups...); by default the permission backend's
+ * `userPrincipals`. `held`: the credential's own groups, which the backend expands through nesting.
+ */
+export type GroupFinder = (userId: string, held?: readonly string[]) => Promise<Iterable<string>>;
 
 export const noGroups: GroupFinder = () => Promise.resolve([]);
 
@@ -46,9 +49,9 @@ export function authenticatedRequester(
     userId,
     // A store that checks access together with the principals knows only its own: not the credential's.
     groupsToRead: () => (groupsFromPermissions && fromCredential.length === 0 && pending === undefined ? adopt : undefined),
-    resolveAgain: async () => principals(await groupFinder(userId)),
+    resolveAgain: async () => principals(await groupFinder(userId, fromCredential)),
     caller() {
-      pending ??= groupFinder(userId).then(
+      pending ??= groupFinder(userId, fromCredential).then(
         (extra) => principals(extra),
         (error: unknown) => {
           pending = undefined; // a failed lookup may be retried by a later sub-request

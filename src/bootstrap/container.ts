@@ -249,7 +249,7 @@ function groupFinder(extensions: readonly TesseraExtension[], context: Extension
   if (custom?.groupFinder) return { find: custom.groupFinder(context), fromPermissions: false };
   const permissions = context.permissions;
   return permissions
-    ? { find: (userId) => permissions.userPrincipals(userId), fromPermissions: true }
+    ? { find: (userId, held) => permissions.userPrincipals(userId, held), fromPermissions: true }
     : { find: noGroups, fromPermissions: false };
 }
 

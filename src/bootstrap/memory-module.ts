@@ -18,7 +18,7 @@ export const memoryModule: TechnologyModule = (roles) =>
       bind(TOKENS.UnitOfWork).toResolvedValue(() => new DirectUnitOfWork());
       bind(ACCOUNT_STORE).toResolvedValue(() => new MemoryAccountStore());
     }
-    if (roles.permission) bind(TOKENS.PermissionStore).toResolvedValue(() => new MemoryPermissionStore());
+    if (roles.permission) bind(TOKENS.PermissionStore).toResolvedValue(() => new MemoryPermissionStore(roles.groupMaxDepth));
     const cache = roles.cache;
     if (cache) bind(TOKENS.Cache).toResolvedValue((clock: Clock) => new MemoryCache(cache.prefix, clock), [TOKENS.Clock]);
   });

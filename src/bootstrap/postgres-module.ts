@@ -88,15 +88,21 @@ export const postgresModule: TechnologyModule = (roles) =>
       if (storage === permission) {
         bind(TOKENS.SharedRecords).toResolvedValue(
           // Its own permission store on the same database: the container times SharedRecords calls as a whole.
-          (store: PostgresRecordStore, unitOfWork: UnitOfWork) => PostgresSharedRecords.on(storage, store, unitOfWork),
+          (store: PostgresRecordStore, unitOfWork: UnitOfWork) => PostgresSharedRecords.on(storage, store, unitOfWork, roles.groupMaxDepth),
           [RECORD_STORE, TOKENS.UnitOfWork],
         );
       }
     }
     if (permission) {
-      bind(TOKENS.PermissionStore).toResolvedValue((_owner: PostgresDatabases) => new PostgresPermissionStore(permission), [DATABASES]);
+      bind(TOKENS.PermissionStore).toResolvedValue(
+        (_owner: PostgresDatabases) => new PostgresPermissionStore(permission, roles.groupMaxDepth),
+        [DATABASES],
+      );
       // A user's principals and a permission check in one statement (the backend keeps both).
-      bind(TOKENS.PrincipalsWithCheck).toResolvedValue((_owner: PostgresDatabases) => new PostgresPermissionStore(permission), [DATABASES]);
+      bind(TOKENS.PrincipalsWithCheck).toResolvedValue(
+        (_owner: PostgresDatabases) => new PostgresPermissionStore(permission, roles.groupMaxDepth),
+        [DATABASES],
+      );
     }
     const cacheSettings = roles.cache;
     if (cache && cacheSettings) {

@@ -22,7 +22,7 @@ export const redisModule: TechnologyModule = (roles) =>
     const { permission, cache } = roles;
     if (permission) {
       bind(TOKENS.PermissionStore)
-        .toResolvedValue(() => new RedisPermissionStore(connectionOptions(permission)))
+        .toResolvedValue(() => new RedisPermissionStore(connectionOptions(permission), roles.groupMaxDepth))
         .onDeactivation((store) => store.close());
     }
     if (cache) {

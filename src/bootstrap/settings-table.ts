@@ -10,6 +10,7 @@
  */
 import type { JsonValue } from "../domain/json.js";
 import { COLLECTION_NAME_PATTERN, type ResourceKind } from "../application/resources.js";
+import { DEFAULT_GROUP_MAX_DEPTH } from "../application/ports/permission-store.js";
 import { parseAddressRange } from "../adapters/http/client-address.js";
 import {
   anyText,
@@ -204,6 +205,12 @@ export const SETTINGS = {
     "where ACLs and principals live; required while a shareable resource is declared",
   ),
   permission_url: row("Backends", optional(anyText()), null, "database URL; required for `postgresql` and `redis`"),
+  group_max_depth: row(
+    "Backends",
+    integer(1, 20),
+    DEFAULT_GROUP_MAX_DEPTH,
+    "levels of nested groups in a user's principals: the user's own are level 1, their groups' level 2...; 1: no nesting",
+  ),
   cache_backend: row("Backends", oneOf(["memory", "postgresql", "redis"] as const), "memory", "where the cache lives"),
   cache_url: row("Backends", optional(anyText()), null, "database URL; required for `postgresql` and `redis`"),
   ...backendRows("pool_size", optional(integer(1)), null, "connections of the backend", { shownDefault: "10 (Redis permissions: 50)" }),

@@ -90,6 +90,8 @@ export interface Settings {
   readonly feedCatchUpSeconds: number;
   /** Lease of a serving process in the principal fence (docs/feed-fence.md); 0: no fence, signals only. */
   readonly feedLeaseSeconds: number;
+  /** Levels of nested groups the permission backend follows in a user's principals. */
+  readonly groupMaxDepth: number;
   /** After SIGTERM, the process exits at the latest after this long, drained or not. */
   readonly shutdownTimeoutSeconds: number;
   readonly feedBufferBytes: number;
@@ -340,6 +342,7 @@ function interpret(raw: Record<string, JsonValue>, problems: string[], warnings:
     feedKeepaliveSeconds: value("feed_keepalive_seconds"),
     feedCatchUpSeconds: value("feed_catch_up_seconds"),
     feedLeaseSeconds: value("feed_lease_seconds"),
+    groupMaxDepth: value("group_max_depth"),
     shutdownTimeoutSeconds: value("shutdown_timeout_seconds"),
     feedBufferBytes: value("feed_buffer_bytes"),
     feedMaxStreamsPerAddress: value("feed_max_streams_per_address"),

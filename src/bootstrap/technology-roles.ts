@@ -15,6 +15,8 @@ export interface TechnologyRoles {
   readonly feedCatchUpSeconds: number;
   /** `feed_lease_seconds`: the principal fence's lease (PostgreSQL storage; 0: no fence). */
   readonly feedLeaseSeconds: number;
+  /** `group_max_depth`: levels of nested groups the permission backend follows. */
+  readonly groupMaxDepth: number;
 }
 
 /** A technology's container module: binds the port tokens of the roles it is given. */
@@ -29,6 +31,7 @@ export function rolesByTechnology(settings: Settings): Map<string, TechnologyRol
         [port]: backend,
         feedCatchUpSeconds: settings.feedCatchUpSeconds,
         feedLeaseSeconds: settings.feedLeaseSeconds,
+        groupMaxDepth: settings.groupMaxDepth,
       });
   };
   serve("storage", settings.storage);

@@ -104,6 +104,54 @@ describe("technology modules", () => {
     expect(await capable({ ...storage, permission_backend: "memory" })).to.equal(false);
   });
 
+  describe("group_max_depth reaches every permission backend and every path reading principals", () => {
+    /** user → group:1 → group:2 → group:3, stored through the container's permission store. */
+    async function principalsAt(depth: string, overrides: Record<string, string | undefined>): Promise<string[][]> {
+      const container = buildContainer(settingsFrom({ ...overrides, group_max_depth: depth }), quiet);
+      try {
+        const migrator = container.isBound(TOKENS.Migrator) ? await container.getAsync(TOKENS.Migrator) : undefined;
+        await migrator?.migrate();
+        const permissions = await container.getAsync(TOKENS.PermissionStore);
+        await permissions.flush();
+        for (const [member, group] of [
+          ["account:depth", "group:1"],
+          ["group:1", "group:2"],
+          ["group:2", "group:3"],
+        ])
+          await permissions.addUserPrincipal(member ?? "", group ?? "");
+        const seen = [[...(await permissions.userPrincipals("account:depth"))].sort()];
+        if (container.isBound(TOKENS.PrincipalsWithCheck)) {
+          const combined = await container.getAsync(TOKENS.PrincipalsWithCheck);
+          seen.push([...(await combined.principalsAndCheck("account:depth", [], "/x", "read")).principals].sort());
+        }
+        const shared = await container.getAsync(TOKENS.SharedRecords);
+        const acls = { objectIdPrefix: "/x/", permissions: ["read"], readPermissions: () => ["read"] };
+        const read = await shared.read({ collection: "x", parentId: "" }, "none", acls, "account:depth");
+        if (read.principals) seen.push([...read.principals].sort());
+        await permissions.flush();
+        return seen;
+      } finally {
+        await container.unbindAllAsync();
+      }
+    }
+    const url = postgres(DATABASE);
+    const backends: [string, Record<string, string>][] = [
+      ["memory", { permission_backend: "memory" }],
+      ["postgresql", { storage_backend: "postgresql", storage_url: url, permission_backend: "postgresql", permission_url: url }],
+      ["redis", { permission_backend: "redis", permission_url: REDIS_URL, permission_prefix: `tessera:depth-test:${process.pid}:` }],
+    ];
+    for (const [name, overrides] of backends) {
+      describe(`on ${name}`, () => {
+        if (name !== "memory") requireService(name === "redis" ? "redis" : "postgresql");
+        if (name === "postgresql") before(() => ensureDatabase(DATABASE));
+        it("follows the configured levels and no more", async () => {
+          for (const seen of await principalsAt("2", overrides)) expect(seen).to.deep.equal(["group:1", "group:2"]);
+          for (const seen of await principalsAt("1", overrides)) expect(seen).to.deep.equal(["group:1"]);
+        });
+      });
+    }
+  });
+
   describe("on PostgreSQL", () => {
     requireService("postgresql");
     before(() => ensureDatabase(DATABASE));

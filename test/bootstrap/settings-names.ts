@@ -46,6 +46,7 @@ export const KNOWN_SETTINGS: readonly KnownSetting[] = [
   known("storage_url", "postgresql://localhost/x"),
   known("permission_backend", "memory", "ldap"),
   known("permission_url", "redis://localhost/1"),
+  known("group_max_depth", "3", "0"),
   known("cache_backend", "memory", "memcached"),
   known("cache_url", "redis://localhost/2"),
   ...perBackend("storage"),

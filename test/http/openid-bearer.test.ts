@@ -5,6 +5,7 @@
  * 500) while a provider cannot be reached.
  */
 import { expect } from "chai";
+import { TOKENS } from "../../src/bootstrap/tokens.js";
 import { createServer } from "node:net";
 import { importJWK, SignJWT } from "jose";
 import { RESOURCES, signingKey, startProvider, type TestProvider } from "../support/openid-provider.js";
@@ -129,6 +130,31 @@ describe("HTTP with OpenID Connect bearer tokens", function () {
     expect(aliceElsewhere.status).to.equal(403);
     const listed = await server.request("GET", "/v1/articles", { auth: bearer(await corp.accessToken("alice")) });
     expect(listed.body.data.map((r: { id: string }) => r.id)).to.include(created.body.data.id);
+  });
+
+  it("expands a token's group through nested groups: a record shared with the group holding it is readable", async () => {
+    const permissions = await server.running.container.getAsync(TOKENS.PermissionStore);
+    await permissions.addUserPrincipal("group:editors", "group:staff");
+    try {
+      const created = await server.request("POST", "/v1/articles", {
+        auth: basic("writer:pw"),
+        body: { data: { title: "for staff" }, permissions: { read: ["group:staff"] } },
+      });
+      const path = `/v1/articles/${created.body.data.id}`;
+      const alice = bearer(await corp.accessToken("alice"));
+      expect((await server.request("GET", "/v1/", { auth: alice })).body.user.principals).to.include.members([
+        "group:editors",
+        "group:staff",
+      ]);
+      expect((await server.request("GET", path, { auth: alice })).status).to.equal(200);
+      const listed = await server.request("GET", "/v1/articles", { auth: alice });
+      expect(listed.body.data.map((r: { id: string }) => r.id)).to.include(created.body.data.id);
+      expect((await server.request("GET", path, { auth: bearer(await corp.accessToken("bob")) })).status).to.equal(403);
+      await permissions.removeUserPrincipal("group:editors", "group:staff");
+      expect((await server.request("GET", path, { auth: alice })).status).to.equal(403);
+    } finally {
+      await permissions.removeUserPrincipal("group:editors", "group:staff");
+    }
   });
 
   it("answers 401 with every challenge to a refused token where authentication is needed", async () => {

@@ -1,8 +1,9 @@
 /** In-process PermissionStore: the reference fake the application tests trust (same contract as the others). */
 /* eslint-disable @typescript-eslint/require-await -- the port is async; memory answers at once */
-import type { ObjectPermissions, PermissionStore } from "../../application/ports/permission-store.js";
+import { DEFAULT_GROUP_MAX_DEPTH, type ObjectPermissions, type PermissionStore } from "../../application/ports/permission-store.js";
 import { boundPairs, type BoundPermissionsFn } from "../../domain/permissions.js";
 import { AUTHENTICATED } from "../../domain/principals.js";
+import { reachedWithin } from "../../application/nested-principals.js";
 import { wildcardMatcher } from "../../domain/wildcard.js";
 
 export class MemoryPermissionStore implements PermissionStore {
@@ -17,6 +18,9 @@ export class MemoryPermissionStore implements PermissionStore {
   private readonly users = new Map<string, Set<string>>();
   /** principal → ids holding it: the reverse of `users`, for membersOf. Empty sets are never kept. */
   private readonly holders = new Map<string, Set<string>>();
+
+  /** `groupMaxDepth`: levels of nested groups followed (`group_max_depth`). */
+  constructor(private readonly groupMaxDepth = DEFAULT_GROUP_MAX_DEPTH) {}
 
   async initializeSchema(): Promise<void> {}
 
@@ -50,8 +54,9 @@ export class MemoryPermissionStore implements PermissionStore {
     for (const userId of [...(this.holders.get(principal) ?? [])]) await this.removeUserPrincipal(userId, principal);
   }
 
-  async userPrincipals(userId: string): Promise<Set<string>> {
-    return new Set([...(this.users.get(userId) ?? []), ...(this.users.get(AUTHENTICATED) ?? [])]);
+  async userPrincipals(userId: string, held: readonly string[] = []): Promise<Set<string>> {
+    const links = async (ids: readonly string[]) => ids.map((id) => this.users.get(id) ?? []);
+    return reachedWithin([userId, AUTHENTICATED], this.groupMaxDepth, links, held);
   }
 
   async directPrincipals(ids: readonly string[]): Promise<Map<string, Set<string>>> {
@@ -59,7 +64,7 @@ export class MemoryPermissionStore implements PermissionStore {
   }
 
   async membersOf(principal: string): Promise<Set<string>> {
-    const members = new Set(this.holders.get(principal));
+    const members = await reachedWithin([principal], this.groupMaxDepth, async (ids) => ids.map((id) => this.holders.get(id) ?? []));
     members.delete(principal);
     return members;
   }
