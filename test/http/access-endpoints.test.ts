@@ -55,6 +55,18 @@ describe("explain, readers and /permissions", () => {
       ]);
     });
 
+    it("follows groups in groups, for explain's chain and for readers", async () => {
+      await permissions.addUserPrincipal("group:editors", "group:staff");
+      await server.request("PATCH", "/v1/articles/a1", { user: "alice:pw", body: { permissions: { read: ["group:staff"] } } });
+      const res = await get("/v1/articles/a1/explain", "bob:pw");
+      expect(res.body.data.grants[0].principals).to.deep.equal([
+        { principal: "group:staff", chain: [BOB, "group:editors", "group:staff"] },
+      ]);
+      const readers = await get("/v1/articles/a1/readers", "alice:pw");
+      const bob = readers.body.data.find((r: { principal: string }) => r.principal === BOB);
+      expect(bob).to.deep.equal({ principal: BOB, grants: [], through: ["group:staff"] });
+    });
+
     it("names the setting and the collection ACL", async () => {
       await permissions.addPrincipalToAce("/articles", "write", "system.Authenticated");
       const res = await get("/v1/articles/a1/explain", "carol:pw");
