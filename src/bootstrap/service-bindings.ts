@@ -23,6 +23,7 @@ import type { SharedRecords } from "../application/ports/shared-records.js";
 import type { UnitOfWork } from "../application/ports/unit-of-work.js";
 import { RecordService } from "../application/record-service.js";
 import { AccessService } from "../application/access/access-service.js";
+import { CHAIN_BOUNDS } from "../application/access/group-chains.js";
 import { PortableSharedRecords } from "../application/shared-records/portable-shared-records.js";
 import type { Settings } from "./settings.js";
 import { TOKENS } from "./tokens.js";
@@ -90,6 +91,7 @@ export function bindAccessService(container: Container, settings: Settings): voi
         kinds,
         permissions: permissions ?? NO_PERMISSION_STORE,
         tokens: new PaginationTokens(settings.userIdHmacSecret),
+        chainBounds: { ...CHAIN_BOUNDS, maxDepth: settings.groupMaxDepth },
       }),
     [TOKENS.RecordStore, TOKENS.SharedRecords, TOKENS.ResourceKinds, permissionStore],
   );

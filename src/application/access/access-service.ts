@@ -101,12 +101,23 @@ export class AccessService {
     rejectUnknownPermission(resource, permission);
     const kind = this.kindOf(resource);
     const scope = kind.scope(requester, resource);
-    const [caller, target] = await this.targets.callerAndTarget(kind, requester, resource, scope, id);
     const acls = memoizedAcls(this.deps.permissions, knownPermissions(resource));
+    // Started with the record read, not after the decision: the walk through the user's groups
+    // and the collection's ACL (a cache warmed, decided on later) cost no round trip of their own.
+    // A kind without ACL never asks the permission backend: its one grant is the caller's own id.
+    const keepsAcl = kind.recordAcls(resource) !== undefined;
+    const own = requester.userId === undefined ? [] : [requester.userId];
+    const read = this.targets.callerAndTarget(kind, requester, resource, scope, id);
+    let known: readonly string[] | undefined; // the caller's principals, once read: the walk may end when it reached them all
+    void read.then(([c]) => (known = c.principals)).catch(() => undefined);
+    const enough = (reached: ReadonlyMap<string, string[]>) => known !== undefined && known.every((p) => reached.has(p));
+    const walk = groupChains(this.deps.permissions, requester.userId, keepsAcl ? undefined : own, this.deps.chainBounds, enough);
+    const warm = keepsAcl ? acls([{ objectId: `/${resource.name}`, permission: READ }]) : undefined;
+    const [[caller, target], chains] = await Promise.all([read, walk, warm]);
     const readPermission = permissionFor(resource, "read");
-    const read = await kind.explain(caller, resource, readPermission, id, target.acl, acls);
-    if (!read.allowed) {
-      if (permission === readPermission) return this.explained(caller, resource, permission, recordId(resource, id), read);
+    const reading = await kind.explain(caller, resource, readPermission, id, target.acl, acls);
+    if (!reading.allowed) {
+      if (permission === readPermission) return explained(caller, resource, permission, recordId(resource, id), reading, chains);
       throw denial(caller);
     }
     if (!target.record) throw new RecordNotFoundError(resource.name, id);
@@ -114,11 +125,11 @@ export class AccessService {
     const onCollection = permission === permissionFor(resource, "create");
     const decision =
       permission === readPermission
-        ? read
+        ? reading
         : onCollection
           ? await kind.explain(caller, resource, permission, undefined, undefined, acls)
           : await kind.explain(caller, resource, permission, id, target.acl, acls);
-    return this.explained(caller, resource, permission, onCollection ? `/${resource.name}` : recordId(resource, id), decision);
+    return explained(caller, resource, permission, onCollection ? `/${resource.name}` : recordId(resource, id), decision, chains);
   }
 
   /**
@@ -258,39 +269,37 @@ export class AccessService {
     return entries.map((e) => e.id);
   }
 
-  private async explained(
-    caller: Caller,
-    resource: ResourceDefinition,
-    permission: string,
-    objectId: string,
-    decision: Decision,
-  ): Promise<Explanation> {
-    const named = new Set(decision.held.flatMap((g) => g.principals));
-    const chains = await groupChains(this.deps.permissions, caller.userId, named, this.deps.chainBounds);
-    const collection = `/${resource.name}`;
-    const held = decision.held.map((grant) => ({
-      objectId: grant.objectId,
-      permission: grant.permission,
-      source: grant.source,
-      ...(grant.source === "settings" && grant.objectId === collection
-        ? { setting: `${resource.name}_${grant.permission}_principals` }
-        : {}),
-      through: grant.principals.map((principal) => ({ principal, chain: chains.get(principal) })),
-    }));
-    return {
-      permission,
-      objectId,
-      allowed: decision.allowed,
-      principals: caller.principals,
-      checked: decision.checked,
-      held,
-      policy: decision.policy,
-    };
-  }
-
   private kindOf(resource: ResourceDefinition): ResourceKindPolicy {
     return this.deps.kinds[resource.kind];
   }
+}
+
+/** The decision as explain answers it: each held principal with its chain (from the user's walk). */
+function explained(
+  caller: Caller,
+  resource: ResourceDefinition,
+  permission: string,
+  objectId: string,
+  decision: Decision,
+  chains: ReadonlyMap<string, string[]>,
+): Explanation {
+  const collection = `/${resource.name}`;
+  const held = decision.held.map((grant) => ({
+    objectId: grant.objectId,
+    permission: grant.permission,
+    source: grant.source,
+    ...(grant.source === "settings" && grant.objectId === collection ? { setting: `${resource.name}_${grant.permission}_principals` } : {}),
+    through: grant.principals.map((principal) => ({ principal, chain: chains.get(principal) })),
+  }));
+  return {
+    permission,
+    objectId,
+    allowed: decision.allowed,
+    principals: caller.principals,
+    checked: decision.checked,
+    held,
+    policy: decision.policy,
+  };
 }
 
 function rejectUnknownPermission(resource: ResourceDefinition, permission: string): void {

@@ -17,14 +17,21 @@ export interface ChainBounds {
 
 export const CHAIN_BOUNDS: ChainBounds = { maxDepth: 16, maxVisited: 1000 };
 
-/** For each target the caller holds, the chain from the user to it (first the user, last the target). */
+/**
+ * For each target the caller holds, the chain from the user to it (first the user, last the
+ * target); `targets` undefined: every principal the walk reaches (all of the user's memberships
+ * within the bounds), for a walk started before the targets are known: `enough` may end it
+ * earlier, asked before each level.
+ */
 export async function groupChains(
   store: Pick<PermissionStore, "directPrincipals">,
   userId: string | undefined,
-  targets: Iterable<string>,
+  targets: Iterable<string> | undefined,
   bounds: ChainBounds = CHAIN_BOUNDS,
+  enough: (reached: ReadonlyMap<string, string[]>) => boolean = () => false,
 ): Promise<Map<string, string[]>> {
-  const wanted = new Set(targets);
+  const everything = targets === undefined;
+  const wanted = new Set(targets ?? [EVERYONE, AUTHENTICATED, ...(userId === undefined ? [] : [userId])]);
   const chains = new Map<string, string[]>();
   const from = userId === undefined ? [] : [userId];
   // Everyone and Authenticated are held by being a caller (an authenticated one).
@@ -44,7 +51,7 @@ export async function groupChains(
   };
   let frontier = [userId, AUTHENTICATED];
   for (let depth = 1; depth <= bounds.maxDepth && frontier.length > 0 && parent.size < bounds.maxVisited; depth++) {
-    if ([...wanted].every((t) => chains.has(t))) break;
+    if (everything ? enough(chains) : [...wanted].every((t) => chains.has(t))) break;
     const direct = await store.directPrincipals(frontier);
     const next: string[] = [];
     for (const id of frontier) {
@@ -52,7 +59,7 @@ export async function groupChains(
         if (parent.has(principal) || parent.size >= bounds.maxVisited) continue;
         parent.set(principal, id);
         next.push(principal);
-        if (wanted.has(principal) && !chains.has(principal)) chains.set(principal, chainTo(principal));
+        if ((everything || wanted.has(principal)) && !chains.has(principal)) chains.set(principal, chainTo(principal));
       }
     }
     frontier = next;
