@@ -122,6 +122,9 @@ describe("explain, readers and /permissions", () => {
         { source: "owner", uri: "/notes/n1", permission: "write", principals: [{ principal: ALICE, chain: [ALICE] }] },
       ]);
       expect((await get("/v1/notes/n1/explain", "bob:pw")).status).to.equal(404);
+      expect((await get("/v1/notes/n1/readers", "alice:pw")).body.data).to.deep.equal([
+        { principal: ALICE, grants: [{ source: "owner", uri: "/notes/n1", permission: "read" }], through: [] },
+      ]);
       expect((await get("/v1/notes/n1/explain")).status).to.equal(401);
     });
 

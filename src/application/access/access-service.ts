@@ -150,7 +150,10 @@ export class AccessService {
     const filters = tokenBinding("readers", recordId(resource, id));
     const after =
       page.token === undefined ? undefined : stringAt(this.deps.tokens.decode(page.token, READERS_SORT, filters).cursor.values, 0);
-    const held = (await kind.holders(resource, READ, id, target.acl ?? {}, acls)) ?? [];
+    // A kind without ACL: the record is its owner's alone, who is the caller (the scope is theirs).
+    const owner = caller.userId === undefined ? [] : [caller.userId];
+    const fromAcls = await kind.holders(resource, READ, id, target.acl ?? {}, acls);
+    const held = fromAcls ?? [{ objectId: recordId(resource, id), permission: READ, source: "owner" as const, principals: owner }];
     const readers = new Map<string, { grants: Reader["grants"][number][]; through: Set<string> }>();
     const entry = (principal: string) => {
       let found = readers.get(principal);
@@ -161,7 +164,7 @@ export class AccessService {
       for (const principal of grant.principals)
         entry(principal).grants.push({ objectId: grant.objectId, permission: grant.permission, source: grant.source });
     // Everyone and Authenticated stand for every caller: they are listed, never expanded.
-    const groups = [...readers.keys()].filter((p) => p !== EVERYONE && p !== AUTHENTICATED);
+    const groups = fromAcls === undefined ? [] : [...readers.keys()].filter((p) => p !== EVERYONE && p !== AUTHENTICATED);
     const members = await Promise.all(groups.map((group) => this.deps.permissions.membersOf(group)));
     groups.forEach((group, i) => {
       for (const member of members[i] ?? []) entry(member).through.add(group);
