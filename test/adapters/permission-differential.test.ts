@@ -33,21 +33,23 @@ function harnessOf(port: PermissionStore): Harness<PermissionStore> {
 }
 
 const DIFFERENTIAL_DATABASE = "tessera_differential_test";
+/** Low, so that the small alphabet's chains of nested groups often meet the bound. */
+const GROUP_MAX_DEPTH = 2;
 
 async function openPostgres(): Promise<Harness<PermissionStore>> {
   await ensureDatabase(DIFFERENTIAL_DATABASE);
   const database = new PostgresDatabase({ url: databaseUrl(DIFFERENTIAL_DATABASE), poolSize: 4 });
   await database.migrate();
-  const port = new PostgresPermissionStore(database);
+  const port = new PostgresPermissionStore(database, GROUP_MAX_DEPTH);
   return { port, reset: () => port.flush(), close: () => database.close() };
 }
 
 const BACKENDS: Backend[] = [
-  { name: "memory", open: () => Promise.resolve(harnessOf(new MemoryPermissionStore())) },
+  { name: "memory", open: () => Promise.resolve(harnessOf(new MemoryPermissionStore(GROUP_MAX_DEPTH))) },
   {
     name: "redis",
     service: "redis",
-    open: () => Promise.resolve(harnessOf(new RedisPermissionStore({ url: REDIS_URL, prefix: RUN, poolSize: 4 }))),
+    open: () => Promise.resolve(harnessOf(new RedisPermissionStore({ url: REDIS_URL, prefix: RUN, poolSize: 4 }, GROUP_MAX_DEPTH))),
   },
   { name: "postgresql", service: "postgresql", open: openPostgres },
 ];
@@ -61,7 +63,8 @@ const OBJECTS = ["/a", "/a/1", "/a/2", "/a/1/x", "/a_/1", "/a%/1", "/ab/1", "/b"
 const PATTERNS = [...OBJECTS, "*", "/a/*", "/a*", "*1", "/*/1", "/a_/*", "/b/*", "/%*", "*x*", "/a/*/x", "*|*"];
 const PERMISSIONS = ["read", "write", "create", "record:create"];
 const PRINCIPALS = ["alice", "bob", "team", "system.Everyone", "system.Authenticated", "a|b", "x\\y"];
-const USERS = ["alice", "bob", "system.Authenticated", "u:1"];
+// Principals among the users: groups holding groups (nesting, cycles) are drawn too.
+const USERS = ["alice", "bob", "system.Authenticated", "u:1", "team", "a|b"];
 
 const writeImpliesRead: BoundPermissionsFn = (objectId, permission) =>
   permission === "read"
@@ -91,7 +94,9 @@ const operation = fc.oneof(
   { arbitrary: fc.tuple(fc.constant("addUserPrincipal" as const), user, principal), weight: 3 },
   { arbitrary: fc.tuple(fc.constant("removeUserPrincipal" as const), user, principal), weight: 2 },
   { arbitrary: fc.tuple(fc.constant("removePrincipal" as const), principal), weight: 1 },
-  { arbitrary: fc.tuple(fc.constant("userPrincipals" as const), user), weight: 2 },
+  { arbitrary: fc.tuple(fc.constant("userPrincipals" as const), user, fc.array(principal, { maxLength: 2 })), weight: 3 },
+  { arbitrary: fc.tuple(fc.constant("membersOf" as const), principal), weight: 2 },
+  { arbitrary: fc.tuple(fc.constant("directPrincipals" as const), fc.array(user, { maxLength: 3 })), weight: 1 },
   { arbitrary: fc.tuple(fc.constant("addPrincipalToAce" as const), object, permission, principal), weight: 8 },
   { arbitrary: fc.tuple(fc.constant("removePrincipalFromAce" as const), object, permission, principal), weight: 3 },
   { arbitrary: fc.tuple(fc.constant("objectPermissionPrincipals" as const), object, permission), weight: 2 },
@@ -148,7 +153,13 @@ async function apply(store: PermissionStore, op: Operation): Promise<Answer> {
     case "removePrincipal":
       return store.removePrincipal(op[1]).then(() => null);
     case "userPrincipals":
-      return sortedOf(await store.userPrincipals(op[1]));
+      return sortedOf(await store.userPrincipals(op[1], op[2]));
+    case "membersOf":
+      return sortedOf(await store.membersOf(op[1]));
+    case "directPrincipals":
+      return [...(await store.directPrincipals(op[1]))]
+        .map(([id, held]): [string, string[]] => [id, sortedOf(held)])
+        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     case "addPrincipalToAce":
       return store.addPrincipalToAce(op[1], op[2], op[3]).then(() => null);
     case "removePrincipalFromAce":

@@ -19,29 +19,23 @@ describe("LiveFeed and changes of nested groups", function () {
       await world.acls.addUserPrincipal("group:readers", "group:editors");
       await world.acls.addUserPrincipal("bob", "group:editors");
       await world.acls.addUserPrincipal("dave", "group:other");
-      const open = async () => {
-        const streams = await Promise.all(["alice", "bob", "dave"].map((user) => world.subscribe(user, undefined)));
+      const open = async (...users: string[]) => {
+        const streams = await Promise.all(users.map((user) => world.subscribe(user, undefined)));
         await Promise.all(streams.map((stream) => stream.waitFor("live")));
         return streams;
       };
 
-      let [alice, bob, dave] = await open();
+      const [alice, bob, dave] = await open("alice", "bob", "dave");
       await announced.addUserPrincipal("group:editors", "group:staff");
       expect(alice?.lines.slice(-1)).to.deep.equal(["resync"]);
       expect(bob?.lines.slice(-1)).to.deep.equal(["resync"]);
       expect(dave?.lines).to.not.include("resync");
       expect([...(await world.acls.userPrincipals("alice"))].sort()).to.deep.equal(["group:editors", "group:readers", "group:staff"]);
 
-      [alice, bob] = await Promise.all(
-        ["alice", "bob"].map(async (user) => {
-          const stream = await world.subscribe(user, undefined);
-          await stream.waitFor("live");
-          return stream;
-        }),
-      );
+      const [aliceAgain, bobAgain] = await open("alice", "bob");
       await announced.removeUserPrincipal("group:editors", "group:staff");
-      expect(alice?.lines.slice(-1)).to.deep.equal(["resync"]);
-      expect(bob?.lines.slice(-1)).to.deep.equal(["resync"]);
+      expect(aliceAgain?.lines.slice(-1)).to.deep.equal(["resync"]);
+      expect(bobAgain?.lines.slice(-1)).to.deep.equal(["resync"]);
       expect(dave?.lines).to.not.include("resync");
       expect([...(await world.acls.userPrincipals("alice"))].sort()).to.deep.equal(["group:editors", "group:readers"]);
     } finally {

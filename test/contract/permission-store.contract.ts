@@ -313,6 +313,31 @@ export function permissionStoreContract(
         expect(await store.checkPermission("/a/1", "read", principals)).to.equal(true);
       });
 
+      it("keeps nested ids with `%`, `_`, `*`, `:`, quotes and non-ASCII apart, as plain strings", async () => {
+        const odd = ["group:a%", "group:a_", "group:*", "group:a:b", "group:'\"", "group:é😀", "group:a\\"];
+        await chain("alice", ...odd);
+        await store.addUserPrincipal("group:ab", "group:never");
+        await store.addUserPrincipal("group:a", "group:never");
+        const bound = odd.slice(0, DEFAULT_GROUP_MAX_DEPTH);
+        expect(sorted(await store.userPrincipals("alice"))).to.deep.equal(sorted(bound));
+        expect(sorted(await store.membersOf("group:a_"))).to.deep.equal(["alice", "group:a%"]);
+        expect(sorted(await store.userPrincipals("bob", ["group:a%"]))).to.deep.equal(sorted(odd.slice(0, DEFAULT_GROUP_MAX_DEPTH)));
+      });
+
+      it("answers a dense cycle (every group in every other) and a wide fan within the bound", async () => {
+        const ring = groups("group:k", 12);
+        for (const member of ring) for (const g of ring) if (member !== g) await store.addUserPrincipal(member, g);
+        await store.addUserPrincipal("alice", ring[0] ?? "");
+        expect(sorted(await store.userPrincipals("alice"))).to.deep.equal(sorted(ring));
+        expect(sorted(await store.membersOf(ring[0] ?? ""))).to.deep.equal(sorted(["alice", ...ring.slice(1)]));
+        const wide = groups("group:w", 300);
+        for (const g of wide) await store.addUserPrincipal("bob", g);
+        for (const [i, g] of wide.entries()) await store.addUserPrincipal(g, `group:parent${i % 10}`);
+        const parents = Array.from({ length: 10 }, (_, i) => `group:parent${i}`);
+        expect(sorted(await store.userPrincipals("bob"))).to.deep.equal(sorted([...wide, ...parents]));
+        expect((await store.membersOf("group:parent3")).size).to.equal(31);
+      });
+
       describe("with a depth bound of 2", () => {
         let shallow: Harness<PermissionStore>;
         before(async () => {
