@@ -5,9 +5,9 @@
  */
 import type { Acl } from "../domain/acl.js";
 import { ForbiddenError, UnauthenticatedError } from "../domain/errors.js";
-import { collectionObjectId } from "../domain/permissions.js";
+import { collectionObjectId, type BoundPermission } from "../domain/permissions.js";
 import type { Caller } from "../domain/principals.js";
-import type { PermissionStore } from "./ports/permission-store.js";
+import type { ObjectPermissions, PermissionStore } from "./ports/permission-store.js";
 import { boundPermissionsOf, type ResourceDefinition, type ViewName } from "./resources.js";
 
 export class Authorizer {
@@ -56,6 +56,62 @@ export class Authorizer {
     );
   }
 
+  /**
+   * The decision of `allowed`, with where it comes from: every grant checked and each one the
+   * caller holds, with the principals through which. The same walk as `allowed` (settings
+   * principals, the object's own ACL, then the other objects' ACLs), except that the other
+   * objects' ACLs are read (`acls`, memoized by the caller of this) instead of checked.
+   */
+  async explain(
+    caller: Caller,
+    resource: ResourceDefinition,
+    view: ViewName,
+    objectId: string,
+    permission: string,
+    knownAcl: Acl | undefined,
+    acls: AclReader,
+  ): Promise<Decision> {
+    let explained: Omit<Decision, "allowed" | "policy"> | undefined;
+    const decide = async () => {
+      const local = this.localGrants(caller, resource, objectId, permission, knownAcl);
+      const read = local.elsewhere.length === 0 ? new Map<string, ObjectPermissions>() : await acls(local.elsewhere);
+      const held = [...local.held];
+      for (const grant of local.elsewhere) {
+        const principals = matching(caller, read.get(grant.objectId)?.[grant.permission]);
+        if (principals.length > 0) held.push({ ...grant, source: "acl", principals });
+      }
+      explained = { checked: local.grants, held };
+      return held.length > 0;
+    };
+    if (!resource.authorization) {
+      const allowed = await decide();
+      return { allowed, ...explained!, policy: undefined };
+    }
+    const allowed = await resource.authorization.permits({ caller, resource, view, objectId, permission }, decide);
+    return {
+      allowed,
+      checked: explained?.checked ?? [],
+      held: explained?.held ?? [],
+      policy: { consultedDefault: explained !== undefined },
+    };
+  }
+
+  /** The principals holding `permission` on the object through each grant, as `explain` reads them (no resource policy). */
+  async holders(resource: ResourceDefinition, objectId: string, permission: string, knownAcl: Acl, acls: AclReader): Promise<HeldGrant[]> {
+    const grants = boundPermissionsOf(resource)(objectId, permission);
+    const collection = collectionObjectId(resource.name);
+    const held: HeldGrant[] = [];
+    const add = (grant: BoundPermission, source: GrantSource, principals: readonly string[] | undefined) => {
+      if (principals && principals.length > 0) held.push({ ...grant, source, principals: [...new Set(principals)] });
+    };
+    for (const grant of grants) if (grant.objectId === collection) add(grant, "settings", resource.settingsPrincipals[grant.permission]);
+    for (const grant of grants) if (grant.objectId === objectId) add(grant, "record", knownAcl[grant.permission]);
+    const elsewhere = grants.filter((grant) => grant.objectId !== objectId);
+    const read = elsewhere.length === 0 ? new Map<string, ObjectPermissions>() : await acls(elsewhere);
+    for (const grant of elsewhere) add(grant, "acl", [...(read.get(grant.objectId)?.[grant.permission] ?? [])]);
+    return held;
+  }
+
   private async defaultDecision(
     caller: Caller,
     resource: ResourceDefinition,
@@ -63,19 +119,86 @@ export class Authorizer {
     permission: string,
     knownAcl: Acl | undefined,
   ): Promise<boolean> {
+    const { held, elsewhere } = this.localGrants(caller, resource, objectId, permission, knownAcl);
+    if (held.length > 0) return true;
+    if (elsewhere.length === 0) return false;
+    return this.permissions.checkPermission(objectId, permission, caller.principals, () => elsewhere);
+  }
+
+  /**
+   * The grants of `permission` on the object (bound permissions) and those decided here: the
+   * settings principals (grants on the collection) and `knownAcl` (grants on the object itself);
+   * `elsewhere` are the grants left to the permission backend.
+   */
+  private localGrants(
+    caller: Caller,
+    resource: ResourceDefinition,
+    objectId: string,
+    permission: string,
+    knownAcl: Acl | undefined,
+  ): { grants: BoundPermission[]; held: HeldGrant[]; elsewhere: BoundPermission[] } {
     const collection = collectionObjectId(resource.name);
-    const holds = (principals: readonly string[] | undefined) => holdsAny(caller, principals);
     const grants = boundPermissionsOf(resource)(objectId, permission);
+    const held: HeldGrant[] = [];
     for (const grant of grants) {
-      if (grant.objectId === collection && holds(resource.settingsPrincipals[grant.permission])) return true;
-      if (knownAcl && grant.objectId === objectId && holds(knownAcl[grant.permission])) return true;
+      const settings = grant.objectId === collection ? matching(caller, resource.settingsPrincipals[grant.permission]) : [];
+      if (settings.length > 0) held.push({ ...grant, source: "settings", principals: settings });
+      const own = knownAcl && grant.objectId === objectId ? matching(caller, knownAcl[grant.permission]) : [];
+      if (own.length > 0) held.push({ ...grant, source: "record", principals: own });
     }
     // The object's own grants are decided on `knownAcl` alone, read with the record it governs: the
     // backend, asked later, could answer for a newer ACL than the version being decided on.
     const elsewhere = knownAcl ? grants.filter((grant) => grant.objectId !== objectId) : grants;
-    if (elsewhere.length === 0) return false;
-    return this.permissions.checkPermission(objectId, permission, caller.principals, () => elsewhere);
+    return { grants, held, elsewhere };
   }
+}
+
+/**
+ * Where a held grant comes from: settings principals, the object's own ACL as read with it, an
+ * ACL read from the backend, or (user resources) the caller owning the record.
+ */
+export type GrantSource = "settings" | "record" | "acl" | "owner";
+
+/** A grant the caller holds, and which of their principals it names. */
+export interface HeldGrant extends BoundPermission {
+  readonly source: GrantSource;
+  readonly principals: readonly string[];
+}
+
+export interface Decision {
+  readonly allowed: boolean;
+  /** Every grant that would give the permission (bound permissions), in the order they are looked at. */
+  readonly checked: readonly BoundPermission[];
+  /** Those the caller holds (empty when denied, unless a resource policy overruled them). */
+  readonly held: readonly HeldGrant[];
+  /** Set when the resource's own policy decided; `consultedDefault`: whether it asked the usual decision. */
+  readonly policy: { readonly consultedDefault: boolean } | undefined;
+}
+
+/** Reads the ACLs of the objects of these grants (restricted to their permissions), by object id. */
+export type AclReader = (grants: readonly BoundPermission[]) => Promise<Map<string, ObjectPermissions>>;
+
+/**
+ * An AclReader over the permission backend that reads each object once per request (or page):
+ * `names`, the permissions read with every object (a resource's), so later grants find them.
+ */
+export function memoizedAcls(permissions: PermissionStore, names: readonly string[]): AclReader {
+  const read = new Map<string, { readonly names: ReadonlySet<string>; readonly acl: ObjectPermissions }>();
+  return async (grants) => {
+    const missing = grants.filter((g) => !read.get(g.objectId)?.names.has(g.permission));
+    if (missing.length > 0) {
+      const asked = new Set([...names, ...missing.map((g) => g.permission)]);
+      const ids = [...new Set(missing.map((g) => g.objectId))];
+      const acls = await permissions.manyObjectPermissions(ids, [...asked].sort());
+      for (const id of ids) read.set(id, { names: asked, acl: acls.get(id) ?? {} });
+    }
+    return new Map(grants.map((g) => [g.objectId, read.get(g.objectId)?.acl ?? {}]));
+  };
+}
+
+function matching(caller: Caller, principals: Iterable<string> | undefined): string[] {
+  if (principals === undefined) return [];
+  return [...new Set(principals)].filter((p) => caller.principals.includes(p));
 }
 
 function holdsAny(caller: Caller, principals: readonly string[] | undefined): boolean {

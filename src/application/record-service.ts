@@ -3,7 +3,7 @@
  * writes done together in one unit of work. What differs between user and shareable resources
  * (scope, authorization, ACLs) is asked of the resource's kind policy (kinds/), never tested here.
  */
-import { aclEqual, normalizeAcl, patchAcl, replaceAcl, type Acl } from "../domain/acl.js";
+import { aclEqual, patchAcl, replaceAcl, type Acl } from "../domain/acl.js";
 import { ConflictError, PreconditionFailedError, RecordNotFoundError, ValidationError } from "../domain/errors.js";
 import { jsonEqual, type JsonObject } from "../domain/json.js";
 import type { JsonPatchOperation } from "../domain/json-patch.js";
@@ -21,13 +21,13 @@ import {
 } from "../domain/records.js";
 import { denial } from "./authorizer.js";
 import { CONTENTION_DEADLINE_MS, ContentionRetry } from "./contention-retry.js";
+import { RecordTargets } from "./record-targets.js";
 import { RecordTurns } from "./record-turns.js";
 import type { ChangeAction, CommittedChanges, ImpactedRecord } from "./events.js";
 import type { CollectionView, ResourceKindPolicy, ResourceKinds, Target } from "./kinds/resource-kind-policy.js";
 import { MODIFIED_FIELD, type Filter, type SortKey } from "./listing.js";
 import type { PaginationTokens } from "./pagination-token.js";
 import type { IdGenerator } from "./ports/clock.js";
-import type { ObjectPermissions } from "./ports/permission-store.js";
 import type { RecordStore, Scope } from "./ports/record-store.js";
 import type { AclChange, Grants, RecordSelection, SharedRecords } from "./ports/shared-records.js";
 import type { UnitOfWork } from "./ports/unit-of-work.js";
@@ -119,8 +119,11 @@ const MAX_CREATE_RACE_ATTEMPTS = 5;
 
 export class RecordService {
   private readonly turns = new RecordTurns();
+  private readonly targets: RecordTargets;
 
-  constructor(private readonly deps: RecordServiceDeps) {}
+  constructor(private readonly deps: RecordServiceDeps) {
+    this.targets = new RecordTargets(deps.records, deps.shared);
+  }
 
   async list(
     requester: Requester,
@@ -508,38 +511,18 @@ export class RecordService {
     return { acl: kind.aclEntries(resource, acl), previous: kind.aclEntries(resource, previous), previousVersion };
   }
 
-  /**
-   * The caller and the record with the ACL of that version: one snapshot through SharedRecords
-   * (the caller's principals read with them when still unknown and from the permission backend).
-   */
-  private async callerAndTarget(
+  private callerAndTarget(
     kind: ResourceKindPolicy,
     requester: Requester,
     resource: ResourceDefinition,
     scope: Scope,
     id: string,
   ): Promise<[Caller, Target]> {
-    const acls = kind.recordAcls(resource);
-    if (!acls) {
-      const [caller, record] = await Promise.all([kind.caller(requester), this.deps.records.get(scope, id)]);
-      return [caller, { record, acl: undefined }];
-    }
-    const adopt = requester.userId === undefined ? undefined : requester.groupsToRead?.();
-    const read = await this.deps.shared.read(scope, id, acls, adopt && requester.userId);
-    const caller = adopt && read.principals ? await adopt(read.principals) : await kind.caller(requester);
-    return [caller, { record: read.record, acl: aclOf(read.acl) }];
+    return this.targets.callerAndTarget(kind, requester, resource, scope, id);
   }
 
-  /**
-   * The record (undefined when missing) and the ACL of that version when the kind keeps one:
-   * authorization decides the record's own grants on it alone. Fetching before deciding leaks
-   * nothing: a refused caller gets 401/403 whether or not the record exists.
-   */
-  private async target(kind: ResourceKindPolicy, resource: ResourceDefinition, scope: Scope, id: string): Promise<Target> {
-    const acls = kind.recordAcls(resource);
-    if (!acls) return { record: await this.deps.records.get(scope, id), acl: undefined };
-    const read = await this.deps.shared.read(scope, id, acls, undefined);
-    return { record: read.record, acl: aclOf(read.acl) };
+  private target(kind: ResourceKindPolicy, resource: ResourceDefinition, scope: Scope, id: string): Promise<Target> {
+    return this.targets.target(kind, resource, scope, id);
   }
 
   /**
@@ -615,11 +598,6 @@ function jsonPatched(
     lastModified: lastModified === existing.lastModified ? undefined : lastModified,
     permissions: acl === undefined ? undefined : { ...removed, ...patched.permissions },
   };
-}
-
-/** An ACL as read (none paired: it grants nothing) in the domain's shape. */
-function aclOf(stored: ObjectPermissions | undefined): Acl {
-  return normalizeAcl(Object.fromEntries(Object.entries(stored ?? {}).map(([permission, principals]) => [permission, [...principals]])));
 }
 
 function rejectOtherId(data: JsonObject, id: string): void {

@@ -25,6 +25,18 @@ export function permissionFor(resource: ResourceDefinition, view: ViewName): str
   return resource.viewPermissions?.[view] ?? DEFAULT_VIEW_PERMISSIONS[view];
 }
 
+const RECORD_VIEWS: readonly ViewName[] = ["read", "update", "replace", "delete"];
+const COLLECTION_VIEWS: readonly ViewName[] = ["list", "create", "deleteAll"];
+
+/**
+ * The view a permission is asked for, for a resource policy that looks at views (explain asks by
+ * permission): the first view of the record (or collection) requiring it, else `read` (`list`).
+ */
+export function viewRequiring(resource: ResourceDefinition, permission: string, onRecord: boolean): ViewName {
+  const views = onRecord ? RECORD_VIEWS : COLLECTION_VIEWS;
+  return views.find((view) => permissionFor(resource, view) === permission) ?? views[0]!;
+}
+
 /** Checks a record's data (without `id`/`last_modified`); returns every problem found. */
 export type RecordValidator = (data: JsonObject) => readonly ValidationDetail[] | Promise<readonly ValidationDetail[]>;
 

@@ -23,6 +23,7 @@ import type { SharedRecords } from "../application/ports/shared-records.js";
 import { PortableSharedRecords } from "../application/shared-records/portable-shared-records.js";
 import type { LiveFeed } from "../application/feed/live-feed.js";
 import type { RecordService } from "../application/record-service.js";
+import type { AccessService } from "../application/access/access-service.js";
 import type { PermissionStore } from "../application/ports/permission-store.js";
 import type { RecordStore } from "../application/ports/record-store.js";
 import type { UnitOfWork } from "../application/ports/unit-of-work.js";
@@ -41,7 +42,7 @@ import { buildResources } from "./resources.js";
 import { permissionBackendProblem, PROJECT_NAME, SettingsError, text, type Settings } from "./settings.js";
 import { DEFAULT_EOS_MESSAGE } from "./settings-table.js";
 import { observedPort } from "./observed-ports.js";
-import { bindLiveFeed, bindServices, bindSharedRecords } from "./service-bindings.js";
+import { bindAccessService, bindLiveFeed, bindServices, bindSharedRecords } from "./service-bindings.js";
 import { technologyModules } from "./technologies.js";
 import { TOKENS, type Migrator, type SchemaMigration } from "./tokens.js";
 
@@ -121,6 +122,7 @@ export function buildContainer(settings: Settings, options: CompositionOptions =
   bindSharedRecords(container);
   bindServices(container, settings);
   bindLiveFeed(container, settings);
+  bindAccessService(container, settings);
 
   bindAccounts(container, settings);
   container.bind(TOKENS.Authenticator).toResolvedValue(
@@ -171,12 +173,14 @@ export function buildContainer(settings: Settings, options: CompositionOptions =
       feed: LiveFeed,
       pools: PoolProbe[] | undefined,
       accounts: Accounts | undefined,
+      access: AccessService,
     ): HttpServices => {
       metrics?.observePools(pools ?? []);
       metrics?.observeFeed(() => feed.subscriberCount);
       return {
         options: httpOptions(settings),
         records,
+        access,
         authenticator,
         unitOfWork,
         resources,
@@ -204,6 +208,7 @@ export function buildContainer(settings: Settings, options: CompositionOptions =
       TOKENS.LiveFeed,
       { serviceIdentifier: TOKENS.ConnectionPool, isMultiple: true, optional: true },
       OPTIONAL_ACCOUNTS,
+      TOKENS.AccessService,
     ],
   );
 

@@ -22,6 +22,8 @@ import type { PrincipalFence } from "../application/ports/principal-fence.js";
 import type { SharedRecords } from "../application/ports/shared-records.js";
 import type { UnitOfWork } from "../application/ports/unit-of-work.js";
 import { RecordService } from "../application/record-service.js";
+import { AccessService } from "../application/access/access-service.js";
+import { CHAIN_BOUNDS } from "../application/access/group-chains.js";
 import { PortableSharedRecords } from "../application/shared-records/portable-shared-records.js";
 import type { Settings } from "./settings.js";
 import { TOKENS } from "./tokens.js";
@@ -76,6 +78,22 @@ export function bindServices(container: Container, settings: Settings): void {
         contentionDeadlineMs: CONTENTION_DEADLINE_MS,
       }),
     [TOKENS.RecordStore, TOKENS.SharedRecords, TOKENS.ResourceKinds, TOKENS.UnitOfWork, TOKENS.IdGenerator, TOKENS.CommittedChanges],
+  );
+}
+
+/** Explain, readers and `/permissions`: the record service's kinds and SharedRecords, so they decide as it does. */
+export function bindAccessService(container: Container, settings: Settings): void {
+  container.bind(TOKENS.AccessService).toResolvedValue(
+    (records: RecordStore, shared: SharedRecords, kinds: ResourceKinds, permissions: PermissionStore | undefined) =>
+      new AccessService({
+        records,
+        shared,
+        kinds,
+        permissions: permissions ?? NO_PERMISSION_STORE,
+        tokens: new PaginationTokens(settings.userIdHmacSecret),
+        chainBounds: { ...CHAIN_BOUNDS, maxDepth: settings.groupMaxDepth },
+      }),
+    [TOKENS.RecordStore, TOKENS.SharedRecords, TOKENS.ResourceKinds, permissionStore],
   );
 }
 

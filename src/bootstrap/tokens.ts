@@ -18,6 +18,7 @@ import type { ResourceKinds } from "../application/kinds/resource-kind-policy.js
 import type { CommittedChanges } from "../application/events.js";
 import type { UnitOfWork } from "../application/ports/unit-of-work.js";
 import type { RecordService } from "../application/record-service.js";
+import type { AccessService } from "../application/access/access-service.js";
 import type { HttpServices } from "../adapters/http/http-services.js";
 import type { PoolProbe } from "../adapters/http/metrics.js";
 import type { Settings } from "./settings.js";
@@ -62,6 +63,7 @@ export const TOKENS = {
   Migrator: Symbol("Migrator") as ServiceIdentifier<Migrator>,
   // Services.
   RecordService: Symbol("RecordService") as ServiceIdentifier<RecordService>,
+  AccessService: Symbol("AccessService") as ServiceIdentifier<AccessService>,
   ChangeEvents: Symbol("ChangeEvents") as ServiceIdentifier<ChangeEvents>,
   /** ChangeEvents announced after the commit of the unit of work they belong to. */
   CommittedChanges: Symbol("CommittedChanges") as ServiceIdentifier<CommittedChanges>,

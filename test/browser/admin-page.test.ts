@@ -189,6 +189,20 @@ describe("admin page in a browser", function () {
     await bobPage.click("#records tbody tr:first-child");
     await bobPage.waitForSelector("#record-view", { state: "visible" });
     expect(await bobPage.inputValue("#record-data")).to.contain("for bob");
+
+    // Why and who: bob reads through the record's read naming him, may not write, and is no writer to see readers.
+    await bobPage.waitForSelector("#explain-list li[data-permission=write]");
+    expect(await bobPage.textContent("#explain-list li[data-permission=read] > strong")).to.equal("You may read");
+    expect(await bobPage.textContent("#explain-list li[data-permission=read] li")).to.contain("read on /articles/");
+    expect(await bobPage.textContent("#explain-list li[data-permission=read] li")).to.contain("(you)");
+    expect(await bobPage.textContent("#explain-list li[data-permission=write] > strong")).to.equal("You may not write");
+    await bobPage.waitForSelector("#readers-note:has-text('Only those who may write')");
+    // Alice, its writer, sees both readers.
+    await alicePage.waitForSelector("#readers-list li >> nth=1");
+    const readers = await alicePage.$$eval("#readers-list li code", (codes) => codes.map((c) => c.getAttribute("title") ?? c.textContent));
+    expect(readers).to.have.members([bob, await alicePage.textContent("#home-user-id")]);
+    expect(await alicePage.textContent("#explain-list li[data-permission=write] > strong")).to.equal("You may write");
+    await screenshot(alicePage, "6-why-and-who");
     await alicePage.context().close();
     await bobPage.context().close();
   });

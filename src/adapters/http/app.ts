@@ -9,6 +9,7 @@ import { Stream } from "node:stream";
 import Koa, { type Context, type Next } from "koa";
 import { ValidationError } from "../../domain/errors.js";
 import type { Requester } from "../../application/requester.js";
+import { registerAccessRoutes } from "./access-routes.js";
 import { registerAccountRoutes } from "./account-routes.js";
 import { BATCH_REQUESTERS, registerBatchRoute } from "./batch-route.js";
 import { requestCredentials } from "./request-credentials.js";
@@ -73,6 +74,7 @@ export function createApp(services: HttpServices): Koa {
   registerBatchRoute(router, services, app);
   registerFeedRoute(router, services);
   registerAccountRoutes(router, services);
+  if (services.access) registerAccessRoutes(router, services, services.access);
   registerRecordRoutes(router, services);
   app.use(router.routes());
   app.use(() => {

@@ -9,6 +9,7 @@ import type { Clock } from "../../application/ports/clock.js";
 import type { InputLimits } from "./input-limits.js";
 import type { UnitOfWork } from "../../application/ports/unit-of-work.js";
 import type { RecordService } from "../../application/record-service.js";
+import type { AccessService } from "../../application/access/access-service.js";
 import type { ResourceDefinition } from "../../application/resources.js";
 import type { HttpMetrics } from "./metrics.js";
 
@@ -78,6 +79,8 @@ export interface FeedLimits {
 export interface HttpServices {
   readonly options: HttpOptions;
   readonly records: RecordService;
+  /** Explain, readers and `/permissions`; absent: those routes are not served. */
+  readonly access?: AccessService;
   readonly authenticator: Authenticator;
   readonly resources: ReadonlyMap<string, HttpResource>;
   readonly health: HealthService;

@@ -8,6 +8,7 @@ import type { HttpServices } from "./http-services.js";
 import { preflightOperation, sharedComponents, withCommonHeaders } from "./openapi-components.js";
 import { resourceDocument } from "./openapi-resource-paths.js";
 import { accountPaths } from "./openapi-account-paths.js";
+import { accessPaths } from "./openapi-access-paths.js";
 import { securityDocument } from "./openapi-security.js";
 import { utilityPaths } from "./openapi-utility-paths.js";
 import { VERSION_PREFIX } from "./routing-middleware.js";
@@ -27,6 +28,7 @@ export function openApiDocument(services: HttpServices, serverUrl: string = VERS
     Object.assign(paths, described.paths);
   }
   if (services.accounts) Object.assign(paths, accountPaths(options.readonly));
+  if (services.access) Object.assign(paths, accessPaths([...services.resources.values()].map((r) => r.definition)));
   for (const [path, item] of Object.entries(paths)) paths[path] = completed(path, item as JsonObject);
   const document: JsonObject = {
     openapi: "3.1.0",

@@ -180,7 +180,7 @@ function deletionTimestamp(ctx: Context, now: number): number | undefined {
 }
 
 /** The same URL with every parameter kept, `_limit` set to the effective limit and `_token` added. */
-function nextPageUrl(ctx: Context, services: HttpServices, limit: number, token: string): string {
+export function nextPageUrl(ctx: Context, services: HttpServices, limit: number, token: string): string {
   const url = requestUrl(ctx, services.options);
   url.query.set("_limit", String(limit));
   url.query.set("_token", token);

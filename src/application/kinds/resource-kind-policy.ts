@@ -5,6 +5,7 @@
  */
 import type { Acl } from "../../domain/acl.js";
 import type { Caller } from "../../domain/principals.js";
+import type { AclReader, Decision, HeldGrant } from "../authorizer.js";
 import type { READ, WRITE } from "../../domain/permissions.js";
 import type { StoredRecord } from "../../domain/records.js";
 import type { Scope } from "../ports/record-store.js";
@@ -73,6 +74,22 @@ export interface ResourceKindPolicy {
     resource: ResourceDefinition,
     view: CollectionView,
   ): Promise<[Caller, RecordPermission | undefined]>;
+
+  /**
+   * The decision on `permission` for the record `id` (its ACL `knownAcl`), or for the collection
+   * when `id` is undefined, with where it comes from: what requireRecord / requireCollection decide.
+   */
+  explain(
+    caller: Caller,
+    resource: ResourceDefinition,
+    permission: string,
+    id: string | undefined,
+    knownAcl: Acl | undefined,
+    acls: AclReader,
+  ): Promise<Decision>;
+
+  /** Who holds `permission` on the record through each grant (no group expansion); undefined for a kind without ACL. */
+  holders(resource: ResourceDefinition, permission: string, id: string, knownAcl: Acl, acls: AclReader): Promise<HeldGrant[] | undefined>;
 
   /** The ACL to store for a record the caller writes (the caller ends up in `write`); undefined: none kept. */
   aclToStore(resource: ResourceDefinition, caller: Caller, requested: Acl): Acl | undefined;

@@ -7,13 +7,13 @@ import { withWriter, type Acl } from "../../domain/acl.js";
 import { RecordNotFoundError } from "../../domain/errors.js";
 import { collectionObjectId, READ, recordObjectId, recordsPattern, WRITE } from "../../domain/permissions.js";
 import { ANONYMOUS, callerPrincipals, writerPrincipal, type Caller } from "../../domain/principals.js";
-import { denial, type Authorizer } from "../authorizer.js";
+import { denial, type AclReader, type Authorizer, type Decision, type HeldGrant } from "../authorizer.js";
 import type { PrincipalsWithCheck } from "../ports/principals-with-check.js";
 import type { Scope } from "../ports/record-store.js";
 import type { AclEntries, Grants, RecordAcls } from "../ports/shared-records.js";
 import { recordReadPermissions } from "../record-readers.js";
 import type { Requester } from "../requester.js";
-import { boundPermissionsOf, permissionFor, type ResourceDefinition, type ViewName } from "../resources.js";
+import { boundPermissionsOf, permissionFor, viewRequiring, type ResourceDefinition, type ViewName } from "../resources.js";
 import type { CollectionView, RecordPermission, ResourceKindPolicy, Target } from "./resource-kind-policy.js";
 
 /** The record permission a collection view needs on a record to touch it. */
@@ -111,6 +111,23 @@ export class ShareableKind implements ResourceKindPolicy {
     const caller = await adopt(read.principals);
     const allowed = this.deps.authorizer.settingsGrant(caller, resource, permission) || read.allowed;
     return [caller, allowed ? undefined : RECORD_PERMISSION[view]];
+  }
+
+  explain(
+    caller: Caller,
+    resource: ResourceDefinition,
+    permission: string,
+    id: string | undefined,
+    knownAcl: Acl | undefined,
+    acls: AclReader,
+  ): Promise<Decision> {
+    const objectId = id === undefined ? collectionObjectId(resource.name) : recordObjectId(resource.name, id);
+    const view = viewRequiring(resource, permission, id !== undefined);
+    return this.deps.authorizer.explain(caller, resource, view, objectId, permission, knownAcl, acls);
+  }
+
+  holders(resource: ResourceDefinition, permission: string, id: string, knownAcl: Acl, acls: AclReader): Promise<HeldGrant[]> {
+    return this.deps.authorizer.holders(resource, recordObjectId(resource.name, id), permission, knownAcl, acls);
   }
 
   aclToStore(_resource: ResourceDefinition, caller: Caller, requested: Acl): Acl {

@@ -4,7 +4,9 @@
  */
 import type { Acl } from "../../domain/acl.js";
 import { UnauthenticatedError } from "../../domain/errors.js";
+import { collectionObjectId, recordObjectId } from "../../domain/permissions.js";
 import type { Caller } from "../../domain/principals.js";
+import type { Decision } from "../authorizer.js";
 import type { Scope } from "../ports/record-store.js";
 import type { AclEntries } from "../ports/shared-records.js";
 import type { Requester } from "../requester.js";
@@ -52,6 +54,22 @@ export class UserKind implements ResourceKindPolicy {
 
   async callerAndRestriction(requester: Requester): Promise<[Caller, RecordPermission | undefined]> {
     return [await this.caller(requester), undefined];
+  }
+
+  /** Allowed: the record (or collection) is the caller's own, which is the whole rule of this kind. */
+  explain(caller: Caller, resource: ResourceDefinition, permission: string, id: string | undefined): Promise<Decision> {
+    const objectId = id === undefined ? collectionObjectId(resource.name) : recordObjectId(resource.name, id);
+    const owner = caller.userId === undefined ? [] : [caller.userId];
+    return Promise.resolve({
+      allowed: true,
+      checked: [],
+      held: [{ objectId, permission, source: "owner", principals: owner }],
+      policy: undefined,
+    });
+  }
+
+  holders(): Promise<undefined> {
+    return Promise.resolve(undefined);
   }
 
   aclToStore(): Acl | undefined {

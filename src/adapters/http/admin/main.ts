@@ -4,6 +4,7 @@
  * the live feed, create / edit / delete a record and share it per principal. Everything goes
  * through the public API (api.ts); text is only ever set as text.
  */
+import { AccessPanel } from "./access-panel.js";
 import { Api, ApiError, isObject, type Json, type JsonObject, type Resource, type Root } from "./api.js";
 import { element, fail, field, make, principalText, say, showDetails, text } from "./dom.js";
 import { LiveListing } from "./live-listing.js";
@@ -37,6 +38,7 @@ class AdminPage {
   private live: LiveListing | undefined;
   private record: { id: string | undefined; lastModified: number | undefined } | undefined;
   private readonly permissions = new PermissionsTable();
+  private readonly access = new AccessPanel(() => this.root.user?.id);
   /** Accounts the signed-in user may see (`GET /v1/accounts`), asked once per sign-in. */
   private accountChoices: Promise<string[]> | undefined;
 
@@ -352,6 +354,8 @@ class AdminPage {
       this.root.user?.id,
     );
     if (sharing) void this.offerPrincipals();
+    if (sharing && this.api && this.record.id !== undefined) void this.access.show(this.api, this.listing.resource.name, this.record.id);
+    else this.access.hide();
     this.show("record-view");
   }
 

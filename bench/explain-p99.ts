@@ -1,0 +1,138 @@
+/**
+ * `explain` p99 (issue 26: at most 5 ms) beside a plain GET of the same record, measured in the
+ * same run: a Tessera server on PostgreSQL (storage and permissions in one database) holding
+ * 10,000 articles, read by a caller who holds the record only through nested groups (reader ->
+ * group:l1 -> group:l2 -> group:l3, beside 97 other groups on 3 levels), so explain walks the
+ * whole chain. Requests go one at a time, GET and explain alternating, over one keep-alive
+ * connection from this process (the server runs in it too: compare the ratio, not the ms, on a
+ * shared machine). Never part of `npm test`.
+ *
+ *   node dist/bench/explain-p99.js [rounds=2000] [records=10000]
+ */
+import { createHmac } from "node:crypto";
+import pg from "pg";
+import { pino } from "pino";
+import { startServer } from "../src/bootstrap/server.js";
+import { loadSettings } from "../src/bootstrap/settings.js";
+import { TOKENS } from "../src/bootstrap/tokens.js";
+
+const SERVER = process.env.TESSERA_BENCH_POSTGRES_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
+const DATABASE = "tessera_bench_explain";
+const SECRET = "bench-secret";
+const READER = "reader:bench-password";
+
+function urlOf(database: string): string {
+  const url = new URL(SERVER);
+  url.pathname = `/${database}`;
+  return url.toString();
+}
+
+function principalOf(credentials: string): string {
+  return `basicauth:${createHmac("sha256", SECRET).update(credentials, "utf8").digest("hex")}`;
+}
+
+/** 10,000 records, each written by one of 1,000 owners; record r1 readable by group:l3 only; 100 groups on 3 levels. */
+async function seed(client: pg.Client, records: number): Promise<void> {
+  await client.query("TRUNCATE records, timestamps, access_control_entries, user_principals");
+  await client.query(
+    `INSERT INTO records (collection, parent_id, id, last_modified, data, deleted)
+     SELECT 'articles', '', 'r' || g, 1700000000000 + g, jsonb_build_object('title', 'Article ' || g, 'n', g), FALSE
+     FROM generate_series(1, $1::int) g`,
+    [records],
+  );
+  await client.query("INSERT INTO timestamps VALUES ('articles', '', $1)", [1700000000000 + records]);
+  await client.query(
+    `INSERT INTO access_control_entries SELECT '/articles/r' || g, 'write', 'basicauth:owner' || (g % 1000) FROM generate_series(1, $1::int) g`,
+    [records],
+  );
+  await client.query("INSERT INTO access_control_entries VALUES ('/articles/r1', 'read', 'group:l3')");
+  const reader = principalOf(READER);
+  const links: [string, string][] = [
+    [reader, "group:l1"],
+    ["group:l1", "group:l2"],
+    ["group:l2", "group:l3"],
+  ];
+  for (let i = 1; i <= 33; i++) links.push([reader, `group:a${i}`], [`group:a${i}`, `group:b${i}`], [`group:b${i}`, `group:c${i}`]);
+  await client.query("INSERT INTO user_principals (user_id, principal) SELECT * FROM unnest($1::text[], $2::text[])", [
+    links.map(([member]) => member),
+    links.map(([, group]) => group),
+  ]);
+  await client.query("VACUUM ANALYZE records");
+  await client.query("VACUUM ANALYZE access_control_entries");
+  await client.query("VACUUM ANALYZE user_principals");
+}
+
+function percentile(sorted: readonly number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
+}
+
+async function timed(url: string, authorization: string, check: (body: { data: Record<string, unknown> }) => void): Promise<number> {
+  const start = process.hrtime.bigint();
+  const response = await fetch(url, { headers: { Authorization: authorization } });
+  const body = (await response.json()) as { data: Record<string, unknown> };
+  const ms = Number(process.hrtime.bigint() - start) / 1e6;
+  if (response.status !== 200) throw new Error(`${url}: ${response.status} ${JSON.stringify(body)}`);
+  check(body);
+  return ms;
+}
+
+async function main(): Promise<void> {
+  const rounds = Number(process.argv[2] ?? 2000);
+  const records = Number(process.argv[3] ?? 10000);
+  const admin = new pg.Client({ connectionString: SERVER });
+  await admin.connect();
+  await admin.query(`DROP DATABASE IF EXISTS ${DATABASE} WITH (FORCE)`);
+  await admin.query(`CREATE DATABASE ${DATABASE}`);
+  await admin.end();
+  const env: Record<string, string> = {
+    TESSERA_RESOURCES: "articles:shareable",
+    TESSERA_STORAGE_BACKEND: "postgresql",
+    TESSERA_STORAGE_URL: urlOf(DATABASE),
+    TESSERA_PERMISSION_BACKEND: "postgresql",
+    TESSERA_PERMISSION_URL: urlOf(DATABASE),
+    TESSERA_USERID_HMAC_SECRET: SECRET,
+    TESSERA_LISTEN_PORT: "0",
+  };
+  const running = await startServer(loadSettings({ argv: [], env, defaultFile: false }), { logger: pino({ level: "silent" }) });
+  try {
+    await (await running.container.getAsync(TOKENS.Migrator)).migrate();
+    const client = new pg.Client({ connectionString: urlOf(DATABASE) });
+    await client.connect();
+    await seed(client, records);
+    await client.end();
+    const authorization = `Basic ${Buffer.from(READER).toString("base64")}`;
+    const record = `${running.url}/v1/articles/r1`;
+    const chain = [principalOf(READER), "group:l1", "group:l2", "group:l3"];
+    const isRecord = (body: { data: Record<string, unknown> }) => {
+      if (body.data.id !== "r1") throw new Error("GET answered another record");
+    };
+    const isExplained = (body: { data: Record<string, unknown> }) => {
+      const grants = body.data.grants as { principals: { chain?: string[] }[] }[];
+      if (body.data.allowed !== true || JSON.stringify(grants[0]?.principals[0]?.chain) !== JSON.stringify(chain))
+        throw new Error(`explain answered ${JSON.stringify(body.data)}`);
+    };
+    for (let i = 0; i < 200; i++) {
+      await timed(record, authorization, isRecord);
+      await timed(`${record}/explain?permission=read`, authorization, isExplained);
+    }
+    const gets: number[] = [];
+    const explains: number[] = [];
+    for (let i = 0; i < rounds; i++) {
+      gets.push(await timed(record, authorization, isRecord));
+      explains.push(await timed(`${record}/explain?permission=read`, authorization, isExplained));
+    }
+    gets.sort((a, b) => a - b);
+    explains.sort((a, b) => a - b);
+    console.log(`${records} records, ${rounds} rounds; the reader holds r1 through reader -> group:l1 -> group:l2 -> group:l3`);
+    console.log("request | median ms | p99 ms");
+    console.log(`GET /v1/articles/r1 | ${percentile(gets, 50).toFixed(3)} | ${percentile(gets, 99).toFixed(3)}`);
+    console.log(`GET /v1/articles/r1/explain | ${percentile(explains, 50).toFixed(3)} | ${percentile(explains, 99).toFixed(3)}`);
+    console.log(
+      `explain / GET: median ${(percentile(explains, 50) / percentile(gets, 50)).toFixed(2)}, p99 ${(percentile(explains, 99) / percentile(gets, 99)).toFixed(2)}`,
+    );
+  } finally {
+    await running.stop();
+  }
+}
+
+await main();

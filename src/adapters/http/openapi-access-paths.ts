@@ -1,0 +1,192 @@
+/** OpenAPI path items of the "why and who" routes (access-routes.ts): explain, readers, `/permissions`. */
+import type { JsonObject } from "../../domain/json.js";
+import { knownPermissions } from "../../application/access/access-service.js";
+import type { ResourceDefinition } from "../../application/resources.js";
+import { ACCESS_PAGE_MAX } from "./access-routes.js";
+import { errorResponses, ref } from "./openapi-components.js";
+
+const STRINGS: JsonObject = { type: "array", items: { type: "string" } };
+const GRANT_SOURCE: JsonObject = {
+  type: "string",
+  enum: ["settings", "record", "collection", "acl", "owner"],
+  description:
+    "`settings`: a `<collection>_<permission>_principals` setting; `record`: the record's own ACL; `collection`: the collection's ACL; `acl`: another object's ACL (a resource's own bound permissions); `owner`: the caller's own record (user resources).",
+};
+const OBJECT_PERMISSION: JsonObject = {
+  type: "object",
+  required: ["uri", "permission"],
+  properties: { uri: { type: "string" }, permission: { type: "string" } },
+};
+
+const EXPLANATION: JsonObject = {
+  type: "object",
+  required: ["data"],
+  properties: {
+    data: {
+      type: "object",
+      required: ["permission", "uri", "allowed", "principals", "checked", "grants"],
+      properties: {
+        permission: { type: "string" },
+        uri: { type: "string", description: "The object decided on: the record, or its collection for `create`." },
+        allowed: { type: "boolean" },
+        principals: { ...STRINGS, description: "The caller's principals, as the decision saw them." },
+        checked: {
+          type: "array",
+          items: OBJECT_PERMISSION,
+          description: "Every grant that would give the permission (bound permissions).",
+        },
+        grants: {
+          type: "array",
+          description: "The grants the caller holds, each with the caller's principals it names.",
+          items: {
+            type: "object",
+            required: ["source", "uri", "permission", "principals"],
+            properties: {
+              source: GRANT_SOURCE,
+              uri: { type: "string" },
+              permission: { type: "string" },
+              setting: { type: "string", description: "The setting granting it, for `settings`." },
+              principals: {
+                type: "array",
+                items: {
+                  type: "object",
+                  required: ["principal"],
+                  properties: {
+                    principal: { type: "string" },
+                    chain: {
+                      ...STRINGS,
+                      description:
+                        "From the caller to the principal: the user id, then each group through which it is held (`system.*` directly). Absent when the principal came otherwise (a token's groups) or lies beyond the walk's bounds.",
+                    },
+                  },
+                },
+              },
+            },
+          },
+        },
+        policy: {
+          type: "object",
+          description: "Present when the resource's own authorization policy decided.",
+          properties: { consulted_default: { type: "boolean" } },
+        },
+      },
+    },
+  },
+};
+
+const READERS: JsonObject = {
+  type: "object",
+  required: ["data"],
+  properties: {
+    data: {
+      type: "array",
+      items: {
+        type: "object",
+        required: ["principal", "grants", "through"],
+        properties: {
+          principal: { type: "string" },
+          grants: {
+            type: "array",
+            items: {
+              type: "object",
+              required: ["source", "uri", "permission"],
+              properties: { ...(OBJECT_PERMISSION.properties as JsonObject), source: GRANT_SOURCE },
+            },
+            description: "Grants naming this principal directly.",
+          },
+          through: { ...STRINGS, description: "Principals granted read that this one holds through groups." },
+        },
+      },
+    },
+  },
+};
+
+const ACCESSIBLE_OBJECTS: JsonObject = {
+  type: "object",
+  required: ["data"],
+  properties: {
+    data: {
+      type: "array",
+      items: {
+        type: "object",
+        required: ["id", "resource_name", "uri", "permissions"],
+        properties: {
+          id: { type: "string" },
+          collection_id: { type: "string", description: "For records: their collection." },
+          resource_name: { type: "string", enum: ["collection", "record"] },
+          uri: { type: "string" },
+          permissions: STRINGS,
+        },
+      },
+    },
+  },
+};
+
+const PAGE_PARAMETERS: JsonObject[] = [
+  {
+    name: "_limit",
+    in: "query",
+    description: `Page size, 1 to ${ACCESS_PAGE_MAX} (default \`paginate_by\`, else 100); beyond: 400.`,
+    schema: { type: "integer", minimum: 1, maximum: ACCESS_PAGE_MAX },
+  },
+  ref("parameters", "token"),
+];
+
+function ok(description: string, schema: JsonObject, paged: boolean): JsonObject {
+  return {
+    description,
+    ...(paged ? { headers: { "Next-Page": ref("headers", "Next-Page") } } : {}),
+    content: { "application/json": { schema } },
+  };
+}
+
+export function accessPaths(resources: readonly ResourceDefinition[]): JsonObject {
+  const paths: JsonObject = {
+    "/permissions": {
+      get: {
+        tags: ["utilities"],
+        operationId: "list_permissions",
+        summary: "Every object the caller holds a permission on",
+        description:
+          "Kinto's `/permissions`: for each shareable collection (by name), the collection when the caller holds a permission on it (settings principals or its ACL), then each record the caller reads through the record's own ACL (by id), with every permission the caller holds there. User collections are not listed.",
+        parameters: PAGE_PARAMETERS,
+        responses: { "200": ok("A page of objects.", ACCESSIBLE_OBJECTS, true), ...errorResponses([]) },
+      },
+    },
+  };
+  for (const resource of resources) {
+    const name = resource.name;
+    paths[`/${name}/{id}/explain`] = {
+      parameters: [ref("parameters", "id")],
+      get: {
+        tags: [name],
+        operationId: `explain_${name}`,
+        summary: `Whether the caller holds a permission on a ${name} record, and why`,
+        description:
+          "The same decision GET, PUT, PATCH and DELETE make, with the grants behind it. A caller who may not read the record is told no more than GET tells them: for `read` the refusal (`allowed: false`, the same whether or not the record exists), for another permission 401/403. A missing record is a 404 exactly when GET answers 404.",
+        parameters: [
+          {
+            name: "permission",
+            in: "query",
+            description: "Default `read`; `create` is decided on the collection.",
+            schema: { type: "string", enum: knownPermissions(resource) },
+          },
+        ],
+        responses: { "200": ok("The decision and its derivation.", EXPLANATION, false), ...errorResponses([401, 403, 404]) },
+      },
+    };
+    paths[`/${name}/{id}/readers`] = {
+      parameters: [ref("parameters", "id")],
+      get: {
+        tags: [name],
+        operationId: `readers_${name}`,
+        summary: `Who may read a ${name} record, through groups`,
+        description:
+          "For callers who may write the record: every principal a grant of read names (settings, collection and record ACLs, bound permissions), and every user or group holding one of them through groups, by principal. `system.Everyone` and `system.Authenticated` are listed, not expanded.",
+        parameters: PAGE_PARAMETERS,
+        responses: { "200": ok("A page of readers.", READERS, true), ...errorResponses([401, 403, 404]) },
+      },
+    };
+  }
+  return paths;
+}

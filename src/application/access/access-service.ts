@@ -1,0 +1,327 @@
+/**
+ * "Why and who" (issue 26): why a caller may or may not use a permission on one record, who may
+ * read a record (through groups), and every object a caller holds a permission on. Each answer
+ * is the decision the record flows make, asked of the same kind policy and authorizer on the same
+ * read of the record (RecordTargets): explain can never disagree with GET, PUT or PATCH.
+ */
+import { RecordNotFoundError, ValidationError } from "../../domain/errors.js";
+import { CREATE, READ, type BoundPermission } from "../../domain/permissions.js";
+import { AUTHENTICATED, EVERYONE, type Caller } from "../../domain/principals.js";
+import { denial, memoizedAcls, type AclReader, type Decision, type GrantSource } from "../authorizer.js";
+import type { ResourceKindPolicy, ResourceKinds } from "../kinds/resource-kind-policy.js";
+import type { Filter, SortKey } from "../listing.js";
+import type { PaginationTokens } from "../pagination-token.js";
+import type { PermissionStore } from "../ports/permission-store.js";
+import type { RecordStore } from "../ports/record-store.js";
+import type { SharedRecords } from "../ports/shared-records.js";
+import { RecordTargets } from "../record-targets.js";
+import type { Requester } from "../requester.js";
+import { permissionFor, type ResourceDefinition } from "../resources.js";
+import { groupChains, type ChainBounds } from "./group-chains.js";
+
+export interface AccessServiceDeps {
+  readonly records: RecordStore;
+  readonly shared: SharedRecords;
+  readonly kinds: ResourceKinds;
+  readonly permissions: PermissionStore;
+  readonly tokens: PaginationTokens;
+  readonly chainBounds?: ChainBounds;
+}
+
+/** A grant the caller holds, with the chain of memberships through which they hold each principal it names. */
+export interface ExplainedGrant extends BoundPermission {
+  readonly source: GrantSource;
+  /** `<collection>_<permission>_principals`, for a grant from the settings. */
+  readonly setting?: string;
+  readonly through: readonly { readonly principal: string; readonly chain: readonly string[] | undefined }[];
+}
+
+export interface Explanation {
+  readonly permission: string;
+  readonly objectId: string;
+  readonly allowed: boolean;
+  /** The caller's principals, as the decision saw them. */
+  readonly principals: readonly string[];
+  readonly checked: readonly BoundPermission[];
+  readonly held: readonly ExplainedGrant[];
+  readonly policy: Decision["policy"];
+}
+
+/** One principal who may read a record: the grants naming it, and the principals it holds read through (groups). */
+export interface Reader {
+  readonly principal: string;
+  readonly grants: readonly (BoundPermission & { readonly source: GrantSource })[];
+  readonly through: readonly string[];
+}
+
+/** One object the caller holds permissions on (Kinto's `/permissions` entry). */
+export interface AccessibleObject {
+  readonly collection: string;
+  /** The record's id; undefined for the collection itself. */
+  readonly id: string | undefined;
+  readonly permissions: readonly string[];
+}
+
+export interface Page<T> {
+  readonly entries: readonly T[];
+  readonly nextToken?: string;
+}
+
+export interface PageParams {
+  readonly limit: number;
+  readonly token?: string;
+}
+
+/** The permissions a resource answers explain for: its own, `create`, and those its views require. */
+export function knownPermissions(resource: ResourceDefinition): string[] {
+  const views = ["read", "update", "replace", "delete", "create", "list", "deleteAll"] as const;
+  return [...new Set([...resource.permissions, CREATE, ...views.map((v) => permissionFor(resource, v))])];
+}
+
+const READERS_SORT: readonly SortKey[] = [{ field: "principal", descending: false }];
+const OBJECTS_SORT: readonly SortKey[] = [
+  { field: "collection", descending: false },
+  { field: "id", descending: false },
+];
+
+export class AccessService {
+  private readonly targets: RecordTargets;
+
+  constructor(private readonly deps: AccessServiceDeps) {
+    this.targets = new RecordTargets(deps.records, deps.shared);
+  }
+
+  /**
+   * Whether the caller holds `permission` on the record, and why. A caller who may not read the
+   * record learns no more than GET tells them: for `read` the refusal (the same whether or not
+   * the record exists), for any other permission 401/403; a missing record is a 404 exactly
+   * when GET answers 404.
+   */
+  async explain(requester: Requester, resource: ResourceDefinition, id: string, permission: string): Promise<Explanation> {
+    rejectUnknownPermission(resource, permission);
+    const kind = this.kindOf(resource);
+    const scope = kind.scope(requester, resource);
+    const acls = memoizedAcls(this.deps.permissions, knownPermissions(resource));
+    // Started with the record read, not after the decision: the walk through the user's groups
+    // and the collection's ACL (a cache warmed, decided on later) cost no round trip of their own.
+    // A kind without ACL never asks the permission backend: its one grant is the caller's own id.
+    const keepsAcl = kind.recordAcls(resource) !== undefined;
+    const own = requester.userId === undefined ? [] : [requester.userId];
+    const read = this.targets.callerAndTarget(kind, requester, resource, scope, id);
+    let known: readonly string[] | undefined; // the caller's principals, once read: the walk may end when it reached them all
+    void read.then(([c]) => (known = c.principals)).catch(() => undefined);
+    const enough = (reached: ReadonlyMap<string, string[]>) => known !== undefined && known.every((p) => reached.has(p));
+    const walk = groupChains(this.deps.permissions, requester.userId, keepsAcl ? undefined : own, this.deps.chainBounds, enough);
+    const warm = keepsAcl ? acls([{ objectId: `/${resource.name}`, permission: READ }]) : undefined;
+    const [[caller, target], chains] = await Promise.all([read, walk, warm]);
+    const readPermission = permissionFor(resource, "read");
+    const reading = await kind.explain(caller, resource, readPermission, id, target.acl, acls);
+    if (!reading.allowed) {
+      if (permission === readPermission) return explained(caller, resource, permission, recordId(resource, id), reading, chains);
+      throw denial(caller);
+    }
+    if (!target.record) throw new RecordNotFoundError(resource.name, id);
+    // Creating is decided on the collection (PUT of a new id), every other permission on the record.
+    const onCollection = permission === permissionFor(resource, "create");
+    const decision =
+      permission === readPermission
+        ? reading
+        : onCollection
+          ? await kind.explain(caller, resource, permission, undefined, undefined, acls)
+          : await kind.explain(caller, resource, permission, id, target.acl, acls);
+    return explained(caller, resource, permission, onCollection ? `/${resource.name}` : recordId(resource, id), decision, chains);
+  }
+
+  /**
+   * Who may read the record: the principals its grants name (settings, collection and record
+   * ACLs, through bound permissions) and every id holding one of them through groups. Only for
+   * callers who may write the record; the others are answered as explain answers them.
+   */
+  async readers(requester: Requester, resource: ResourceDefinition, id: string, page: PageParams): Promise<Page<Reader>> {
+    const kind = this.kindOf(resource);
+    const scope = kind.scope(requester, resource);
+    const [caller, target] = await this.targets.callerAndTarget(kind, requester, resource, scope, id);
+    const acls = memoizedAcls(this.deps.permissions, knownPermissions(resource));
+    const read = await kind.explain(caller, resource, permissionFor(resource, "read"), id, target.acl, acls);
+    if (!read.allowed) throw denial(caller);
+    if (!target.record) throw new RecordNotFoundError(resource.name, id);
+    const write = await kind.explain(caller, resource, permissionFor(resource, "update"), id, target.acl, acls);
+    if (!write.allowed) throw denial(caller);
+    const filters = tokenBinding("readers", recordId(resource, id));
+    const after =
+      page.token === undefined ? undefined : stringAt(this.deps.tokens.decode(page.token, READERS_SORT, filters).cursor.values, 0);
+    // A kind without ACL: the record is its owner's alone, who is the caller (the scope is theirs).
+    const owner = caller.userId === undefined ? [] : [caller.userId];
+    const fromAcls = await kind.holders(resource, READ, id, target.acl ?? {}, acls);
+    const held = fromAcls ?? [{ objectId: recordId(resource, id), permission: READ, source: "owner" as const, principals: owner }];
+    const readers = new Map<string, { grants: Reader["grants"][number][]; through: Set<string> }>();
+    const entry = (principal: string) => {
+      let found = readers.get(principal);
+      if (!found) readers.set(principal, (found = { grants: [], through: new Set() }));
+      return found;
+    };
+    for (const grant of held)
+      for (const principal of grant.principals)
+        entry(principal).grants.push({ objectId: grant.objectId, permission: grant.permission, source: grant.source });
+    // Everyone and Authenticated stand for every caller: they are listed, never expanded.
+    const groups = fromAcls === undefined ? [] : [...readers.keys()].filter((p) => p !== EVERYONE && p !== AUTHENTICATED);
+    const members = await Promise.all(groups.map((group) => this.deps.permissions.membersOf(group)));
+    groups.forEach((group, i) => {
+      for (const member of members[i] ?? []) entry(member).through.add(group);
+    });
+    const sorted = [...readers.keys()].filter((p) => after === undefined || p > after).sort();
+    const entries = sorted.slice(0, page.limit).map((principal) => {
+      const found = readers.get(principal)!;
+      return { principal, grants: found.grants, through: [...found.through].sort() };
+    });
+    if (sorted.length <= page.limit || entries.length === 0) return { entries };
+    const last = entries.at(-1)!.principal;
+    return { entries, nextToken: this.deps.tokens.encode(READERS_SORT, filters, { cursor: { values: [last] }, upTo: 0 }) };
+  }
+
+  /**
+   * Every object the caller holds a permission on, Kinto's `/permissions`: for each shareable
+   * resource (by name), its collection when the caller holds a permission on it, then each record
+   * the caller reads through its own ACL (by id), with every permission the caller holds there.
+   * One page costs one listing and one ACL read per resource it touches, whatever the totals.
+   */
+  async accessibleObjects(
+    requester: Requester,
+    resources: readonly ResourceDefinition[],
+    page: PageParams,
+  ): Promise<Page<AccessibleObject>> {
+    const filters = tokenBinding("permissions", requester.userId ?? EVERYONE);
+    const position = page.token === undefined ? undefined : this.deps.tokens.decode(page.token, OBJECTS_SORT, filters).cursor.values;
+    const afterCollection = position === undefined ? undefined : stringAt(position, 0);
+    const afterId = position === undefined ? undefined : stringAt(position, 1);
+    const caller = await requester.caller();
+    const entries: AccessibleObject[] = [];
+    let more = false;
+    const shareable = resources.filter((r) => this.kindOf(r).recordAcls(r) !== undefined).sort((a, b) => (a.name < b.name ? -1 : 1));
+    for (const resource of shareable) {
+      if (afterCollection !== undefined && resource.name < afterCollection) continue;
+      const resumeAt = resource.name === afterCollection ? afterId : undefined;
+      if (entries.length >= page.limit) {
+        more = true;
+        break;
+      }
+      const kind = this.kindOf(resource);
+      const acls = memoizedAcls(this.deps.permissions, knownPermissions(resource));
+      if (resumeAt === undefined) {
+        const held = await this.heldPermissions(kind, caller, resource, undefined, undefined, acls);
+        if (held.length > 0) entries.push({ collection: resource.name, id: undefined, permissions: held });
+      }
+      const remaining = page.limit - entries.length;
+      if (remaining <= 0) {
+        more = true; // checked on the next page: its records may be none
+        break;
+      }
+      const records = await this.readableThroughAcl(kind, caller, resource, resumeAt ?? "", remaining + 1);
+      const ids = records.slice(0, remaining);
+      const current = await this.deps.shared.currentAcls(ids, kind.recordAcls(resource)!);
+      for (const id of ids) {
+        const acl = Object.fromEntries(Object.entries(current.get(id) ?? {}).map(([p, s]) => [p, [...s]]));
+        const held = await this.heldPermissions(kind, caller, resource, id, acl, acls);
+        if (held.length > 0) entries.push({ collection: resource.name, id, permissions: held });
+      }
+      if (records.length > remaining) {
+        more = true;
+        break;
+      }
+    }
+    const last = entries.at(-1);
+    if (!more || !last) return { entries };
+    const cursor = { values: [last.collection, last.id ?? ""] };
+    return { entries, nextToken: this.deps.tokens.encode(OBJECTS_SORT, filters, { cursor, upTo: 0 }) };
+  }
+
+  private async heldPermissions(
+    kind: ResourceKindPolicy,
+    caller: Caller,
+    resource: ResourceDefinition,
+    id: string | undefined,
+    acl: Readonly<Record<string, readonly string[]>> | undefined,
+    acls: AclReader,
+  ): Promise<string[]> {
+    const names = id === undefined ? [...new Set([...resource.permissions, CREATE])] : resource.permissions;
+    const decisions = await Promise.all(names.map((p) => kind.explain(caller, resource, p, id, acl, acls)));
+    return names.filter((_, i) => decisions[i]?.allowed === true);
+  }
+
+  /** Ids of the records after `afterId` the caller reads through their own ACL, by id: the restricted listing's grants. */
+  private async readableThroughAcl(
+    kind: ResourceKindPolicy,
+    caller: Caller,
+    resource: ResourceDefinition,
+    afterId: string,
+    limit: number,
+  ): Promise<string[]> {
+    const selection = await this.deps.shared.select(kind.recordAcls(resource)!, kind.grants(caller, resource, READ));
+    const entries = await selection.list(
+      { collection: resource.name, parentId: "" },
+      {
+        filters: afterId === "" ? [] : [{ field: "id", operator: "gt", value: afterId }],
+        sort: [
+          { field: "id", descending: false },
+          { field: "last_modified", descending: true },
+        ],
+        limit,
+        includeDeleted: false,
+      },
+    );
+    return entries.map((e) => e.id);
+  }
+
+  private kindOf(resource: ResourceDefinition): ResourceKindPolicy {
+    return this.deps.kinds[resource.kind];
+  }
+}
+
+/** The decision as explain answers it: each held principal with its chain (from the user's walk). */
+function explained(
+  caller: Caller,
+  resource: ResourceDefinition,
+  permission: string,
+  objectId: string,
+  decision: Decision,
+  chains: ReadonlyMap<string, string[]>,
+): Explanation {
+  const collection = `/${resource.name}`;
+  const held = decision.held.map((grant) => ({
+    objectId: grant.objectId,
+    permission: grant.permission,
+    source: grant.source,
+    ...(grant.source === "settings" && grant.objectId === collection ? { setting: `${resource.name}_${grant.permission}_principals` } : {}),
+    through: grant.principals.map((principal) => ({ principal, chain: chains.get(principal) })),
+  }));
+  return {
+    permission,
+    objectId,
+    allowed: decision.allowed,
+    principals: caller.principals,
+    checked: decision.checked,
+    held,
+    policy: decision.policy,
+  };
+}
+
+function rejectUnknownPermission(resource: ResourceDefinition, permission: string): void {
+  const known = knownPermissions(resource);
+  if (!known.includes(permission))
+    throw ValidationError.single("querystring", "permission", `"${permission.slice(0, 64)}" is not one of ${known.join(", ")}`);
+}
+
+function recordId(resource: ResourceDefinition, id: string): string {
+  return `/${resource.name}/${id}`;
+}
+
+/** Binds a page token to its endpoint and object, so a token from elsewhere is refused (400). */
+function tokenBinding(endpoint: string, subject: string): Filter[] {
+  return [{ field: endpoint, operator: "eq", value: subject }];
+}
+
+function stringAt(values: readonly unknown[], index: number): string {
+  const value = values[index];
+  if (typeof value !== "string") throw ValidationError.single("querystring", "_token", "_token has invalid content");
+  return value;
+}

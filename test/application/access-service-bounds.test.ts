@@ -1,0 +1,109 @@
+/**
+ * The work one explain, readers or /permissions request does is bounded by the page and the
+ * record's ACL, never by how much the caller can reach: backend calls are counted while the
+ * readable records grow from 20 to 400, with the ids and principals they carry.
+ */
+import { expect } from "chai";
+import { AccessService } from "../../src/application/access/access-service.js";
+import { Authorizer } from "../../src/application/authorizer.js";
+import { resourceKinds } from "../../src/application/kinds/resource-kinds.js";
+import { PaginationTokens } from "../../src/application/pagination-token.js";
+import type { PermissionStore } from "../../src/application/ports/permission-store.js";
+import type { RecordStore } from "../../src/application/ports/record-store.js";
+import { RecordService } from "../../src/application/record-service.js";
+import { authenticatedRequester } from "../../src/application/requester.js";
+import type { ResourceDefinition } from "../../src/application/resources.js";
+import { PortableSharedRecords } from "../../src/application/shared-records/portable-shared-records.js";
+import { MemoryPermissionStore } from "../../src/adapters/memory/memory-permission-store.js";
+import { MemoryRecordStore } from "../../src/adapters/memory/memory-record-store.js";
+import { DirectUnitOfWork } from "../../src/adapters/system/direct-unit-of-work.js";
+
+const articles: ResourceDefinition = {
+  name: "articles",
+  kind: "shareable",
+  permissions: ["read", "write"],
+  settingsPrincipals: { create: ["system.Authenticated"] },
+};
+
+/** A proxy counting every method call, by name, and under `items` the ids and principals they carry (array arguments). */
+function counted<T extends object>(target: T, calls: Map<string, number>): T {
+  return new Proxy(target, {
+    get(object, name, receiver) {
+      const value: unknown = Reflect.get(object, name, receiver);
+      if (typeof value !== "function") return value;
+      return (...args: unknown[]) => {
+        calls.set(String(name), (calls.get(String(name)) ?? 0) + 1);
+        const items = args.reduce<number>((sum, arg) => sum + (Array.isArray(arg) ? arg.length : 0), 0);
+        calls.set("items", (calls.get("items") ?? 0) + items);
+        return (value as (...a: unknown[]) => unknown).apply(object, args);
+      };
+    },
+  });
+}
+
+async function world(readable: number) {
+  const permissions = new MemoryPermissionStore();
+  const records = new MemoryRecordStore({ now: () => 1_000_000 });
+  const calls = new Map<string, number>();
+  const countedPermissions = counted<PermissionStore>(permissions, calls);
+  const countedRecords = counted<RecordStore>(records, calls);
+  const groups = (id: string) => permissions.userPrincipals(id);
+  const alice = authenticatedRequester("alice", groups);
+  const bob = authenticatedRequester("bob", groups);
+  const unitOfWork = new DirectUnitOfWork();
+  const tokens = new PaginationTokens("secret");
+  const service = new RecordService({
+    records,
+    kinds: resourceKinds({ authorizer: new Authorizer(permissions) }),
+    shared: new PortableSharedRecords(records, permissions, unitOfWork),
+    unitOfWork,
+    ids: { generate: () => "x" },
+    tokens,
+  });
+  await permissions.addUserPrincipal("bob", "group:g1");
+  await permissions.addUserPrincipal("group:g1", "group:g2");
+  for (let i = 0; i < readable; i++)
+    await service.replace(alice, articles, `r${String(i).padStart(4, "0")}`, { data: {}, permissions: { read: ["group:g2"] } });
+  const access = new AccessService({
+    records: countedRecords,
+    shared: new PortableSharedRecords(countedRecords, countedPermissions, unitOfWork),
+    kinds: resourceKinds({ authorizer: new Authorizer(countedPermissions) }),
+    permissions: countedPermissions,
+    tokens,
+  });
+  return { access, alice, bob, calls };
+}
+
+function total(calls: Map<string, number>): number {
+  return [...calls.values()].reduce((a, b) => a + b, 0);
+}
+
+describe("access requests do bounded work", () => {
+  it("/permissions: the same backend calls for a page whether 20 or 400 records are readable", async () => {
+    const counts: number[] = [];
+    for (const readable of [20, 400]) {
+      const { access, bob, calls } = await world(readable);
+      const page = await access.accessibleObjects(bob, [articles], { limit: 10 });
+      expect(page.entries).to.have.length(10);
+      expect(page.nextToken).to.be.a("string");
+      const next = await access.accessibleObjects(bob, [articles], { limit: 10, token: page.nextToken! });
+      expect(next.entries[0]?.id).to.equal("r0009");
+      counts.push(total(calls));
+    }
+    expect(counts[0]).to.be.above(0);
+    expect(counts[1]).to.equal(counts[0]);
+  });
+
+  it("explain and readers: the same backend calls whether 20 or 400 records are readable", async () => {
+    const counts: number[] = [];
+    for (const readable of [20, 400]) {
+      const { access, alice, bob, calls } = await world(readable);
+      const explanation = await access.explain(bob, articles, "r0001", "read");
+      expect(explanation.held[0]?.through[0]?.chain).to.deep.equal(["bob", "group:g1", "group:g2"]);
+      const readers = await access.readers(alice, articles, "r0001", { limit: 2 });
+      expect(readers.entries.map((r) => r.principal)).to.deep.equal(["alice", "bob"]);
+      counts.push(total(calls));
+    }
+    expect(counts[1]).to.equal(counts[0]);
+  });
+});
