@@ -9,7 +9,8 @@
  * If-Match): each item's rows say what happened, as the one-record statements' rows do.
  */
 import type { Scope } from "../../application/ports/record-store.js";
-import type { BatchStatement, GroupClock, Outcome } from "./group-commit.js";
+import type { GroupClock } from "./group-clock.js";
+import type { BatchStatement, Outcome } from "./group-commit.js";
 import type { PostgresDatabase, Statement } from "./postgres-database.js";
 
 /** As the one-record statements return it: the written row, or the live row in the way. */

@@ -4,9 +4,9 @@
  * scope's counter row once, hands out strictly increasing timestamps in memory, writes the
  * counter once at the end and commits once (one fsync). Each write keeps its own outcome.
  */
-import { AsyncLocalStorage } from "node:async_hooks";
 import pg from "pg";
 import type { Scope } from "../../application/ports/record-store.js";
+import { GroupClock } from "./group-clock.js";
 import type { PostgresDatabase, Statement } from "./postgres-database.js";
 import { unstorableText } from "./postgres-errors.js";
 import { NOW_MS } from "./sql-clock.js";
@@ -56,56 +56,6 @@ const CREATE_COUNTER: Statement = {
   name: "tessera_group_create_counter",
   text: `INSERT INTO timestamps (collection, parent_id, last_modified) VALUES ($1, $2, ${NOW_MS}) ON CONFLICT DO NOTHING RETURNING last_modified`,
 };
-
-/**
- * The timestamps of one group. The counter row is locked for the whole group, so no other
- * writer of the scope (this process or another) can interleave: stamps handed out here are
- * strictly above every committed one. A rolled-back write's stamps are simply never used.
- */
-export class GroupClock {
-  private last: number;
-  private kept: number;
-  private pending: number;
-  private readonly start: number;
-
-  /** `counter` undefined: the group created the scope's row, so any requested stamp is honoured. */
-  constructor(
-    readonly scope: Scope,
-    counter: number | undefined,
-    private readonly now: number,
-  ) {
-    this.start = counter ?? -Infinity;
-    this.last = this.start;
-    this.kept = this.start;
-    this.pending = this.start;
-  }
-
-  /** The next timestamp: a requested one above everything so far is honoured (as the bump does). */
-  next(requested?: number): number {
-    this.last = requested !== undefined && requested > this.last ? requested : Math.max(this.now, this.last + 1);
-    return this.last;
-  }
-
-  /** Records that `stamp` was written by the current member (kept only if the member succeeds). */
-  wrote(stamp: number): void {
-    this.pending = Math.max(this.pending, stamp);
-  }
-
-  /** The current member succeeded: its writes count for the counter. */
-  keep(): void {
-    this.kept = Math.max(this.kept, this.pending);
-  }
-
-  /** The current member was rolled back: its writes never happened. */
-  discard(): void {
-    this.pending = this.kept;
-  }
-
-  /** The counter's value at commit, or undefined when nothing was written. */
-  finalCounter(): number | undefined {
-    return this.kept > this.start ? this.kept : undefined;
-  }
-}
 
 /** What happened to one write: its value, or its own error (a business outcome or a failure). */
 export type Outcome<R> = { ok: true; value: R } | { ok: false; error: unknown };
@@ -181,15 +131,8 @@ function scopeKey(scope: Scope): string {
 
 export class GroupCommit {
   private readonly queues = new Map<string, ScopeQueue>();
-  private readonly current = new AsyncLocalStorage<GroupClock>();
 
   constructor(private readonly database: PostgresDatabase) {}
-
-  /** The clock of the group running the current write, when it is a group of this scope. */
-  clockFor(scope: Scope): GroupClock | undefined {
-    const clock = this.current.getStore();
-    return clock && clock.scope.collection === scope.collection && clock.scope.parentId === scope.parentId ? clock : undefined;
-  }
 
   /**
    * A single write whose statement never raises on a business outcome (it returns what happened
@@ -200,9 +143,12 @@ export class GroupCommit {
     return this.enqueue(scope, work, false);
   }
 
-  /** A unit of work (record + ACL): when it fails, its writes are undone and only its own. */
+  /**
+   * A unit of work (record + ACL): when it fails, its writes are undone and only its own. It runs
+   * handed the group's clock with the transaction (see writeModeOf), which its writes of the scope stamp with.
+   */
   unitOfWork<T>(scope: Scope, work: () => Promise<T>): Promise<T> {
-    return this.enqueue(scope, () => work(), true);
+    return this.enqueue(scope, (clock) => this.database.within({ clock }, work), true);
   }
 
   /**
@@ -219,7 +165,7 @@ export class GroupCommit {
    */
   async inTransaction<T>(scope: Scope, work: (clock: GroupClock) => Promise<T>): Promise<T> {
     const clock = await this.lockCounter(scope);
-    const result = await this.current.run(clock, () => work(clock));
+    const result = await work(clock);
     clock.keep();
     const counter = clock.finalCounter();
     if (counter !== undefined) await this.run(STORE_COUNTER, [scope.collection, scope.parentId, counter]);
@@ -318,7 +264,7 @@ export class GroupCommit {
       const isolated = savepoints && member.isolated;
       if (isolated) await this.run("SAVEPOINT tessera_member");
       try {
-        outcomes.push({ ok: true, value: await this.current.run(clock, () => work(clock)) });
+        outcomes.push({ ok: true, value: await work(clock) });
         clock.keep();
       } catch (error) {
         clock.discard();
@@ -347,11 +293,9 @@ export class GroupCommit {
     const batches = run.map((member) => member.work as Batched);
     const statement = batches[0]?.statement;
     if (!statement) return [];
-    const outcomes = await this.current.run(clock, () =>
-      statement.run(
-        clock,
-        batches.map((batched) => batched.item),
-      ),
+    const outcomes = await statement.run(
+      clock,
+      batches.map((batched) => batched.item),
     );
     if (outcomes.length !== run.length) throw new Error(`a batch statement returned ${outcomes.length} outcomes for ${run.length} writes`);
     return outcomes;

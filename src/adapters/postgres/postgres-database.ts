@@ -6,6 +6,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import pg from "pg";
 import { BackendError } from "../../domain/errors.js";
+import type { GroupClock } from "./group-clock.js";
 import { GuardedClient } from "./guarded-client.js";
 import type { MigrationClass } from "./postgres-data-source.js";
 import { toDomainError, type PostgresBackendName } from "./postgres-errors.js";
@@ -79,8 +80,19 @@ function lastRows<O extends pg.QueryResultRow>(result: pg.QueryResult<O> | pg.Qu
   return (Array.isArray(result) ? result.at(-1) : result)?.rows ?? [];
 }
 
-/** The connection of a unit of work, and what to take back elsewhere if it rolls back. */
-interface Transaction {
+/**
+ * What code running inside a transaction may be handed with it, by whoever runs that code: the
+ * one ambient state of the PostgreSQL adapters (docs/adr/0010 names the write modes it decides).
+ */
+export interface TransactionPart {
+  /** A group commit's member: the group's clock, which stamps the member's writes of its scope. */
+  readonly clock?: GroupClock;
+  /** A unit of work: the callbacks waiting for its commit (a group member's: for its own outcome). */
+  readonly afterCommit?: (() => void)[];
+}
+
+/** The connection of a unit of work, what to take back elsewhere if it rolls back, and its parts. */
+interface Transaction extends TransactionPart {
   readonly client: pg.PoolClient;
   readonly undos: (() => Promise<void>)[];
 }
@@ -165,6 +177,18 @@ export class PostgresDatabase {
   /** Whether a unit of work of this database is running in the current async context. */
   inTransaction(): boolean {
     return this.transactions.getStore() !== undefined;
+  }
+
+  /** What the current transaction was handed (see `within`); undefined outside a transaction. */
+  transactionPart(): TransactionPart | undefined {
+    return this.transactions.getStore();
+  }
+
+  /** Runs `work` in the transaction already open, handed `part` as well (a group's clock, a unit of work's callbacks). */
+  within<T>(part: TransactionPart, work: () => Promise<T>): Promise<T> {
+    const current = this.transactions.getStore();
+    if (!current) return Promise.reject(new Error("within: no transaction is open"));
+    return this.transactions.run({ ...current, ...part }, work);
   }
 
   /**

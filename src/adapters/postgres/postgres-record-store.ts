@@ -23,7 +23,8 @@ import { JsonTextRecord } from "../../domain/json-text-record.js";
 import { recordBody, type RecordOrTombstone, type StoredRecord, type Tombstone } from "../../domain/records.js";
 import type { JoinedGrants } from "./joined-grants.js";
 import { BatchedCreates, BatchedUpdates, type AclEntries, type CreateItem, type UpdateItem, type WriteRow } from "./batched-writes.js";
-import { groupCommitOf, runOne, type BatchStatement, type GroupClock, type GroupCommit } from "./group-commit.js";
+import type { GroupClock } from "./group-clock.js";
+import { groupCommitOf, runOne, type BatchStatement, type GroupCommit } from "./group-commit.js";
 import {
   LOST_ACCESS_AFTER,
   lostAccessSourceSql,
@@ -32,6 +33,7 @@ import {
   stampedLostAccessValues,
 } from "./lost-access-sql.js";
 import type { PostgresDatabase, Statement } from "./postgres-database.js";
+import { writeModeOf } from "./write-mode.js";
 import {
   filterSql,
   grantedIdsSql,
@@ -165,10 +167,6 @@ function statementFor(text: string): Statement {
   namedShapes.add(name);
   return { name, text };
 }
-
-/** How a write runs (PostgresRecordStore.writeModeOf). */
-type WriteMode =
-  { readonly runs: "in its group"; readonly clock: GroupClock } | { readonly runs: "in a transaction" } | { readonly runs: "alone" };
 
 /**
  * Its `grants` (list, count, deleteMany), createWithAcl and changesWithAcls join the ACEs, which
@@ -437,7 +435,7 @@ export class PostgresRecordStore implements RecordStore {
     after: unknown[],
     requested: number | undefined,
   ): Promise<WriteRow[]> {
-    const mode = this.writeModeOf(scope);
+    const mode = writeModeOf(this.database, scope);
     if (mode.runs === "in its group") return this.stampedWrite(mode.clock, statements.stamped, before, after, requested);
     if (mode.runs === "in a transaction") return this.run<WriteRow>(statements.bump, [...before, requested ?? null, ...after]);
     return this.groups.write(scope, (group) => this.stampedWrite(group, statements.stamped, before, after, requested));
@@ -454,22 +452,10 @@ export class PostgresRecordStore implements RecordStore {
     item: I,
     inTransaction: () => Promise<WriteRow[]>,
   ): Promise<WriteRow[]> {
-    const mode = this.writeModeOf(scope);
+    const mode = writeModeOf(this.database, scope);
     if (mode.runs === "in its group") return runOne(statement, mode.clock, item);
     if (mode.runs === "in a transaction") return inTransaction();
     return this.groups.batch(scope, statement, item);
-  }
-
-  /**
-   * The one place a write's mode is decided: inside a unit of work that joined its scope's group
-   * commit (stamped by the group's clock, which writes the counter once), inside another
-   * transaction (a batch request's: the statement bumps the counter itself), or alone (it joins
-   * the scope's next group, ADR 10).
-   */
-  private writeModeOf(scope: Scope): WriteMode {
-    const clock = this.groups.clockFor(scope);
-    if (clock) return { runs: "in its group", clock };
-    return { runs: this.database.inTransaction() ? "in a transaction" : "alone" };
   }
 
   private async stampedWrite(
