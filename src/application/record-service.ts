@@ -24,7 +24,7 @@ import { CONTENTION_DEADLINE_MS, ContentionRetry } from "./contention-retry.js";
 import { RecordTargets } from "./record-targets.js";
 import { RecordTurns } from "./record-turns.js";
 import type { ChangeAction, CommittedChanges, ImpactedRecord } from "./events.js";
-import type { CollectionView, ResourceKindPolicy, ResourceKinds, Target } from "./kinds/resource-kind-policy.js";
+import type { CollectionView, ResourceKindPolicy, ResourceKinds } from "./kinds/resource-kind-policy.js";
 import { MODIFIED_FIELD, type Filter, type SortKey } from "./listing.js";
 import type { PaginationTokens } from "./pagination-token.js";
 import type { IdGenerator } from "./ports/clock.js";
@@ -236,7 +236,7 @@ export class RecordService {
   async get(requester: Requester, resource: ResourceDefinition, id: string, preconditions: Preconditions = {}): Promise<RecordResult> {
     const kind = this.kindOf(resource);
     const scope = kind.scope(requester, resource);
-    const [caller, { record, acl }] = await this.callerAndTarget(kind, requester, resource, scope, id);
+    const [caller, { record, acl }] = await this.targets.callerAndTarget(kind, requester, resource, scope, id);
     await kind.requireRecord(caller, resource, "read", id, acl);
     if (!record) throw new RecordNotFoundError(resource.name, id);
     checkPreconditions(preconditions, { timestamp: record.lastModified, record }, true);
@@ -270,7 +270,7 @@ export class RecordService {
   ): Promise<RecordResult> {
     const kind = this.kindOf(resource);
     const scope = kind.scope(requester, resource);
-    const [caller, { record: existing, acl: currentAcl }] = await this.callerAndTarget(kind, requester, resource, scope, id);
+    const [caller, { record: existing, acl: currentAcl }] = await this.targets.callerAndTarget(kind, requester, resource, scope, id);
     if (existing) await kind.requireRecord(caller, resource, "replace", id, currentAcl);
     else await kind.requireCollection(caller, resource, "create");
     const payload = payloadOf(submitted);
@@ -318,7 +318,7 @@ export class RecordService {
   ): Promise<RecordResult> {
     const kind = this.kindOf(resource);
     const scope = kind.scope(requester, resource);
-    const [caller, found] = await this.callerAndTarget(kind, requester, resource, scope, id);
+    const [caller, found] = await this.targets.callerAndTarget(kind, requester, resource, scope, id);
     await kind.requireWrite(caller, resource, "update", id, found);
     let target = found;
     const patch = payloadOf(submitted);
@@ -360,7 +360,7 @@ export class RecordService {
         const retry = error instanceof PreconditionFailedError && preconditions.ifMatch === undefined;
         if (!retry) throw error;
         await contention.pause(error);
-        target = await this.target(kind, resource, scope, id);
+        target = await this.targets.target(kind, resource, scope, id);
         await kind.requireWrite(caller, resource, "update", id, target);
       }
     }
@@ -375,7 +375,7 @@ export class RecordService {
   ): Promise<Tombstone> {
     const kind = this.kindOf(resource);
     const scope = kind.scope(requester, resource);
-    const [caller, found] = await this.callerAndTarget(kind, requester, resource, scope, id);
+    const [caller, found] = await this.targets.callerAndTarget(kind, requester, resource, scope, id);
     await kind.requireWrite(caller, resource, "delete", id, found);
     const existing = found.record;
     if (!existing) throw new RecordNotFoundError(resource.name, id);
@@ -511,20 +511,6 @@ export class RecordService {
     return { acl: kind.aclEntries(resource, acl), previous: kind.aclEntries(resource, previous), previousVersion };
   }
 
-  private callerAndTarget(
-    kind: ResourceKindPolicy,
-    requester: Requester,
-    resource: ResourceDefinition,
-    scope: Scope,
-    id: string,
-  ): Promise<[Caller, Target]> {
-    return this.targets.callerAndTarget(kind, requester, resource, scope, id);
-  }
-
-  private target(kind: ResourceKindPolicy, resource: ResourceDefinition, scope: Scope, id: string): Promise<Target> {
-    return this.targets.target(kind, resource, scope, id);
-  }
-
   /**
    * As in Kinto, a caller restricted to the records they hold a permission on is refused
    * (401/403) unless they hold it on at least one record or may create records (then they get
@@ -559,7 +545,7 @@ export class RecordService {
     id: string,
     preconditions: Preconditions,
   ): Promise<RecordResult | undefined> {
-    const { record: existing, acl } = await this.target(kind, resource, scope, id);
+    const { record: existing, acl } = await this.targets.target(kind, resource, scope, id);
     if (!existing) return undefined;
     await kind.requireRecord(caller, resource, "read", id, acl);
     checkPreconditions(preconditions, { timestamp: existing.lastModified, record: existing }, false);
