@@ -1,13 +1,16 @@
 /**
  * A PermissionStore that announces every change of a user's principals (ChangeEvents
  * `principalsChanged`) once the backend made it and before the change returns, so that the live
- * feed ends the open streams that the old principals fed, on every process (docs/feed-fence.md).
- * What is announced is the principal whose members changed: the user's own id (which
- * every caller holds as a principal) for a principal added to or removed from a user,
+ * feed moves the open streams that the old principals fed onto the new ones, on every process
+ * (docs/feed-fence.md). What is announced is the principal whose members changed: the user's own
+ * id (which every caller holds as a principal) for a principal added to or removed from a user,
  * `system.Authenticated` for a group given to every user, the principal itself when it is removed
- * everywhere. Every other operation is passed through unchanged.
+ * everywhere. Then, when group changes are followed (GroupAccessChanges), what the change took
+ * from the holder is recorded as lost access, so that `_since` and the feed show it (docs/api.md,
+ * "Sync"). Every other operation is passed through unchanged.
  */
 import type { ChangeEvents } from "./events.js";
+import type { GroupAccessChanges } from "./group-access-changes.js";
 import { PermissionStoreDecorator } from "./permission-store-decorator.js";
 import type { PermissionStore } from "./ports/permission-store.js";
 
@@ -15,6 +18,8 @@ export class AnnouncedPrincipalChanges extends PermissionStoreDecorator {
   constructor(
     inner: PermissionStore,
     private readonly events: ChangeEvents,
+    /** Looked up at each change (it is built over this very store); none: group changes are only announced. */
+    private readonly groupAccess: () => GroupAccessChanges | undefined = () => undefined,
   ) {
     super(inner);
   }
@@ -25,8 +30,12 @@ export class AnnouncedPrincipalChanges extends PermissionStoreDecorator {
   }
 
   override async removeUserPrincipal(userId: string, principal: string): Promise<void> {
+    const follower = this.groupAccess();
+    // Only a principal the user held is lost: removing an absent one changes no view.
+    const held = follower !== undefined && (await this.inner.userPrincipals(userId)).has(principal);
     await this.inner.removeUserPrincipal(userId, principal);
     await this.events.publishPrincipalsChanged(userId);
+    if (held) await follower.removed([userId], principal);
   }
 
   override async removePrincipal(principal: string): Promise<void> {

@@ -183,6 +183,13 @@ export class MemoryRecordStore implements RecordStore {
       if (loss.principals.length > 0) this.state(scope).lostAccess.record(loss.id, loss.principals, loss.lastModified);
   }
 
+  async stampLostAccess(scope: Scope, principal: string, lost: readonly string[]): Promise<number> {
+    const state = this.state(scope);
+    const timestamp = this.stamp(state, undefined);
+    for (const id of new Set(lost)) state.lostAccess.record(id, [principal], timestamp);
+    return timestamp;
+  }
+
   async lostAccessAfter(scope: Scope, after: number): Promise<RecordedLoss[]> {
     return this.peek(scope)?.lostAccess.after(after) ?? [];
   }

@@ -7,6 +7,7 @@ import type { ListQuery, RecordAccess } from "../../application/listing.js";
 import type { JoinedGrants } from "./joined-grants.js";
 import type { RecordedLoss } from "../../application/ports/record-store.js";
 import type { Statement } from "./postgres-database.js";
+import { NOW_MS } from "./sql-clock.js";
 import { filterSql, grantsRecordSql, isModifiedLowerBound, keysetSql, modifiedLowerBoundSql, SqlParams } from "./record-query-sql.js";
 
 /**
@@ -18,6 +19,25 @@ export const RECORD_LOST_ACCESS_STAMPED: Statement = {
   text: `INSERT INTO lost_access AS l (collection, parent_id, principal, id, last_modified)
     SELECT $1, $2, u.principal, u.id, u.stamp FROM unnest($3::text[], $4::text[], $5::bigint[]) AS u(id, principal, stamp)
     ON CONFLICT (collection, parent_id, principal, id) DO UPDATE SET last_modified = EXCLUDED.last_modified`,
+};
+
+/**
+ * Losses of records $4 by principal $3 without a record write (a group change): the scope's
+ * counter takes a new timestamp (the lock of its row orders this with the scope's writers) and
+ * every loss is stamped with it, in one statement. Returns the timestamp.
+ */
+export const STAMP_LOST_ACCESS: Statement = {
+  name: "tessera_lost_access_stamp",
+  text: `WITH ts AS (
+      INSERT INTO timestamps AS t (collection, parent_id, last_modified) VALUES ($1, $2, ${NOW_MS})
+      ON CONFLICT (collection, parent_id) DO UPDATE SET last_modified = GREATEST(${NOW_MS}, t.last_modified + 1)
+      RETURNING t.last_modified
+    ), lost AS (
+      INSERT INTO lost_access AS l (collection, parent_id, principal, id, last_modified)
+      SELECT $1, $2, $3, u.id, ts.last_modified FROM unnest($4::text[]) AS u(id) CROSS JOIN ts
+      ON CONFLICT (collection, parent_id, principal, id) DO UPDATE SET last_modified = EXCLUDED.last_modified
+    )
+    SELECT last_modified FROM ts`,
 };
 
 /**

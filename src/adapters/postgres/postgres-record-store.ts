@@ -29,6 +29,7 @@ import {
   lostAccessSourceSql,
   purgeLostAccessSql,
   RECORD_LOST_ACCESS_STAMPED,
+  STAMP_LOST_ACCESS,
   stampedLostAccessValues,
 } from "./lost-access-sql.js";
 import type { PostgresDatabase, Statement } from "./postgres-database.js";
@@ -341,6 +342,11 @@ export class PostgresRecordStore implements RecordStore {
       after,
     ]);
     return rows.map((row) => ({ id: row.id, lastModified: Number(row.last_modified), principals: row.principals }));
+  }
+
+  async stampLostAccess(scope: Scope, principal: string, lost: readonly string[]): Promise<number> {
+    const rows = await this.run<{ last_modified: string }>(STAMP_LOST_ACCESS, [scope.collection, scope.parentId, principal, [...new Set(lost)]]);
+    return Number(rows[0]?.last_modified);
   }
 
   async recordLostAccessAt(scope: Scope, losses: readonly RecordedLoss[]): Promise<void> {

@@ -85,7 +85,15 @@ export class Subscription implements Viewer {
     this.sink.end();
   }
 
-  /** Its caller's principals changed: told to resync in full, and ended; nothing more is sent. */
+  /** Stops serving its stream, which another subscription takes over (its caller's principals changed); false if already closed. */
+  retire(): boolean {
+    if (this.closed) return false;
+    this.closed = true;
+    this.host.forget(this);
+    return true;
+  }
+
+  /** Its caller's principals changed and cannot be followed: told to resync in full, and ended; nothing more is sent. */
   resync(): void {
     if (this.closed) return;
     this.closed = true;

@@ -7,7 +7,7 @@
  * Cursors (the last `last_modified` read) make replay then live gapless and without duplicates.
  * Writers never wait: a signal only schedules a read.
  */
-import { BackendError } from "../../domain/errors.js";
+import { BackendError, ForbiddenError, UnauthenticatedError } from "../../domain/errors.js";
 import { READ, recordObjectId } from "../../domain/permissions.js";
 import type { Caller } from "../../domain/principals.js";
 import type { ChangeAction, ChangeEvents } from "../events.js";
@@ -63,6 +63,8 @@ export class LiveFeed {
   private readonly stops: (() => void)[] = [];
   /** Per subscription being opened: the principals announced as changed meanwhile. */
   private readonly subscribing = new Set<Set<string>>();
+  /** The client's stream each subscription serves (a stream outlives the subscriptions its principal changes replace). */
+  private readonly streams = new WeakMap<Subscription, FeedStream>();
   private keepAlive: ReturnType<typeof setInterval> | undefined;
   /** How many times every stream was ended at once (the fence's lease lapsed). */
   private everyStreamEnded = 0;
@@ -116,10 +118,18 @@ export class LiveFeed {
   /**
    * Checks the request as the listing would (401/403 thrown before anything is sent), then
    * opens the sink and streams: the replay after `since`, then every change as it commits. The
-   * subscriber's view (collection-level read, or its principals) is decided here, once: a
-   * membership change ends the stream with `resync` (principalsChanged).
+   * subscriber's view (collection-level read, or its principals) is decided here, and again on
+   * the new principals when its caller's memberships change (follow), from its cursor on.
    */
   async subscribe(request: FeedRequest, open: () => FeedSink): Promise<{ close(): void; cursor(): number }> {
+    const stream = new FeedStream(request.since);
+    await this.attach(request, open, stream);
+    // The cursor: the client has everything up to it (what a stream ended by the server tells it to resume from).
+    return { close: () => stream.close(), cursor: () => stream.cursor() };
+  }
+
+  /** Decides the view of `request` and starts its subscription on `stream` (a first one, or a followed one). */
+  private async attach(request: FeedRequest, open: () => FeedSink, stream: FeedStream): Promise<void> {
     // The scope as the kind places the requester's records (a user resource: their own).
     const kind = this.options.kinds[request.resource.kind];
     const scope = kind.scope(request.requester, request.resource);
@@ -133,7 +143,7 @@ export class LiveFeed {
     try {
       if (this.options.fence && !(await this.options.fence.admit()))
         throw new BackendError("storage", undefined, "The live feed holds no lease on the database");
-      // Authorized once, by the listing: its caller and grants (undefined: collection-level read) are the subscriber's view.
+      // Authorized by the listing: its caller and grants (undefined: collection-level read) are the subscriber's view.
       const view = await this.options.records.listAs(request.requester, request.resource, {
         filters: [...request.filters, { field: MODIFIED_FIELD, operator: "gt", value: request.since ?? Number.MAX_SAFE_INTEGER }],
         sort: [{ field: MODIFIED_FIELD, descending: false }],
@@ -171,16 +181,50 @@ export class LiveFeed {
       request.filters.length > 0 ? JSON.stringify(request.filters) : "",
       new Set(caller.principals),
     );
+    this.streams.set(subscription, stream);
+    stream.current = subscription;
     let set = this.replaying.get(key);
     if (!set) {
       set = new Set();
       this.replaying.set(key, set);
     }
     set.add(subscription);
-    if (endedBefore !== this.everyStreamEnded || caller.principals.some((p) => changedMeanwhile.has(p))) subscription.resync();
+    if (stream.ended) subscription.close();
+    else if (endedBefore !== this.everyStreamEnded) subscription.resync();
+    // Decided on principals that changed meanwhile: decided again, from where it starts.
+    else if (caller.principals.some((p) => changedMeanwhile.has(p))) this.follow(subscription);
     else subscription.wake();
-    // The cursor: the client has everything up to it (what a stream ended by the server tells it to resume from).
-    return { close: () => subscription.close(), cursor: () => subscription.cursor };
+  }
+
+  /**
+   * The caller's principals changed: the subscription decided on the old ones stops at once (no
+   * event is judged on them any more), and the stream goes on from its cursor with a view decided
+   * on the new ones. Its replay, a `_since` listing, brings what the change took (tombstones) or
+   * gave. When the new view cannot be decided (no way to read the principals again, a failure,
+   * a refusal), the stream ends with `resync`.
+   */
+  private follow(old: Subscription): void {
+    const stream = this.streams.get(old);
+    const again = old.request.requester.resolveAgain?.bind(old.request.requester);
+    if (!stream || !again || !old.retire()) {
+      old.resync();
+      return;
+    }
+    const { requester } = old.request;
+    const followed = async () => {
+      const caller = await again();
+      const request: FeedRequest = {
+        ...old.request,
+        requester: { userId: requester.userId, caller: () => Promise.resolve(caller), resolveAgain: again },
+        since: old.cursor,
+      };
+      await this.attach(request, () => old.sink, stream);
+    };
+    followed().catch((error: unknown) => {
+      const refused = error instanceof UnauthenticatedError || error instanceof ForbiddenError;
+      if (!refused) this.options.log(error, "a live feed subscriber's new view could not be decided; it was told to resync");
+      if (!stream.ended) old.sink.resync();
+    });
   }
 
   /** Ends every stream (shutdown). */
@@ -226,11 +270,11 @@ export class LiveFeed {
 
   /**
    * The members of `principal` changed: every stream whose caller held it (a user id: that user's
-   * streams) was decided on principals that may no longer hold, and ends with `resync`.
+   * streams) was decided on principals that may no longer hold, and follows the new ones.
    */
   private principalsChanged(principal: string): void {
     for (const changed of this.subscribing) changed.add(principal);
-    for (const subscription of this.everySubscription()) if (subscription.callerPrincipals.has(principal)) subscription.resync();
+    for (const subscription of this.everySubscription()) if (subscription.callerPrincipals.has(principal)) this.follow(subscription);
   }
 
   private endEveryStream(): void {
@@ -241,7 +285,7 @@ export class LiveFeed {
   private async recheckPrincipals(subscription: Subscription): Promise<void> {
     try {
       const now = await subscription.request.requester.resolveAgain?.();
-      if (now && !sameMembers(now.principals, subscription.callerPrincipals)) subscription.resync();
+      if (now && !sameMembers(now.principals, subscription.callerPrincipals)) this.follow(subscription);
     } catch (error) {
       this.options.log(error, "a live feed subscriber's principals could not be read again; it was told to resync");
       subscription.resync();
@@ -303,4 +347,21 @@ function recordAclsOf(kind: ResourceKindPolicy, resource: ResourceDefinition): R
 function sameMembers(principals: readonly string[], known: ReadonlySet<string>): boolean {
   const now = new Set(principals);
   return now.size === known.size && [...now].every((p) => known.has(p));
+}
+
+/** One client's stream: the subscription serving it now (replaced when its caller's principals change). */
+class FeedStream {
+  current: Subscription | undefined;
+  ended = false;
+
+  constructor(private readonly since: number | undefined) {}
+
+  close(): void {
+    this.ended = true;
+    this.current?.close();
+  }
+
+  cursor(): number {
+    return this.current?.cursor ?? this.since ?? 0;
+  }
 }

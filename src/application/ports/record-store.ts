@@ -87,6 +87,14 @@ export interface RecordStore {
    */
   lostAccessAfter(scope: Scope, after: number): Promise<RecordedLoss[]>;
 
+  /**
+   * Access that changed without a record write (a principal removed from a user or a group,
+   * docs/api.md "Sync"): takes a new timestamp of the scope (its counter moves; the records' own
+   * timestamps do not) and records at it that `principal` lost read access to `lost` (as
+   * recordLostAccessAt would). Returns that timestamp. Ids are record ids, duplicates allowed.
+   */
+  stampLostAccess(scope: Scope, principal: string, lost: readonly string[]): Promise<number>;
+
   /** Entries in query order, at most `limit`. Work is proportional to the page, not the scope. */
   list(scope: Scope, query: ListQuery): Promise<RecordOrTombstone[]>;
 
