@@ -14,6 +14,9 @@ export const NO_PERMISSION_STORE: PermissionStore = Object.freeze({
   removeUserPrincipal: nothing,
   removePrincipal: nothing,
   userPrincipals: noPrincipals,
+  directPrincipals: (ids: readonly string[]): Promise<Map<string, Set<string>>> =>
+    Promise.resolve(new Map(ids.map((id) => [id, new Set<string>()]))),
+  membersOf: noPrincipals,
   addPrincipalToAce: nothing,
   removePrincipalFromAce: nothing,
   objectPermissionPrincipals: noPrincipals,

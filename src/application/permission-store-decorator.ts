@@ -27,6 +27,12 @@ export abstract class PermissionStoreDecorator implements PermissionStore {
   userPrincipals(userId: string): Promise<Set<string>> {
     return this.inner.userPrincipals(userId);
   }
+  directPrincipals(ids: readonly string[]): Promise<Map<string, Set<string>>> {
+    return this.inner.directPrincipals(ids);
+  }
+  membersOf(principal: string): Promise<Set<string>> {
+    return this.inner.membersOf(principal);
+  }
   addPrincipalToAce(objectId: string, permission: string, principal: string): Promise<void> {
     return this.inner.addPrincipalToAce(objectId, permission, principal);
   }

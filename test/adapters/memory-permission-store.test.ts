@@ -2,8 +2,8 @@ import { expect } from "chai";
 import { MemoryPermissionStore } from "../../src/adapters/memory/memory-permission-store.js";
 import { permissionStoreContract } from "../contract/permission-store.contract.js";
 
-permissionStoreContract("memory", () => {
-  const port = new MemoryPermissionStore();
+permissionStoreContract("memory", (options) => {
+  const port = new MemoryPermissionStore(options?.groupMaxDepth);
   return Promise.resolve({ port, reset: () => port.flush(), close: () => port.close() });
 });
 

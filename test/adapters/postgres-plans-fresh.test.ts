@@ -100,6 +100,15 @@ describe("PostgreSQL plans made on the small tables of a young deployment", func
       for (const sent of statements) await expectIndexedGenericPlan(sent);
     });
 
+    it("expands nested groups both ways through the user_principals indexes", async () => {
+      const statements = [
+        await statementOf(database, /user_principals/, () => permissions.userPrincipals("account:u1")),
+        await statementOf(database, /user_principals/, () => permissions.membersOf("group:g1")),
+        await statementOf(database, /user_principals/, () => permissions.directPrincipals(["account:u1", "group:g1"])),
+      ];
+      for (const sent of statements) await expectIndexedGenericPlan(sent);
+    });
+
     it("lists a scope's changes and losses since a timestamp, and what a caller was granted, through their indexes", async () => {
       const since: ListQuery = {
         filters: [{ field: "last_modified", operator: "gt", value: 1 }],
@@ -135,6 +144,12 @@ describe("PostgreSQL plans made on the small tables of a young deployment", func
       await client.query(
         `INSERT INTO lost_access (collection, parent_id, principal, id, last_modified)
          SELECT 'fresh', '', 'account:u' || (g % 50), 'g' || g, 100 + g FROM generate_series(1, 200) g`,
+      );
+      // 300 memberships: 200 users in 20 groups, each group in the next of a 100-group chain.
+      await client.query(
+        `INSERT INTO user_principals (user_id, principal)
+         SELECT 'account:u' || g, 'group:g' || (g % 20) FROM generate_series(1, 200) g
+         UNION ALL SELECT 'group:g' || g, 'group:g' || (g + 1) FROM generate_series(1, 100) g`,
       );
     });
     everyStatement();

@@ -54,8 +54,8 @@ describe("PostgreSQL adapters", function () {
     ],
   );
 
-  permissionStoreContract("postgresql", async () => {
-    const port = new PostgresPermissionStore(database);
+  permissionStoreContract("postgresql", async (options) => {
+    const port = new PostgresPermissionStore(database, options?.groupMaxDepth);
     return { port, reset: () => port.flush(), close: () => port.close() };
   });
 

@@ -109,8 +109,8 @@ async function eventually<T>(ms: number, attempt: () => Promise<T>): Promise<T> 
 describe("Redis adapters", function () {
   requireService("redis");
 
-  permissionStoreContract("redis", () => {
-    const port = new RedisPermissionStore({ url: REDIS_URL, prefix: `${RUN}perm:`, poolSize: 4 });
+  permissionStoreContract("redis", (options) => {
+    const port = new RedisPermissionStore({ url: REDIS_URL, prefix: `${RUN}perm:`, poolSize: 4 }, options?.groupMaxDepth);
     return Promise.resolve({ port, reset: () => port.flush(), close: () => port.close() });
   });
 

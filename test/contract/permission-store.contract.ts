@@ -4,7 +4,7 @@
  * uses the port. Failure injection (BackendError) is adapter-specific and lives in adapter tests.
  */
 import { expect } from "chai";
-import type { PermissionStore } from "../../src/application/ports/permission-store.js";
+import { DEFAULT_GROUP_MAX_DEPTH, type PermissionStore } from "../../src/application/ports/permission-store.js";
 import { defaultBoundPermissions, type BoundPermissionsFn } from "../../src/domain/permissions.js";
 import { AUTHENTICATED } from "../../src/domain/principals.js";
 import type { Harness } from "../support/harness.js";
@@ -16,7 +16,15 @@ function plain(acl: Record<string, Set<string>>): Record<string, string[]> {
   return Object.fromEntries(Object.entries(acl).map(([perm, principals]) => [perm, sorted(principals)]));
 }
 
-export function permissionStoreContract(name: string, open: () => Promise<Harness<PermissionStore>>): void {
+/** What a test may ask of the store it opens: a depth bound other than the default. */
+export interface PermissionStoreOpenOptions {
+  readonly groupMaxDepth?: number;
+}
+
+export function permissionStoreContract(
+  name: string,
+  open: (options?: PermissionStoreOpenOptions) => Promise<Harness<PermissionStore>>,
+): void {
   describe(`PermissionStore contract [${name}]`, function () {
     let h: Harness<PermissionStore>;
     let store: PermissionStore;
@@ -139,6 +147,203 @@ export function permissionStoreContract(name: string, open: () => Promise<Harnes
         expect(sorted(await store.userPrincipals("a"))).to.deep.equal(["b:g:2"]);
         expect(sorted(await store.userPrincipals("a%"))).to.deep.equal(["g_3"]);
         expect(sorted(await store.userPrincipals("a_"))).to.deep.equal([]);
+      });
+    });
+
+    describe("direct principals and members", () => {
+      it("gives each id asked its stored principals, one entry per distinct id, empty when none", async () => {
+        await store.addUserPrincipal("alice", "group:a");
+        await store.addUserPrincipal("alice", "group:b");
+        await store.addUserPrincipal("group:a", "group:c");
+        await store.addUserPrincipal(AUTHENTICATED, "group:all");
+        const direct = await store.directPrincipals(["alice", "group:a", "nobody", "alice"]);
+        expect([...direct.keys()].sort()).to.deep.equal(["alice", "group:a", "nobody"]);
+        expect(sorted(direct.get("alice") ?? [])).to.deep.equal(["group:a", "group:b"]);
+        expect(sorted(direct.get("group:a") ?? [])).to.deep.equal(["group:c"]);
+        expect(sorted(direct.get("nobody") ?? ["missing"])).to.deep.equal([]);
+        expect((await store.directPrincipals([])).size).to.equal(0);
+      });
+
+      it("names the ids holding a principal, system.Authenticated included, never the principal itself", async () => {
+        await store.addUserPrincipal("alice", "group:a");
+        await store.addUserPrincipal("bob", "group:a");
+        await store.addUserPrincipal("bob", "group:b");
+        await store.addUserPrincipal(AUTHENTICATED, "group:a");
+        await store.addUserPrincipal("group:a", "group:a");
+        expect(sorted(await store.membersOf("group:a"))).to.deep.equal([AUTHENTICATED, "alice", "bob"].sort());
+        expect(sorted(await store.membersOf("group:b"))).to.deep.equal(["bob"]);
+        expect(sorted(await store.membersOf("unknown"))).to.deep.equal([]);
+        await store.removeUserPrincipal("bob", "group:a");
+        await store.removePrincipal("group:b");
+        expect(sorted(await store.membersOf("group:a"))).to.deep.equal([AUTHENTICATED, "alice"].sort());
+        expect(sorted(await store.membersOf("group:b"))).to.deep.equal([]);
+      });
+    });
+
+    describe("nested groups", () => {
+      /** Links `ids[0]` to `ids[1]`, `ids[1]` to `ids[2]`... (each a member of the next). */
+      async function chain(...ids: string[]): Promise<void> {
+        for (let i = 0; i + 1 < ids.length; i += 1) await store.addUserPrincipal(ids[i] ?? "", ids[i + 1] ?? "");
+      }
+      /** `count` group names `${stem}1`, `${stem}2`... */
+      const groups = (stem: string, count: number): string[] => Array.from({ length: count }, (_, i) => `${stem}${i + 1}`);
+
+      it("gives a user the groups of its groups, at several depths, and each member only what lies above it", async () => {
+        await chain("alice", "group:editors", "group:staff", "group:everyone");
+        await store.addUserPrincipal("bob", "group:staff");
+        await store.addUserPrincipal("carol", "group:other");
+        expect(sorted(await store.userPrincipals("alice"))).to.deep.equal(["group:editors", "group:everyone", "group:staff"]);
+        expect(sorted(await store.userPrincipals("bob"))).to.deep.equal(["group:everyone", "group:staff"]);
+        expect(sorted(await store.userPrincipals("group:editors"))).to.deep.equal(["group:everyone", "group:staff"]);
+        expect(sorted(await store.userPrincipals("carol"))).to.deep.equal(["group:other"]);
+      });
+
+      it("joins the branches of a group held through several paths", async () => {
+        await store.addUserPrincipal("alice", "group:a");
+        await store.addUserPrincipal("alice", "group:b");
+        await store.addUserPrincipal("group:a", "group:top");
+        await store.addUserPrincipal("group:b", "group:top");
+        await store.addUserPrincipal("group:b", "group:side");
+        expect(sorted(await store.userPrincipals("alice"))).to.deep.equal(["group:a", "group:b", "group:side", "group:top"]);
+      });
+
+      it(`follows ${DEFAULT_GROUP_MAX_DEPTH} levels by default, the user's own principals being the first, and no more`, async () => {
+        const levels = groups("group:level", DEFAULT_GROUP_MAX_DEPTH + 1);
+        await chain("alice", ...levels);
+        expect(sorted(await store.userPrincipals("alice"))).to.deep.equal(sorted(levels.slice(0, DEFAULT_GROUP_MAX_DEPTH)));
+        // The last level is one link away from the second: reached from there.
+        expect(sorted(await store.userPrincipals(levels[0] ?? ""))).to.deep.equal(sorted(levels.slice(1)));
+      });
+
+      it("expands the principals of system.Authenticated within the same bound, for every user", async () => {
+        const levels = groups("group:all", DEFAULT_GROUP_MAX_DEPTH + 1);
+        await chain(AUTHENTICATED, ...levels);
+        await chain("alice", "group:own", "group:own-top");
+        const expected = sorted(levels.slice(0, DEFAULT_GROUP_MAX_DEPTH));
+        expect(sorted(await store.userPrincipals("nobody-stored"))).to.deep.equal(expected);
+        expect(sorted(await store.userPrincipals("alice"))).to.deep.equal(sorted([...expected, "group:own", "group:own-top"]));
+      });
+
+      it("ends cycles: each group of the cycle once, no error", async () => {
+        await chain("group:a", "group:b", "group:c", "group:a");
+        await store.addUserPrincipal("group:self", "group:self");
+        await store.addUserPrincipal("alice", "group:b");
+        await store.addUserPrincipal("alice", "group:self");
+        expect(sorted(await store.userPrincipals("alice"))).to.deep.equal(["group:a", "group:b", "group:c", "group:self"]);
+        expect(sorted(await store.userPrincipals("group:a"))).to.deep.equal(["group:a", "group:b", "group:c"]);
+        expect(sorted(await store.membersOf("group:a"))).to.deep.equal(["alice", "group:b", "group:c"]);
+        expect(sorted(await store.membersOf("group:self"))).to.deep.equal(["alice"]);
+      });
+
+      it("ends a cycle through system.Authenticated", async () => {
+        await chain(AUTHENTICATED, "group:all", "group:loop", "group:all");
+        expect(sorted(await store.userPrincipals("alice"))).to.deep.equal(["group:all", "group:loop"]);
+        expect(sorted(await store.membersOf("group:loop"))).to.deep.equal([AUTHENTICATED, "group:all"].sort());
+      });
+
+      it("takes a nested group away from every member of the unlinked group", async () => {
+        await chain("group:editors", "group:staff", "group:everyone");
+        await store.addUserPrincipal("alice", "group:editors");
+        await store.addUserPrincipal("bob", "group:editors");
+        await store.addUserPrincipal("carol", "group:staff");
+        await store.removeUserPrincipal("group:editors", "group:staff");
+        expect(sorted(await store.userPrincipals("alice"))).to.deep.equal(["group:editors"]);
+        expect(sorted(await store.userPrincipals("bob"))).to.deep.equal(["group:editors"]);
+        expect(sorted(await store.userPrincipals("carol"))).to.deep.equal(["group:everyone", "group:staff"]);
+        expect(sorted(await store.membersOf("group:staff"))).to.deep.equal(["carol"]);
+      });
+
+      it("names every member of a group through nesting, up to the bound, with system.Authenticated for all", async () => {
+        await chain("group:editors", "group:staff", "group:everyone");
+        await store.addUserPrincipal("alice", "group:editors");
+        await store.addUserPrincipal("bob", "group:staff");
+        await store.addUserPrincipal(AUTHENTICATED, "group:editors");
+        await store.addUserPrincipal("carol", "group:unrelated");
+        expect(sorted(await store.membersOf("group:everyone"))).to.deep.equal(
+          [AUTHENTICATED, "alice", "bob", "group:editors", "group:staff"].sort(),
+        );
+        expect(sorted(await store.membersOf("group:editors"))).to.deep.equal([AUTHENTICATED, "alice"].sort());
+        const levels = groups("group:level", DEFAULT_GROUP_MAX_DEPTH + 1);
+        await chain("dave", ...levels);
+        // dave holds the level-N group, not the next: membersOf agrees with userPrincipals.
+        expect([...(await store.membersOf(levels[DEFAULT_GROUP_MAX_DEPTH - 1] ?? ""))]).to.include("dave");
+        expect([...(await store.membersOf(levels[DEFAULT_GROUP_MAX_DEPTH] ?? ""))]).not.to.include("dave");
+        expect(sorted(await store.membersOf(levels[DEFAULT_GROUP_MAX_DEPTH] ?? ""))).to.deep.equal(sorted(levels.slice(0, -1)));
+      });
+
+      it("gives direct principals as stored, never expanded", async () => {
+        await chain("alice", "group:editors", "group:staff", "group:everyone");
+        await store.addUserPrincipal(AUTHENTICATED, "group:all");
+        const direct = await store.directPrincipals(["alice", "group:editors", "group:everyone"]);
+        expect(sorted(direct.get("alice") ?? [])).to.deep.equal(["group:editors"]);
+        expect(sorted(direct.get("group:editors") ?? [])).to.deep.equal(["group:staff"]);
+        expect(sorted(direct.get("group:everyone") ?? [])).to.deep.equal([]);
+      });
+
+      it("removes a nested group from its members and leaves its own memberships stored", async () => {
+        await chain("group:editors", "group:staff");
+        await store.addUserPrincipal("alice", "group:editors");
+        await store.addUserPrincipal("alice", "group:readers");
+        await store.addUserPrincipal("group:readers", "group:editors");
+        await store.removePrincipal("group:editors");
+        expect(sorted(await store.userPrincipals("alice"))).to.deep.equal(["group:readers"]);
+        expect(sorted(await store.membersOf("group:editors"))).to.deep.equal([]);
+        expect(sorted(await store.membersOf("group:staff"))).to.deep.equal(["group:editors"]);
+        // Given again, the group brings its own groups back.
+        await store.addUserPrincipal("alice", "group:editors");
+        expect(sorted(await store.userPrincipals("alice"))).to.deep.equal(["group:editors", "group:readers", "group:staff"]);
+      });
+
+      it("lists and checks with the expanded principals", async () => {
+        await chain("alice", "group:editors", "group:staff");
+        await store.addPrincipalToAce("/a/1", "read", "group:staff");
+        const principals = [...(await store.userPrincipals("alice"))];
+        expect(sorted(await store.principalsAccessibleObjects(principals, "read"))).to.deep.equal(["/a/1"]);
+        expect(await store.checkPermission("/a/1", "read", principals)).to.equal(true);
+      });
+
+      describe("with a depth bound of 2", () => {
+        let shallow: Harness<PermissionStore>;
+        before(async () => {
+          shallow = await open({ groupMaxDepth: 2 });
+        });
+        beforeEach(() => shallow.reset());
+        after(() => shallow?.close());
+
+        it("reaches level 2 and not level 3, both ways", async () => {
+          const port = shallow.port;
+          for (const [member, group] of [
+            ["alice", "group:1"],
+            ["group:1", "group:2"],
+            ["group:2", "group:3"],
+            [AUTHENTICATED, "group:all1"],
+            ["group:all1", "group:all2"],
+            ["group:all2", "group:all3"],
+          ] as const)
+            await port.addUserPrincipal(member, group);
+          expect(sorted(await port.userPrincipals("alice"))).to.deep.equal(["group:1", "group:2", "group:all1", "group:all2"]);
+          expect(sorted(await port.membersOf("group:2"))).to.deep.equal(["alice", "group:1"]);
+          expect(sorted(await port.membersOf("group:3"))).to.deep.equal(["group:1", "group:2"]);
+        });
+      });
+
+      describe("with a depth bound of 1 (no nesting)", () => {
+        let flat: Harness<PermissionStore>;
+        before(async () => {
+          flat = await open({ groupMaxDepth: 1 });
+        });
+        beforeEach(() => flat.reset());
+        after(() => flat?.close());
+
+        it("gives only the principals stored for the user and system.Authenticated", async () => {
+          const port = flat.port;
+          await port.addUserPrincipal("alice", "group:1");
+          await port.addUserPrincipal("group:1", "group:2");
+          await port.addUserPrincipal(AUTHENTICATED, "group:all");
+          await port.addUserPrincipal("group:all", "group:all2");
+          expect(sorted(await port.userPrincipals("alice"))).to.deep.equal(["group:1", "group:all"]);
+          expect(sorted(await port.membersOf("group:2"))).to.deep.equal(["group:1"]);
+        });
       });
     });
 

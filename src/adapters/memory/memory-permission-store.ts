@@ -1,8 +1,9 @@
 /** In-process PermissionStore: the reference fake the application tests trust (same contract as the others). */
 /* eslint-disable @typescript-eslint/require-await -- the port is async; memory answers at once */
-import type { ObjectPermissions, PermissionStore } from "../../application/ports/permission-store.js";
+import { DEFAULT_GROUP_MAX_DEPTH, type ObjectPermissions, type PermissionStore } from "../../application/ports/permission-store.js";
 import { boundPairs, type BoundPermissionsFn } from "../../domain/permissions.js";
 import { AUTHENTICATED } from "../../domain/principals.js";
+import { reachedWithin } from "../../application/nested-principals.js";
 import { wildcardMatcher } from "../../domain/wildcard.js";
 
 export class MemoryPermissionStore implements PermissionStore {
@@ -15,6 +16,11 @@ export class MemoryPermissionStore implements PermissionStore {
   private readonly grants = new Map<string, Map<string, Set<string>>>();
   /** user id → extra principals. */
   private readonly users = new Map<string, Set<string>>();
+  /** principal → ids holding it: the reverse of `users`, for membersOf. Empty sets are never kept. */
+  private readonly holders = new Map<string, Set<string>>();
+
+  /** `groupMaxDepth`: levels of nested groups followed (`group_max_depth`). */
+  constructor(private readonly groupMaxDepth = DEFAULT_GROUP_MAX_DEPTH) {}
 
   async initializeSchema(): Promise<void> {}
 
@@ -22,12 +28,16 @@ export class MemoryPermissionStore implements PermissionStore {
     this.aces.clear();
     this.grants.clear();
     this.users.clear();
+    this.holders.clear();
   }
 
   async addUserPrincipal(userId: string, principal: string): Promise<void> {
     let principals = this.users.get(userId);
     if (!principals) this.users.set(userId, (principals = new Set()));
     principals.add(principal);
+    let ids = this.holders.get(principal);
+    if (!ids) this.holders.set(principal, (ids = new Set()));
+    ids.add(userId);
   }
 
   async removeUserPrincipal(userId: string, principal: string): Promise<void> {
@@ -35,14 +45,27 @@ export class MemoryPermissionStore implements PermissionStore {
     if (!principals) return;
     principals.delete(principal);
     if (principals.size === 0) this.users.delete(userId);
+    const ids = this.holders.get(principal);
+    ids?.delete(userId);
+    if (ids?.size === 0) this.holders.delete(principal);
   }
 
   async removePrincipal(principal: string): Promise<void> {
-    for (const userId of [...this.users.keys()]) await this.removeUserPrincipal(userId, principal);
+    for (const userId of [...(this.holders.get(principal) ?? [])]) await this.removeUserPrincipal(userId, principal);
   }
 
   async userPrincipals(userId: string): Promise<Set<string>> {
-    return new Set([...(this.users.get(userId) ?? []), ...(this.users.get(AUTHENTICATED) ?? [])]);
+    return reachedWithin([userId, AUTHENTICATED], this.groupMaxDepth, async (ids) => ids.map((id) => this.users.get(id) ?? []));
+  }
+
+  async directPrincipals(ids: readonly string[]): Promise<Map<string, Set<string>>> {
+    return new Map(ids.map((id) => [id, new Set(this.users.get(id))]));
+  }
+
+  async membersOf(principal: string): Promise<Set<string>> {
+    const members = await reachedWithin([principal], this.groupMaxDepth, async (ids) => ids.map((id) => this.holders.get(id) ?? []));
+    members.delete(principal);
+    return members;
   }
 
   async addPrincipalToAce(objectId: string, permission: string, principal: string): Promise<void> {

@@ -3,11 +3,12 @@
  * (principal, permission, object_id) index — never a VALUES join, which the planner answers with
  * a scan of every ACE (what makes Kinto slow).
  */
-import type { ObjectPermissions, PermissionStore } from "../../application/ports/permission-store.js";
+import { DEFAULT_GROUP_MAX_DEPTH, type ObjectPermissions, type PermissionStore } from "../../application/ports/permission-store.js";
 import type { PrincipalsAndCheck, PrincipalsWithCheck } from "../../application/ports/principals-with-check.js";
 import { boundPairs, type BoundPermissionsFn } from "../../domain/permissions.js";
 import { AUTHENTICATED } from "../../domain/principals.js";
 import { prefixRange, wildcardToLike } from "./like-pattern.js";
+import { holdersReached, principalsReached } from "./principal-closure-sql.js";
 import type { PostgresDatabase } from "./postgres-database.js";
 
 const ADD_USER_PRINCIPAL = {
@@ -19,9 +20,20 @@ const REMOVE_USER_PRINCIPAL = {
   text: "DELETE FROM user_principals WHERE user_id = $1 AND principal = $2",
 };
 const REMOVE_PRINCIPAL = { name: "tessera_perm_remove_principal", text: "DELETE FROM user_principals WHERE principal = $1" };
+// $1: the user and system.Authenticated; $2: group_max_depth.
 const USER_PRINCIPALS = {
   name: "tessera_perm_user_principals",
-  text: "SELECT DISTINCT principal FROM user_principals WHERE user_id = $1 OR user_id = $2",
+  text: `WITH RECURSIVE ${principalsReached("$1::text[]", "$2::int")} SELECT DISTINCT principal FROM reach`,
+};
+// Each id by its key prefix, as MANY_OBJECT_ACLS (a flat `= ANY` let a generic plan scan the table).
+const DIRECT_PRINCIPALS = {
+  name: "tessera_perm_direct_principals",
+  text: `SELECT i.id AS user_id, d.principal FROM unnest($1::text[]) AS i (id)
+         CROSS JOIN LATERAL (SELECT u.principal FROM user_principals u WHERE u.user_id = i.id OFFSET 0) AS d`,
+};
+const MEMBERS_OF = {
+  name: "tessera_perm_members_of",
+  text: `WITH RECURSIVE ${holdersReached("$1::text", "$2::int")} SELECT DISTINCT id FROM held WHERE id <> $1`,
 };
 const ADD_ACE = {
   name: "tessera_perm_add_ace",
@@ -72,7 +84,7 @@ const CHECK = {
 // CHECK with the user's extra principals ($4, $5 as USER_PRINCIPALS) added to the known ones ($3), which it also returns.
 const PRINCIPALS_AND_CHECK = {
   name: "tessera_perm_principals_and_check",
-  text: `WITH extra AS (SELECT DISTINCT principal FROM user_principals WHERE user_id = $4 OR user_id = $5)
+  text: `WITH RECURSIVE ${principalsReached("$4::text[]", "$5::int")}, extra AS (SELECT DISTINCT principal FROM reach)
     SELECT ARRAY(SELECT principal FROM extra) AS principals,
       EXISTS (SELECT 1 FROM unnest($1::text[], $2::text[]) AS b(object_id, permission)
         CROSS JOIN LATERAL (SELECT 1 FROM access_control_entries e
@@ -93,7 +105,10 @@ const REPLACE = {
 /** Also PrincipalsWithCheck: users' principals live beside the ACEs, in the same database. */
 export class PostgresPermissionStore implements PermissionStore, PrincipalsWithCheck {
   /** The database belongs to whoever opened it (PostgresDatabases), which closes it. */
-  constructor(private readonly database: PostgresDatabase) {}
+  constructor(
+    private readonly database: PostgresDatabase,
+    private readonly groupMaxDepth = DEFAULT_GROUP_MAX_DEPTH,
+  ) {}
 
   async initializeSchema(): Promise<void> {
     await this.database.migrate("permission");
@@ -117,7 +132,20 @@ export class PostgresPermissionStore implements PermissionStore, PrincipalsWithC
   }
 
   async userPrincipals(userId: string): Promise<Set<string>> {
-    return this.principalSet(USER_PRINCIPALS, [userId, AUTHENTICATED]);
+    return this.principalSet(USER_PRINCIPALS, [[userId, AUTHENTICATED], this.groupMaxDepth]);
+  }
+
+  async directPrincipals(ids: readonly string[]): Promise<Map<string, Set<string>>> {
+    const result = new Map<string, Set<string>>(ids.map((id) => [id, new Set<string>()]));
+    if (result.size === 0) return result;
+    const rows = await this.run<{ user_id: string; principal: string }>(DIRECT_PRINCIPALS, [[...result.keys()]]);
+    for (const { user_id, principal } of rows) result.get(user_id)?.add(principal);
+    return result;
+  }
+
+  async membersOf(principal: string): Promise<Set<string>> {
+    const rows = await this.run<{ id: string }>(MEMBERS_OF, [principal, this.groupMaxDepth]);
+    return new Set(rows.map((row) => row.id));
   }
 
   async addPrincipalToAce(objectId: string, permission: string, principal: string): Promise<void> {
@@ -211,8 +239,8 @@ export class PostgresPermissionStore implements PermissionStore, PrincipalsWithC
       pairs.map((p) => p.objectId),
       pairs.map((p) => p.permission),
       [...known],
-      userId,
-      AUTHENTICATED,
+      [userId, AUTHENTICATED],
+      this.groupMaxDepth,
     ]);
     return { principals: new Set(rows[0]?.principals ?? []), allowed: rows[0]?.allowed === true };
   }

@@ -6,17 +6,19 @@
  * unit of work goes alone on its transaction, which may hold writes of its own to see.
  */
 import type { RecordAclQuery, RecordWithAcl } from "./joined-grants.js";
-import type { ObjectPermissions } from "../../application/ports/permission-store.js";
+import { DEFAULT_GROUP_MAX_DEPTH, type ObjectPermissions } from "../../application/ports/permission-store.js";
 import type { Scope } from "../../application/ports/record-store.js";
 import type { JsonObject } from "../../domain/json.js";
 import { AUTHENTICATED } from "../../domain/principals.js";
 import type { PostgresDatabase, Statement } from "./postgres-database.js";
+import { principalsReached } from "./principal-closure-sql.js";
 import { StatementBursts } from "./statement-bursts.js";
 
 /**
  * One row per read, in the reads' order (a missing record is a LEFT JOIN miss); the ACL as
  * [permission, principal] pairs, each looked up by its key prefix ($6/$7: the reads' permissions
- * as (read number, permission) pairs); a NULL user skips the principals.
+ * as (read number, permission) pairs); a NULL user skips the principals, else they are expanded
+ * through nested groups as userPrincipals does ($9: group_max_depth).
  */
 const GET_WITH_ACL: Statement = {
   name: "tessera_records_get_with_acl",
@@ -27,7 +29,8 @@ const GET_WITH_ACL: Statement = {
           WHERE a.object_id = i.object_id AND a.permission = q.permission OFFSET 0) AS a
         WHERE q.n = i.n) AS acl,
       CASE WHEN i.user_id IS NOT NULL THEN
-        (SELECT coalesce(array_agg(DISTINCT u.principal), '{}') FROM user_principals u WHERE u.user_id = i.user_id OR u.user_id = $8)
+        (WITH RECURSIVE ${principalsReached("ARRAY[i.user_id, $8]", "$9::int")}
+          SELECT coalesce(array_agg(DISTINCT principal), '{}') FROM reach)
       END AS principals
     FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[]) WITH ORDINALITY AS i (collection, parent_id, id, object_id, user_id, n)
     LEFT JOIN LATERAL (
@@ -56,7 +59,10 @@ export class PostgresRecordWithAclReader {
   private readonly bursts = new StatementBursts<Read, RecordWithAcl>((reads) => this.read(reads), { maxInFlight: 1, maxBurst: MAX_BURST });
 
   /** The database belongs to whoever opened it (PostgresDatabases), which closes it. */
-  constructor(private readonly database: PostgresDatabase) {}
+  constructor(
+    private readonly database: PostgresDatabase,
+    private readonly groupMaxDepth = DEFAULT_GROUP_MAX_DEPTH,
+  ) {}
 
   async getWithAcl(scope: Scope, id: string, query: RecordAclQuery): Promise<RecordWithAcl> {
     const read = { scope, id, query };
@@ -84,6 +90,7 @@ export class PostgresRecordWithAclReader {
       numbers,
       permissions,
       AUTHENTICATED,
+      this.groupMaxDepth,
     ];
     const rows = await this.database.query<Row>("storage", GET_WITH_ACL, values);
     return rows.map((row, i) => {

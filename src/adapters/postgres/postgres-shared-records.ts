@@ -7,7 +7,7 @@
  * live feed reads a page of changes with their ACLs in one statement (one snapshot).
  */
 import { MODIFIED_FIELD, type CountQuery, type ListQuery } from "../../application/listing.js";
-import type { ObjectPermissions, PermissionStore } from "../../application/ports/permission-store.js";
+import { DEFAULT_GROUP_MAX_DEPTH, type ObjectPermissions, type PermissionStore } from "../../application/ports/permission-store.js";
 import type { ConditionalWriteOptions, RecordStore, Scope, WriteOptions } from "../../application/ports/record-store.js";
 import {
   lostBetween,
@@ -51,9 +51,19 @@ export class PostgresSharedRecords implements SharedRecords {
     private readonly unitOfWork: UnitOfWork,
   ) {}
 
-  /** Over the PostgreSQL adapters of one database. */
-  static on(database: PostgresDatabase, records: PostgresRecordStore, unitOfWork: UnitOfWork): PostgresSharedRecords {
-    return new PostgresSharedRecords(new PostgresRecordWithAclReader(database), records, new PostgresPermissionStore(database), unitOfWork);
+  /** Over the PostgreSQL adapters of one database; `groupMaxDepth` as the permission store's (`group_max_depth`). */
+  static on(
+    database: PostgresDatabase,
+    records: PostgresRecordStore,
+    unitOfWork: UnitOfWork,
+    groupMaxDepth = DEFAULT_GROUP_MAX_DEPTH,
+  ): PostgresSharedRecords {
+    return new PostgresSharedRecords(
+      new PostgresRecordWithAclReader(database, groupMaxDepth),
+      records,
+      new PostgresPermissionStore(database, groupMaxDepth),
+      unitOfWork,
+    );
   }
 
   read(scope: Scope, id: string, acls: RecordAcls, principalsOf: string | undefined): Promise<SharedRead> {

@@ -3,9 +3,10 @@
  * reverse indexes (see redis-permission-scripts.ts) are updated in the same Lua step as the ACEs,
  * so checks are one pipeline of SMISMEMBER and listings one pipeline of SUNION per bound pair.
  */
-import type { ObjectPermissions, PermissionStore } from "../../application/ports/permission-store.js";
+import { DEFAULT_GROUP_MAX_DEPTH, type ObjectPermissions, type PermissionStore } from "../../application/ports/permission-store.js";
 import { boundPairs, type BoundPermission, type BoundPermissionsFn } from "../../domain/permissions.js";
 import { AUTHENTICATED } from "../../domain/principals.js";
+import { reachedWithin } from "../../application/nested-principals.js";
 import { RedisPool, repliesOf, runScript, type RedisConnectionOptions, unlinkByPrefix } from "./redis-connection.js";
 import {
   ADD_ACE,
@@ -35,7 +36,11 @@ function uniquePairs(pairs: readonly BoundPermission[]): BoundPermission[] {
 export class RedisPermissionStore implements PermissionStore {
   private readonly pool: RedisPool;
 
-  constructor(options: RedisConnectionOptions) {
+  /** `groupMaxDepth`: levels of nested groups followed (`group_max_depth`). */
+  constructor(
+    options: RedisConnectionOptions,
+    private readonly groupMaxDepth = DEFAULT_GROUP_MAX_DEPTH,
+  ) {
     this.pool = new RedisPool(options, "permission", DEFAULT_PERMISSION_PREFIX);
   }
 
@@ -69,8 +74,32 @@ export class RedisPermissionStore implements PermissionStore {
     await this.pool.run((client) => runScript(client, REMOVE_PRINCIPAL, [this.prefix, principal]));
   }
 
+  /** One pipeline of SMEMBERS per level of nesting, at most `groupMaxDepth`. */
   async userPrincipals(userId: string): Promise<Set<string>> {
-    return this.pool.run(async (client) => new Set(await client.sunion(this.key("u", userId), this.key("u", AUTHENTICATED))));
+    return reachedWithin([userId, AUTHENTICATED], this.groupMaxDepth, (ids) => this.setsOf("u", ids));
+  }
+
+  async directPrincipals(ids: readonly string[]): Promise<Map<string, Set<string>>> {
+    const unique = [...new Set(ids)];
+    const sets = await this.setsOf("u", unique);
+    return new Map(unique.map((id, index) => [id, new Set(sets[index])]));
+  }
+
+  /** Walks the reverse sets (pu:), one pipeline per level. */
+  async membersOf(principal: string): Promise<Set<string>> {
+    const members = await reachedWithin([principal], this.groupMaxDepth, (ids) => this.setsOf("pu", ids));
+    members.delete(principal);
+    return members;
+  }
+
+  /** The members of the `kind` set of each id, in one pipeline. */
+  private async setsOf(kind: "u" | "pu", ids: readonly string[]): Promise<string[][]> {
+    if (ids.length === 0) return [];
+    return this.pool.run(async (client) => {
+      const pipeline = client.pipeline();
+      for (const id of ids) pipeline.smembers(this.key(kind, id));
+      return repliesOf(await pipeline.exec()) as string[][];
+    });
   }
 
   async addPrincipalToAce(objectId: string, permission: string, principal: string): Promise<void> {

@@ -1,5 +1,11 @@
 import type { BoundPermissionsFn } from "../../domain/permissions.js";
 
+/**
+ * Levels of nesting followed by default (`group_max_depth`): a user's own principals are level 1,
+ * the groups those belong to level 2, and so on; 1 means no nesting.
+ */
+export const DEFAULT_GROUP_MAX_DEPTH = 5;
+
 /** Permission name → principals holding it on one object. */
 export type ObjectPermissions = Record<string, Set<string>>;
 
@@ -18,7 +24,7 @@ export interface PermissionStore {
   /** Deletes all permission data of this backend (and nothing else it shares a server with). */
   flush(): Promise<void>;
 
-  /** Adds an extra principal (a group...) to a user; idempotent. */
+  /** Adds an extra principal (a group...) to a user, or to a group (nesting); idempotent. */
   addUserPrincipal(userId: string, principal: string): Promise<void>;
 
   /** Removes it; a no-op when absent. */
@@ -29,9 +35,24 @@ export interface PermissionStore {
 
   /**
    * The user's extra principals, united with those stored for `system.Authenticated` (so a group
-   * can hold every authenticated user). Empty set for an unknown user.
+   * can hold every authenticated user), expanded through nesting: a group given to a group is
+   * held by every member of the latter, up to the depth bound (the user's own principals being
+   * level 1); a cycle ends there. Empty set for an unknown user.
    */
   userPrincipals(userId: string): Promise<Set<string>>;
+
+  /**
+   * The principals stored for each id asked (a user id or a group), as addUserPrincipal gave
+   * them, not expanded through nesting: one entry per distinct id, an empty set when none.
+   */
+  directPrincipals(ids: readonly string[]): Promise<Map<string, Set<string>>>;
+
+  /**
+   * Every id (user or group, never `principal` itself) whose principals, expanded through
+   * nesting within the depth bound, hold `principal`: the ids whose view changes when
+   * `principal`'s own memberships change. `system.Authenticated` among them means every user.
+   */
+  membersOf(principal: string): Promise<Set<string>>;
 
   /** Adds the principal to the ACE (object, permission); idempotent. */
   addPrincipalToAce(objectId: string, permission: string, principal: string): Promise<void>;

@@ -1,0 +1,35 @@
+/**
+ * The one SQL expansion of nested groups (`group_max_depth`), for every statement that reads a
+ * user's principals (userPrincipals, principalsAndCheck, the record read with its ACL) and for
+ * membersOf, which walks the same links the other way.
+ *
+ * Each step looks its ids up in a LATERAL subquery that PostgreSQL cannot flatten (OFFSET 0):
+ * the only plan left per id is an index lookup (the primary key (user_id, principal) going down,
+ * idx_user_principals_principal going up), whatever the statistics say; a plain join let a plan
+ * made on never-analyzed tables hash the whole table at each step. UNION over (id, depth) and
+ * the depth bound end every walk, cycles included.
+ */
+
+/**
+ * `reach (principal, depth)`: every principal stored for one of the ids of `seeds` (a text[]
+ * expression) at depth 1, then theirs at depth 2, up to the bound (`maxDepth`, an int expression).
+ */
+export function principalsReached(seeds: string, maxDepth: string): string {
+  return `reach (principal, depth) AS (
+      SELECT d.principal, 1 FROM unnest(${seeds}) AS s (id)
+        CROSS JOIN LATERAL (SELECT u.principal FROM user_principals u WHERE u.user_id = s.id OFFSET 0) AS d
+      UNION
+      SELECT d.principal, r.depth + 1 FROM reach r
+        CROSS JOIN LATERAL (SELECT u.principal FROM user_principals u WHERE u.user_id = r.principal OFFSET 0) AS d
+      WHERE r.depth < ${maxDepth})`;
+}
+
+/** `held (id, depth)`: every id holding `principal` (a text expression) directly at depth 1, then their holders, up to the bound. */
+export function holdersReached(principal: string, maxDepth: string): string {
+  return `held (id, depth) AS (
+      SELECT h.user_id, 1 FROM (SELECT u.user_id FROM user_principals u WHERE u.principal = ${principal} OFFSET 0) AS h
+      UNION
+      SELECT h.user_id, r.depth + 1 FROM held r
+        CROSS JOIN LATERAL (SELECT u.user_id FROM user_principals u WHERE u.principal = r.id OFFSET 0) AS h
+      WHERE r.depth < ${maxDepth})`;
+}
