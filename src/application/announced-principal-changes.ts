@@ -32,14 +32,24 @@ export class AnnouncedPrincipalChanges extends PermissionStoreDecorator {
   override async removeUserPrincipal(userId: string, principal: string): Promise<void> {
     const follower = this.groupAccess();
     // Only a principal the user held is lost: removing an absent one changes no view.
-    const held = follower !== undefined && (await this.inner.userPrincipals(userId)).has(principal);
+    const held = follower !== undefined && (await this.inner.directPrincipals([userId])).get(userId)?.has(principal) === true;
     await this.inner.removeUserPrincipal(userId, principal);
     await this.events.publishPrincipalsChanged(userId);
     if (held) await follower.removed([userId], principal);
   }
 
   override async removePrincipal(principal: string): Promise<void> {
+    const follower = this.groupAccess();
+    // Its direct holders, known only before: each loses it (and their own members with them).
+    const holders = follower ? await this.directHolders(principal) : [];
     await this.inner.removePrincipal(principal);
     await this.events.publishPrincipalsChanged(principal);
+    if (follower && holders.length > 0) await follower.removed(holders, principal);
+  }
+
+  private async directHolders(principal: string): Promise<string[]> {
+    const members = [...(await this.inner.membersOf(principal))];
+    const direct = await this.inner.directPrincipals(members);
+    return members.filter((member) => direct.get(member)?.has(principal) === true);
   }
 }

@@ -345,7 +345,12 @@ export class PostgresRecordStore implements RecordStore {
   }
 
   async stampLostAccess(scope: Scope, principal: string, lost: readonly string[]): Promise<number> {
-    const rows = await this.run<{ last_modified: string }>(STAMP_LOST_ACCESS, [scope.collection, scope.parentId, principal, [...new Set(lost)]]);
+    const rows = await this.run<{ last_modified: string }>(STAMP_LOST_ACCESS, [
+      scope.collection,
+      scope.parentId,
+      principal,
+      [...new Set(lost)],
+    ]);
     return Number(rows[0]?.last_modified);
   }
 
