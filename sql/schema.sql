@@ -100,6 +100,18 @@ CREATE TABLE IF NOT EXISTS feed_fences (
 );
 CREATE INDEX IF NOT EXISTS idx_feed_fences_fence ON feed_fences (fence_id);
 
+-- Version 8: who was given read access to which record without a record write (a group given
+-- to a user or a group), so that their next `_since` sync shows the record (docs/api.md, "Sync").
+CREATE TABLE IF NOT EXISTS gained_access (
+  collection TEXT COLLATE "C" NOT NULL,
+  parent_id TEXT COLLATE "C" NOT NULL,
+  principal TEXT COLLATE "C" NOT NULL,
+  id TEXT COLLATE "C" NOT NULL,
+  last_modified BIGINT NOT NULL,
+  CONSTRAINT pk_gained_access PRIMARY KEY (collection, parent_id, principal, id)
+);
+CREATE INDEX IF NOT EXISTS idx_gained_access_last_modified ON gained_access (last_modified);
+
 -- TypeORM's migrations table, as its migration runner creates it.
 CREATE TABLE IF NOT EXISTS tessera_migrations (
   "id" SERIAL NOT NULL,
@@ -115,7 +127,8 @@ SELECT v.ts, v.name FROM (VALUES
   (1763942400000, 'LostAccess1763942400000'),
   (1764028800000, 'LostAccessScopeIndex1764028800000'),
   (1764115200000, 'FeedFence1764115200000'),
-  (1764201600000, 'Accounts1764201600000')
+  (1764201600000, 'Accounts1764201600000'),
+  (1764288000000, 'GainedAccess1764288000000')
 ) AS v(ts, name)
 WHERE NOT EXISTS (SELECT 1 FROM tessera_migrations m WHERE m.name = v.name)
 ORDER BY v.ts;

@@ -1,11 +1,12 @@
 /**
- * Group changes as sync events (docs/api.md, "Sync"): when a principal leaves a holder (a user,
- * a group, `system.Authenticated`), the records that principal is granted read on through their
- * own ACLs, in every resource that keeps ACLs, become lost for the holder at a new timestamp of
- * their collection (RecordStore.stampLostAccess). A restricted `_since` listing and the live feed
- * then show each of them as a tombstone to whoever holds the holder and cannot read it now, as
- * for an ACL edit (docs/adr/0011). Which records the principal reaches is decided by the rule the
- * listing uses (the kind's grants, grantedIds), never by a copy of it.
+ * Group changes as sync events (docs/api.md, "Sync"): when a principal is taken from a holder (a
+ * user, a group, `system.Authenticated`) or given to one, the records that principal is granted
+ * read on through their own ACLs, in every resource that keeps ACLs, become lost or gained for the
+ * holder at a new timestamp of their collection (RecordStore.stampLostAccess, stampGainedAccess).
+ * A restricted `_since` listing and the live feed then show whoever holds the holder a tombstone
+ * for each record lost that they cannot read now, and each record gained that they can, as for an
+ * ACL edit (docs/adr/0011). Which records the principal reaches is decided by the rule the listing
+ * uses (the kind's grants, grantedIds), never by a copy of it.
  */
 import { READ } from "../domain/permissions.js";
 import type { ResourceKinds } from "./kinds/resource-kind-policy.js";
@@ -24,16 +25,34 @@ export interface GroupAccessDeps {
   readonly touched: (scope: Scope, timestamp: number) => void;
 }
 
+/** What a change recorded: the scopes whose timestamps it moved, to be announced once the change is. */
+export interface StampedChange {
+  readonly stamps: readonly { readonly scope: Scope; readonly timestamp: number }[];
+  /** Below every stamp: where a stream following the change replays from at the latest; undefined without stamps. */
+  readonly since: number | undefined;
+}
+
 export class GroupAccessChanges {
   constructor(private readonly deps: GroupAccessDeps) {}
 
-  /** `principal` was taken from each of `holders`: what it granted them is lost, at a new timestamp per collection. */
-  async removed(holders: readonly string[], principal: string): Promise<void> {
-    const { records, touched } = this.deps;
-    if (holders.length === 0) return;
+  /** `principal` was taken from (`lost`) or given to (`gained`) each of `holders`: recorded at a new timestamp per collection. */
+  async stamp(holders: readonly string[], principal: string, change: "lost" | "gained"): Promise<StampedChange> {
+    const { records } = this.deps;
+    const stamps: { scope: Scope; timestamp: number }[] = [];
+    if (holders.length === 0) return { stamps, since: undefined };
     for (const { scope, ids } of await this.reached(principal)) {
-      for (const holder of holders) touched(scope, await records.stampLostAccess(scope, holder, ids));
+      for (const holder of holders) {
+        const timestamp =
+          change === "lost" ? await records.stampLostAccess(scope, holder, ids) : await records.stampGainedAccess(scope, holder, ids);
+        stamps.push({ scope, timestamp });
+      }
     }
+    return { stamps, since: stamps.length === 0 ? undefined : Math.min(...stamps.map((s) => s.timestamp)) - 1 };
+  }
+
+  /** The stamped scopes are told to the live feed (after the principal change was announced). */
+  announce(change: StampedChange): void {
+    for (const { scope, timestamp } of change.stamps) this.deps.touched(scope, timestamp);
   }
 
   /** Per resource with record ACLs, the ids whose ACL grants `principal` read (as a listing restricted to it would reach). */

@@ -67,6 +67,12 @@ export interface PageCursor {
  * also holds, for every record the caller may not read now but one of their principals could read
  * before (recorded with `RecordStore.recordLostAccessAt`), a tombstone `{id, last_modified,
  * deleted: true}` whose timestamp is the newest such loss. Without `principals`, none.
+ *
+ * Gained access (docs/api.md, "Sync"): with `principals` and lower bounds on `last_modified`
+ * (`gt`, `min`: a sync from a position), a listing also holds every live record in `ids` that one
+ * of `principals` gained (`RecordStore.stampGainedAccess`) at a timestamp within those bounds
+ * (and `upTo`), whatever its own `last_modified`, when the other filters and the cursor keep it:
+ * the bounds then read "modified, or given to the caller, after the position".
  */
 export interface RecordAccess {
   readonly ids: readonly string[];

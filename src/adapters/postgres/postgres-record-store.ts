@@ -32,6 +32,7 @@ import {
   STAMP_LOST_ACCESS,
   stampedLostAccessValues,
 } from "./lost-access-sql.js";
+import { GAINED_ACCESS_AFTER, gainedAccessSourceSql, purgeGainedAccessSql, STAMP_GAINED_ACCESS } from "./gained-access-sql.js";
 import type { PostgresDatabase, Statement } from "./postgres-database.js";
 import {
   filterSql,
@@ -328,8 +329,11 @@ export class PostgresRecordStore implements RecordStore {
     });
     // Tombstones of records the caller's principals lost (docs/adr/0011) join the live entries.
     const lost = lostAccessSourceSql(params, query, grants);
+    // Records given to the caller after the position (a group change), whatever their own timestamp.
+    const gained = gainedAccessSourceSql(params, query, grants);
     const columns = "r.id, r.last_modified, r.data, r.deleted";
-    const from = lost === undefined ? source : `(SELECT ${columns} FROM ${source} UNION ALL SELECT ${columns} FROM ${lost}) AS r`;
+    const more = [lost, gained].filter((s): s is string => s !== undefined).map((s) => ` UNION ALL SELECT ${columns} FROM ${s}`);
+    const from = more.length === 0 ? source : `(SELECT ${columns} FROM ${source}${more.join("")}) AS r`;
     const order = query.sort.length > 0 ? ` ORDER BY ${orderSql(params, query.sort)}` : "";
     // The data as text: the driver does not parse it, and a listing can answer it as it is (JsonTextRecord).
     return `SELECT r.id, r.last_modified, r.data::text AS data_json, r.deleted FROM ${from}${order} LIMIT ${params.add(query.limit, "bigint")}`;
@@ -352,6 +356,21 @@ export class PostgresRecordStore implements RecordStore {
       [...new Set(lost)],
     ]);
     return Number(rows[0]?.last_modified);
+  }
+
+  async stampGainedAccess(scope: Scope, principal: string, gained: readonly string[]): Promise<number> {
+    const rows = await this.run<{ last_modified: string }>(STAMP_GAINED_ACCESS, [
+      scope.collection,
+      scope.parentId,
+      principal,
+      [...new Set(gained)],
+    ]);
+    return Number(rows[0]?.last_modified);
+  }
+
+  async gainedAccessAfter(scope: Scope, principals: readonly string[], after: number): Promise<string[]> {
+    const rows = await this.run<{ id: string }>(GAINED_ACCESS_AFTER, [scope.collection, scope.parentId, [...new Set(principals)], after]);
+    return rows.map((row) => row.id);
   }
 
   async recordLostAccessAt(scope: Scope, losses: readonly RecordedLoss[]): Promise<void> {
@@ -381,12 +400,15 @@ export class PostgresRecordStore implements RecordStore {
     const rows = await this.run<{ n: string }>(text, params.values);
     const lost = purgeLostAccessSql(scope, before);
     const lostRows = await this.run<{ n: string }>(lost.text, lost.values);
-    return Number(rows[0]?.n ?? 0) + Number(lostRows[0]?.n ?? 0);
+    const gained = purgeGainedAccessSql(scope, before);
+    const gainedRows = await this.run<{ n: string }>(gained.text, gained.values);
+    return Number(rows[0]?.n ?? 0) + Number(lostRows[0]?.n ?? 0) + Number(gainedRows[0]?.n ?? 0);
   }
 
   async flush(): Promise<void> {
     await this.run("DELETE FROM records");
     await this.run("DELETE FROM lost_access");
+    await this.run("DELETE FROM gained_access");
     await this.run("DELETE FROM timestamps");
   }
 

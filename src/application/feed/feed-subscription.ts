@@ -150,10 +150,12 @@ export class Subscription implements Viewer {
 
   /** Sends everything after the cursor, page by page, in `last_modified` order. */
   private async readChanges(): Promise<void> {
+    let token: string | undefined;
     for (let page = 0; page < MAX_PAGES_PER_READ && !this.closed; page += 1) {
-      const { entries, bound, more } = await this.nextPage();
+      const { entries, bound, more, next } = await this.nextPage(token);
       if (!this.deliver(entries, (entry) => this.eventOf(entry))) return;
       this.cursor = Math.max(this.cursor, bound);
+      token = next;
       if (!more) return;
     }
   }
@@ -163,7 +165,9 @@ export class Subscription implements Viewer {
    * to one bound: the collection timestamp, or the last entry of a full page, so that nothing
    * between the cursor and the bound is left behind.
    */
-  private async nextPage(): Promise<{ entries: RecordOrTombstone[]; bound: number; more: boolean }> {
+  private async nextPage(
+    token: string | undefined,
+  ): Promise<{ entries: RecordOrTombstone[]; bound: number; more: boolean; next?: string | undefined }> {
     const { requester, resource, filters } = this.request;
     const after: Filter = { field: MODIFIED_FIELD, operator: "gt", value: this.cursor };
     const sort = [{ field: MODIFIED_FIELD, descending: false }];
@@ -173,8 +177,13 @@ export class Subscription implements Viewer {
       limit: PAGE,
       includeDeleted: false,
       neverRefuse: true,
+      ...(token === undefined ? {} : { token }),
     });
     const lastRecord = records.entries.length === PAGE ? records.entries[PAGE - 1] : undefined;
+    // A full page of records given after the cursor but older than it (a group change) moves no
+    // bound: the next page continues from its keyset token, with the same filters.
+    if (lastRecord && lastRecord.lastModified <= this.cursor)
+      return { entries: [...records.entries], bound: this.cursor, more: records.nextToken !== undefined, next: records.nextToken };
     const recordsFull = lastRecord !== undefined;
     let bound = lastRecord ? lastRecord.lastModified : records.timestamp;
     const deletions = await this.host.records.list(requester, resource, {

@@ -95,9 +95,9 @@ export class LiveFeed {
       }),
       events.onScopeTouched((event) => void publish({ ...event.scope, timestamp: event.timestamp })),
       // Ended here before the change returns; on other processes when the signal reaches them.
-      events.onPrincipalsChanged(async (principal) => {
-        this.principalsChanged(principal);
-        await broadcast.publish({ collection: PRINCIPALS_CHANGED, parentId: principal, timestamp: 0 });
+      events.onPrincipalsChanged(async (principal, since) => {
+        this.principalsChanged(principal, since);
+        await broadcast.publish({ collection: PRINCIPALS_CHANGED, parentId: principal, timestamp: since ?? 0 });
         await this.options.fence?.fence(principal);
       }),
       broadcast.subscribe(
@@ -199,11 +199,11 @@ export class LiveFeed {
   /**
    * The caller's principals changed: the subscription decided on the old ones stops at once (no
    * event is judged on them any more), and the stream goes on from its cursor with a view decided
-   * on the new ones. Its replay, a `_since` listing, brings what the change took (tombstones) or
-   * gave. When the new view cannot be decided (no way to read the principals again, a failure,
+   * on the new ones. Its replay, a `_since` listing from `since` at the latest, brings what the
+   * change took (tombstones) or gave. When the new view cannot be decided (no way to read the principals again, a failure,
    * a refusal), the stream ends with `resync`.
    */
-  private follow(old: Subscription): void {
+  private follow(old: Subscription, since?: number): void {
     const stream = this.streams.get(old);
     const again = old.request.requester.resolveAgain?.bind(old.request.requester);
     if (!stream || !again || !old.retire()) {
@@ -216,7 +216,8 @@ export class LiveFeed {
       const request: FeedRequest = {
         ...old.request,
         requester: { userId: requester.userId, caller: () => Promise.resolve(caller), resolveAgain: again },
-        since: old.cursor,
+        // Where the change recorded what it took or gave, if the cursor went past it meanwhile.
+        since: Math.min(old.cursor, since ?? old.cursor),
       };
       await this.attach(request, () => old.sink, stream);
     };
@@ -272,9 +273,9 @@ export class LiveFeed {
    * The members of `principal` changed: every stream whose caller held it (a user id: that user's
    * streams) was decided on principals that may no longer hold, and follows the new ones.
    */
-  private principalsChanged(principal: string): void {
+  private principalsChanged(principal: string, since?: number): void {
     for (const changed of this.subscribing) changed.add(principal);
-    for (const subscription of this.everySubscription()) if (subscription.callerPrincipals.has(principal)) this.follow(subscription);
+    for (const subscription of this.everySubscription()) if (subscription.callerPrincipals.has(principal)) this.follow(subscription, since);
   }
 
   private endEveryStream(): void {
@@ -294,7 +295,7 @@ export class LiveFeed {
 
   private dispatch(signal: ChangeSignal): void {
     if (signal.collection === PRINCIPALS_CHANGED) {
-      this.principalsChanged(signal.parentId);
+      this.principalsChanged(signal.parentId, signal.timestamp > 0 ? signal.timestamp : undefined);
       return;
     }
     if (signal.collection === EVERY_SCOPE) {

@@ -95,6 +95,18 @@ export interface RecordStore {
    */
   stampLostAccess(scope: Scope, principal: string, lost: readonly string[]): Promise<number>;
 
+  /**
+   * As stampLostAccess, for access gained without a record write (a principal given to a user
+   * or a group): `principal` was given read access to `gained` at the new timestamp returned. A
+   * listing restricted by an access naming `principal`, bounded below in `last_modified` (a
+   * `_since` sync, a feed's replay), then also holds each of these records that the caller can
+   * read now, whatever its own timestamp, while the gain satisfies the lower bounds (RecordAccess).
+   */
+  stampGainedAccess(scope: Scope, principal: string, gained: readonly string[]): Promise<number>;
+
+  /** The ids some of `principals` gained (stampGainedAccess) at a timestamp above `after`: candidates for a restricted sync. */
+  gainedAccessAfter(scope: Scope, principals: readonly string[], after: number): Promise<string[]>;
+
   /** Entries in query order, at most `limit`. Work is proportional to the page, not the scope. */
   list(scope: Scope, query: ListQuery): Promise<RecordOrTombstone[]>;
 
@@ -111,7 +123,7 @@ export interface RecordStore {
   /**
    * Removes tombstones and lost-access entries with `last_modified` strictly below `before` (all
    * of them when undefined), in one scope or, when `scope` is undefined, everywhere. Returns how
-   * many tombstones and lost-access entries (one per principal and record) it removed.
+   * many tombstones and lost- and gained-access entries (one per principal and record) it removed.
    */
   purgeTombstones(scope: Scope | undefined, before?: number): Promise<number>;
 
