@@ -23,6 +23,8 @@ export interface GroupAccessDeps {
   readonly resources: () => readonly ResourceDefinition[];
   /** Told of each scope whose timestamp moved (the live feed reads it, on every process). */
   readonly touched: (scope: Scope, timestamp: number) => void;
+  /** Records one change may give or take per holder and collection; past it (or for a whole collection), a resync. */
+  readonly maxRecords: number;
 }
 
 /** What a change recorded: the scopes whose timestamps it moved, to be announced once the change is. */
@@ -40,10 +42,15 @@ export class GroupAccessChanges {
     const { records } = this.deps;
     const stamps: { scope: Scope; timestamp: number }[] = [];
     if (holders.length === 0) return { stamps, since: undefined };
-    for (const { scope, ids } of await this.reached(principal)) {
+    for (const { scope, ids, whole } of await this.reached(principal)) {
+      // The bound: past it, no rows but one resync mark per holder (docs/api.md, "Sync").
+      const resync = whole || ids.length > this.deps.maxRecords;
       for (const holder of holders) {
-        const timestamp =
-          change === "lost" ? await records.stampLostAccess(scope, holder, ids) : await records.stampGainedAccess(scope, holder, ids);
+        const timestamp = resync
+          ? await records.stampResync(scope, holder)
+          : change === "lost"
+            ? await records.stampLostAccess(scope, holder, ids)
+            : await records.stampGainedAccess(scope, holder, ids);
         stamps.push({ scope, timestamp });
       }
     }
@@ -55,17 +62,27 @@ export class GroupAccessChanges {
     for (const { scope, timestamp } of change.stamps) this.deps.touched(scope, timestamp);
   }
 
-  /** Per resource with record ACLs, the ids whose ACL grants `principal` read (as a listing restricted to it would reach). */
-  private async reached(principal: string): Promise<{ scope: Scope; ids: string[] }[]> {
+  /**
+   * Per resource with record ACLs, the ids whose ACL grants `principal` read (as a listing
+   * restricted to it would reach), or `whole` where it reads the whole collection (settings
+   * principals, a collection ACE: the authorizer's rule).
+   */
+  private async reached(principal: string): Promise<{ scope: Scope; ids: string[]; whole: boolean }[]> {
     const { kinds, permissions } = this.deps;
-    const found: { scope: Scope; ids: string[] }[] = [];
+    const found: { scope: Scope; ids: string[]; whole: boolean }[] = [];
+    const alone = { userId: undefined, principals: [principal] };
     for (const resource of this.deps.resources()) {
       const kind = kinds[resource.kind];
       const acls = kind.recordAcls(resource);
-      const grants = kind.grants({ userId: undefined, principals: [principal] }, resource, READ);
+      const grants = kind.grants(alone, resource, READ);
       if (!acls || !grants) continue;
+      const scope = kind.scope(anonymousRequester(), resource);
+      if (await kind.allowsCollection(alone, resource, "list")) {
+        found.push({ scope, ids: [], whole: true });
+        continue;
+      }
       const ids = await grantedIds(permissions, acls, grants);
-      if (ids.length > 0) found.push({ scope: kind.scope(anonymousRequester(), resource), ids });
+      if (ids.length > 0) found.push({ scope, ids, whole: false });
     }
     return found;
   }

@@ -97,3 +97,14 @@ export interface CountQuery {
   readonly filters: readonly Filter[];
   readonly access?: RecordAccess;
 }
+
+/**
+ * The position a listing syncs from: the strongest lower bound on `last_modified` (`gt`, `min`
+ * on a number), as the last timestamp the client holds; undefined when the listing has none.
+ */
+export function syncPosition(filters: readonly Filter[]): number | undefined {
+  const bounds = filters
+    .filter((f) => f.field === MODIFIED_FIELD && typeof f.value === "number" && (f.operator === "gt" || f.operator === "min"))
+    .map((f) => (f.operator === "gt" ? Math.floor(f.value as number) : Math.ceil(f.value as number) - 1));
+  return bounds.length === 0 ? undefined : Math.max(...bounds);
+}

@@ -134,6 +134,7 @@ export function buildContainer(settings: Settings, options: CompositionOptions =
           kinds,
           resources: () => [...resources.values()].map((r) => r.definition),
           touched: (scope, timestamp) => events.publishScopeTouched({ scope, timestamp }),
+          maxRecords: settings.groupChangeMaxRecords,
         }),
       [TOKENS.RecordStore, TOKENS.PermissionStore, TOKENS.ResourceKinds, TOKENS.ChangeEvents],
     );

@@ -39,6 +39,8 @@ interface ScopeState {
   readonly changes: ChangeLog<string>;
   readonly lostAccess: LostAccessIndex;
   readonly gainedAccess: GainedAccessIndex;
+  /** Per principal, its newest resync (stampResync). */
+  readonly resyncs: Map<string, number>;
 }
 
 function scopeKey(scope: Scope): string {
@@ -215,6 +217,19 @@ export class MemoryRecordStore implements RecordStore {
     return timestamp;
   }
 
+  async stampResync(scope: Scope, principal: string): Promise<number> {
+    const state = this.state(scope);
+    const timestamp = this.stamp(state, undefined);
+    state.resyncs.set(principal, timestamp);
+    return timestamp;
+  }
+
+  async resyncAfter(scope: Scope, principals: readonly string[], after: number): Promise<number | undefined> {
+    const resyncs = this.peek(scope)?.resyncs;
+    const found = principals.map((p) => resyncs?.get(p) ?? Number.NEGATIVE_INFINITY).filter((t) => t > after);
+    return found.length === 0 ? undefined : Math.max(...found);
+  }
+
   async gainedAccessAfter(scope: Scope, principals: readonly string[], after: number): Promise<string[]> {
     return [...(this.peek(scope)?.gainedAccess.idsGained(principals, (t) => t > after) ?? [])];
   }
@@ -249,6 +264,7 @@ export class MemoryRecordStore implements RecordStore {
         purged += 1;
       }
       purged += state.lostAccess.purge(before) + state.gainedAccess.purge(before);
+      for (const [principal, timestamp] of state.resyncs) if (before === undefined || timestamp < before) state.resyncs.delete(principal);
     }
     // Scope timestamps stay: later writes must still come after the purged deletes.
     return purged;
@@ -284,6 +300,7 @@ export class MemoryRecordStore implements RecordStore {
         changes,
         lostAccess: new LostAccessIndex(),
         gainedAccess: new GainedAccessIndex(),
+        resyncs: new Map(),
       };
       this.scopes.set(key, state);
     }

@@ -1,7 +1,8 @@
 /**
  * SQL of the `gained_access` table (docs/api.md, "Sync"): principals given read access to records
  * without a record write (a group given to a user or a group), at a new timestamp of the scope,
- * and the records a restricted listing from a position shows for them.
+ * and the records a restricted listing from a position shows for them; and of `access_resyncs`,
+ * the changes too large to record record by record.
  */
 import type { ListQuery, RecordAccess } from "../../application/listing.js";
 import type { JoinedGrants } from "./joined-grants.js";
@@ -26,6 +27,27 @@ export const STAMP_GAINED_ACCESS: Statement = {
       ON CONFLICT (collection, parent_id, principal, id) DO UPDATE SET last_modified = EXCLUDED.last_modified
     )
     SELECT last_modified FROM ts`,
+};
+
+/** A resync of principal $3 in scope ($1, $2) at a new timestamp of the scope (as STAMP_GAINED_ACCESS). */
+export const STAMP_RESYNC: Statement = {
+  name: "tessera_access_resync_stamp",
+  text: `WITH ts AS (
+      INSERT INTO timestamps AS t (collection, parent_id, last_modified) VALUES ($1, $2, ${NOW_MS})
+      ON CONFLICT (collection, parent_id) DO UPDATE SET last_modified = GREATEST(${NOW_MS}, t.last_modified + 1)
+      RETURNING t.last_modified
+    ), resync AS (
+      INSERT INTO access_resyncs AS a (collection, parent_id, principal, last_modified) SELECT $1, $2, $3, ts.last_modified FROM ts
+      ON CONFLICT (collection, parent_id, principal) DO UPDATE SET last_modified = EXCLUDED.last_modified
+    )
+    SELECT last_modified FROM ts`,
+};
+
+/** The newest resync of principals $3 in scope ($1, $2) above $4 (one primary-key probe per principal). */
+export const RESYNC_AFTER: Statement = {
+  name: "tessera_access_resync_after",
+  text: `SELECT max(last_modified) AS last_modified FROM access_resyncs
+    WHERE collection = $1 AND parent_id = $2 AND principal = ANY($3::text[]) AND last_modified > $4`,
 };
 
 /** The ids principals $3 gained in scope ($1, $2) above $4. */
@@ -69,17 +91,18 @@ export function gainedAccessSourceSql(params: SqlParams, query: ListQuery, grant
   return `(${gained}) AS r WHERE ${conditions.join(" AND ")}`;
 }
 
-/** Purge of gained-access entries, in one scope or everywhere, older than a bound or all. */
+/** Purge of gained-access entries (or, `table` named, resyncs), in one scope or everywhere, older than a bound or all. */
 export function purgeGainedAccessSql(
   scope: { collection: string; parentId: string } | undefined,
   before: number | undefined,
+  table: "gained_access" | "access_resyncs" = "gained_access",
 ): { text: string; values: unknown[] } {
   const params = new SqlParams();
   const conditions = ["TRUE"];
   if (scope) conditions.push(`collection = ${params.add(scope.collection)}`, `parent_id = ${params.add(scope.parentId)}`);
   if (before !== undefined) conditions.push(`last_modified < ${params.add(before, "bigint")}`);
   return {
-    text: `WITH purged AS (DELETE FROM gained_access WHERE ${conditions.join(" AND ")} RETURNING 1) SELECT count(*) AS n FROM purged`,
+    text: `WITH purged AS (DELETE FROM ${table} WHERE ${conditions.join(" AND ")} RETURNING 1) SELECT count(*) AS n FROM purged`,
     values: params.values,
   };
 }

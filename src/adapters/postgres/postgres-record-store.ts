@@ -32,7 +32,14 @@ import {
   STAMP_LOST_ACCESS,
   stampedLostAccessValues,
 } from "./lost-access-sql.js";
-import { GAINED_ACCESS_AFTER, gainedAccessSourceSql, purgeGainedAccessSql, STAMP_GAINED_ACCESS } from "./gained-access-sql.js";
+import {
+  GAINED_ACCESS_AFTER,
+  gainedAccessSourceSql,
+  purgeGainedAccessSql,
+  RESYNC_AFTER,
+  STAMP_GAINED_ACCESS,
+  STAMP_RESYNC,
+} from "./gained-access-sql.js";
 import type { PostgresDatabase, Statement } from "./postgres-database.js";
 import {
   filterSql,
@@ -368,6 +375,22 @@ export class PostgresRecordStore implements RecordStore {
     return Number(rows[0]?.last_modified);
   }
 
+  async stampResync(scope: Scope, principal: string): Promise<number> {
+    const rows = await this.run<{ last_modified: string }>(STAMP_RESYNC, [scope.collection, scope.parentId, principal]);
+    return Number(rows[0]?.last_modified);
+  }
+
+  async resyncAfter(scope: Scope, principals: readonly string[], after: number): Promise<number | undefined> {
+    const rows = await this.run<{ last_modified: string | null }>(RESYNC_AFTER, [
+      scope.collection,
+      scope.parentId,
+      [...new Set(principals)],
+      after,
+    ]);
+    const found = rows[0]?.last_modified;
+    return found === null || found === undefined ? undefined : Number(found);
+  }
+
   async gainedAccessAfter(scope: Scope, principals: readonly string[], after: number): Promise<string[]> {
     const rows = await this.run<{ id: string }>(GAINED_ACCESS_AFTER, [scope.collection, scope.parentId, [...new Set(principals)], after]);
     return rows.map((row) => row.id);
@@ -402,6 +425,8 @@ export class PostgresRecordStore implements RecordStore {
     const lostRows = await this.run<{ n: string }>(lost.text, lost.values);
     const gained = purgeGainedAccessSql(scope, before);
     const gainedRows = await this.run<{ n: string }>(gained.text, gained.values);
+    const resyncs = purgeGainedAccessSql(scope, before, "access_resyncs");
+    await this.run(resyncs.text, resyncs.values);
     return Number(rows[0]?.n ?? 0) + Number(lostRows[0]?.n ?? 0) + Number(gainedRows[0]?.n ?? 0);
   }
 
@@ -409,6 +434,7 @@ export class PostgresRecordStore implements RecordStore {
     await this.run("DELETE FROM records");
     await this.run("DELETE FROM lost_access");
     await this.run("DELETE FROM gained_access");
+    await this.run("DELETE FROM access_resyncs");
     await this.run("DELETE FROM timestamps");
   }
 

@@ -4,6 +4,7 @@
  * replay never holds up the others; once caught up it joins its scope's shared reads (ScopeFeed),
  * which move its cursor from then on.
  */
+import { ResyncRequiredError } from "../../domain/errors.js";
 import { bodyOf, type RecordOrTombstone } from "../../domain/records.js";
 import type { Viewer } from "./feed-audience.js";
 import type { ChangeAction } from "../events.js";
@@ -93,7 +94,7 @@ export class Subscription implements Viewer {
     return true;
   }
 
-  /** Its caller's principals changed and cannot be followed: told to resync in full, and ended; nothing more is sent. */
+  /** Its caller's principals changed and cannot be followed (or too much changed): told to resync in full, and ended. */
   resync(): void {
     if (this.closed) return;
     this.closed = true;
@@ -140,6 +141,11 @@ export class Subscription implements Viewer {
         this.host.caughtUp(this);
       }
     } catch (error) {
+      // A group change too large to follow from here: the client resyncs in full (docs/api.md, "Sync").
+      if (error instanceof ResyncRequiredError) {
+        this.resync();
+        return;
+      }
       // Closed meanwhile (the client left, or a shutdown closed the stream, then the pools): nobody to fail.
       if (!this.closed) this.host.log(error, "a live feed subscription failed and was closed");
       this.close();

@@ -7,7 +7,7 @@
  * Cursors (the last `last_modified` read) make replay then live gapless and without duplicates.
  * Writers never wait: a signal only schedules a read.
  */
-import { BackendError, ForbiddenError, UnauthenticatedError } from "../../domain/errors.js";
+import { BackendError, ForbiddenError, ResyncRequiredError, UnauthenticatedError } from "../../domain/errors.js";
 import { READ, recordObjectId } from "../../domain/permissions.js";
 import type { Caller } from "../../domain/principals.js";
 import type { ChangeAction, ChangeEvents } from "../events.js";
@@ -222,7 +222,7 @@ export class LiveFeed {
       await this.attach(request, () => old.sink, stream);
     };
     followed().catch((error: unknown) => {
-      const refused = error instanceof UnauthenticatedError || error instanceof ForbiddenError;
+      const refused = error instanceof UnauthenticatedError || error instanceof ForbiddenError || error instanceof ResyncRequiredError;
       if (!refused) this.options.log(error, "a live feed subscriber's new view could not be decided; it was told to resync");
       if (!stream.ended) old.sink.resync();
     });

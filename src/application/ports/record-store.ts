@@ -104,6 +104,17 @@ export interface RecordStore {
    */
   stampGainedAccess(scope: Scope, principal: string, gained: readonly string[]): Promise<number>;
 
+  /**
+   * A change of `principal`'s access too large to record record by record (past
+   * `group_change_max_records`, or a whole collection): takes a new timestamp of the scope and
+   * records that a sync of a caller holding `principal` from a position before it cannot be
+   * brought up to date incrementally (resyncAfter). Returns the timestamp.
+   */
+  stampResync(scope: Scope, principal: string): Promise<number>;
+
+  /** The newest resync (stampResync) of one of `principals` above `after`; undefined when none. */
+  resyncAfter(scope: Scope, principals: readonly string[], after: number): Promise<number | undefined>;
+
   /** The ids some of `principals` gained (stampGainedAccess) at a timestamp above `after`: candidates for a restricted sync. */
   gainedAccessAfter(scope: Scope, principals: readonly string[], after: number): Promise<string[]>;
 

@@ -14,7 +14,7 @@
  * large; past the budget of changes read, the rest of the page goes the ids-first way.
  */
 import type { RecordOrTombstone } from "../../domain/records.js";
-import { MODIFIED_FIELD, type Filter, type ListQuery, type PageCursor, type RecordAccess } from "../listing.js";
+import { MODIFIED_FIELD, syncPosition, type Filter, type ListQuery, type PageCursor, type RecordAccess } from "../listing.js";
 import type { RecordStore, Scope } from "../ports/record-store.js";
 
 export interface ChangesWindow {
@@ -54,7 +54,7 @@ export async function restrictedList(deps: ChangesFirstDeps, scope: Scope, query
   const page: RecordOrTombstone[] = [];
   let after = query.after;
   // Records given to the caller's principals after the position (a group change): candidates of the first round.
-  const position = gainPosition(query.filters);
+  const position = syncPosition(query.filters);
   let gained = position === undefined ? [] : await records.gainedAccessAfter(scope, principals, position);
   let read = gained.length;
   for (let size = Math.max(query.limit, deps.window.first); read < deps.window.budget; size *= 2) {
@@ -80,14 +80,6 @@ export async function restrictedList(deps: ChangesFirstDeps, scope: Scope, query
   }
   page.push(...(await idsFirst(after, query.limit - page.length)));
   return page;
-}
-
-/** The position after which gains count (the strongest `gt` / `min` bound on `last_modified`), if any. */
-function gainPosition(filters: readonly Filter[]): number | undefined {
-  const bounds = filters
-    .filter((f) => f.field === MODIFIED_FIELD && typeof f.value === "number" && (f.operator === "gt" || f.operator === "min"))
-    .map((f) => (f.operator === "gt" ? Math.floor(f.value as number) : Math.ceil(f.value as number) - 1));
-  return bounds.length === 0 ? undefined : Math.max(...bounds);
 }
 
 function withAfter(query: ListQuery, after: PageCursor | undefined): ListQuery {

@@ -86,6 +86,23 @@ export function accessStampCases(store: StoreRef): void {
       expect(await store().list(articles, listQuery({ access: as(["r0"]), filters: since(position) }))).to.deep.equal([plain(updated)]);
     });
 
+    it("stamps a resync at a new timestamp of the scope, found by the principals named after a position before it", async () => {
+      await seed(store(), articles, [{}]);
+      const position = await store().collectionTimestamp(articles);
+      expect(await store().resyncAfter(articles, ["bob"], position)).to.equal(undefined);
+      const first = await store().stampResync(articles, "group:g");
+      const stamp = await store().stampResync(articles, "bob");
+      expect(stamp).to.be.above(first);
+      expect(await store().collectionTimestamp(articles)).to.equal(stamp);
+      expect(await store().resyncAfter(articles, ["bob", "group:g"], position)).to.equal(stamp);
+      expect(await store().resyncAfter(articles, ["group:g"], position)).to.equal(first);
+      expect(await store().resyncAfter(articles, ["bob"], stamp)).to.equal(undefined);
+      expect(await store().resyncAfter(articles, ["carol"], position)).to.equal(undefined);
+      expect(await store().resyncAfter(notes, ["bob"], position)).to.equal(undefined);
+      await store().purgeTombstones(articles);
+      expect(await store().resyncAfter(articles, ["bob"], position)).to.equal(undefined);
+    });
+
     it("forgets gains with purgeTombstones and flush", async () => {
       await seed(store(), articles, [{}]);
       const position = await store().collectionTimestamp(articles);
