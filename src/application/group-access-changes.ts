@@ -41,20 +41,22 @@ export class GroupAccessChanges {
   async stamp(holders: readonly string[], principal: string, change: "lost" | "gained"): Promise<StampedChange> {
     const { records } = this.deps;
     const stamps: { scope: Scope; timestamp: number }[] = [];
+    let lowest = Number.POSITIVE_INFINITY;
     if (holders.length === 0) return { stamps, since: undefined };
     for (const { scope, ids, whole } of await this.reached(principal)) {
       // The bound: past it, no rows but one resync mark per holder (docs/api.md, "Sync").
       const resync = whole || ids.length > this.deps.maxRecords;
       for (const holder of holders) {
-        const timestamp = resync
-          ? await records.stampResync(scope, holder)
-          : change === "lost"
-            ? await records.stampLostAccess(scope, holder, ids)
-            : await records.stampGainedAccess(scope, holder, ids);
+        let first: number;
+        let timestamp: number;
+        if (resync) first = timestamp = await records.stampResync(scope, holder);
+        else if (change === "gained") first = timestamp = await records.stampGainedAccess(scope, holder, ids);
+        else ({ first, last: timestamp } = await records.stampLostAccess(scope, holder, ids));
         stamps.push({ scope, timestamp });
+        lowest = Math.min(lowest, first);
       }
     }
-    return { stamps, since: stamps.length === 0 ? undefined : Math.min(...stamps.map((s) => s.timestamp)) - 1 };
+    return { stamps, since: stamps.length === 0 ? undefined : lowest - 1 };
   }
 
   /** The stamped scopes are told to the live feed (after the principal change was announced). */

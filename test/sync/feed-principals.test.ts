@@ -128,4 +128,27 @@ for (const backend of SYNC_BACKENDS) {
       });
     }
   });
+
+  describe(`live feed: a reader who may not create loses its last records through a group [${backend.name}]`, function () {
+    this.timeout(30_000);
+    // Only Alice creates: a listing would refuse Bob once he reads nothing, but his stream is owed the tombstones.
+    const open = useSyncServer(backend, { articles_create_principals: userId(ALICE) });
+
+    it("gets them as deleted on its open stream, which goes on", async () => {
+      const server = open().server;
+      const port = open().context.permissions;
+      await port?.addUserPrincipal(userId(BOB), TEAM);
+      const res = await server.request("PUT", "/v1/articles/only", { user: ALICE, body: { data: {}, permissions: { read: [TEAM] } } });
+      expect(res.status).to.equal(201);
+      const stream = await SseClient.open(`${server.url}/v1/articles`, { user: BOB });
+      try {
+        await stream.waitUntil(() => stream.comments.includes("live"));
+        await port?.removeUserPrincipal(userId(BOB), TEAM);
+        expect((await stream.waitFor(1)).map((e) => [e.event, e.data.id])).to.deep.equal([["delete", "only"]]);
+        expect(stream.ended).to.equal(false);
+      } finally {
+        await stream.close();
+      }
+    });
+  });
 }

@@ -23,6 +23,7 @@ import {
   type RecordedLoss,
   type RecordStore,
   type Scope,
+  type StampRange,
   type WriteOptions,
 } from "../../application/ports/record-store.js";
 import { ChangeLog } from "./change-log.js";
@@ -203,11 +204,15 @@ export class MemoryRecordStore implements RecordStore {
       if (loss.principals.length > 0) this.state(scope).lostAccess.record(loss.id, loss.principals, loss.lastModified);
   }
 
-  async stampLostAccess(scope: Scope, principal: string, lost: readonly string[]): Promise<number> {
+  async stampLostAccess(scope: Scope, principal: string, lost: readonly string[]): Promise<StampRange> {
     const state = this.state(scope);
-    const timestamp = this.stamp(state, undefined);
-    for (const id of new Set(lost)) state.lostAccess.record(id, [principal], timestamp);
-    return timestamp;
+    const ids = [...new Set(lost)].sort();
+    const stamps = (ids.length === 0 ? [undefined] : ids).map((id) => {
+      const timestamp = this.stamp(state, undefined);
+      if (id !== undefined) state.lostAccess.record(id, [principal], timestamp);
+      return timestamp;
+    });
+    return { first: stamps[0] ?? 0, last: stamps.at(-1) ?? 0 };
   }
 
   async stampGainedAccess(scope: Scope, principal: string, gained: readonly string[]): Promise<number> {

@@ -15,6 +15,7 @@ import {
   type RecordedLoss,
   type RecordStore,
   type Scope,
+  type StampRange,
   type WriteOptions,
 } from "../../application/ports/record-store.js";
 import { ConflictError, PreconditionFailedError, RecordNotFoundError } from "../../domain/errors.js";
@@ -355,14 +356,14 @@ export class PostgresRecordStore implements RecordStore {
     return rows.map((row) => ({ id: row.id, lastModified: Number(row.last_modified), principals: row.principals }));
   }
 
-  async stampLostAccess(scope: Scope, principal: string, lost: readonly string[]): Promise<number> {
-    const rows = await this.run<{ last_modified: string }>(STAMP_LOST_ACCESS, [
+  async stampLostAccess(scope: Scope, principal: string, lost: readonly string[]): Promise<StampRange> {
+    const rows = await this.run<{ first: string; last: string }>(STAMP_LOST_ACCESS, [
       scope.collection,
       scope.parentId,
       principal,
-      [...new Set(lost)],
+      [...lost],
     ]);
-    return Number(rows[0]?.last_modified);
+    return { first: Number(rows[0]?.first), last: Number(rows[0]?.last) };
   }
 
   async stampGainedAccess(scope: Scope, principal: string, gained: readonly string[]): Promise<number> {

@@ -15,6 +15,8 @@ import type { FeedEvent, FeedRequest, FeedSink } from "./feed-types.js";
 
 /** Entries read per query; a replay keeps reading while pages come back full. */
 export const PAGE = 200;
+/** Entries per query of a subscription's own replay: larger, since a followed group change may owe thousands at once. */
+const REPLAY_PAGE = 1000;
 const MAX_PAGES_PER_READ = 1000;
 /** The timestamp last sent for each recent id, so that a re-check never repeats one. */
 const SENT_MEMORY = 1000;
@@ -180,12 +182,12 @@ export class Subscription implements Viewer {
     const records = await this.host.records.list(requester, resource, {
       filters: [...filters, after],
       sort,
-      limit: PAGE,
+      limit: REPLAY_PAGE,
       includeDeleted: false,
       neverRefuse: true,
       ...(token === undefined ? {} : { token }),
     });
-    const lastRecord = records.entries.length === PAGE ? records.entries[PAGE - 1] : undefined;
+    const lastRecord = records.entries.length === REPLAY_PAGE ? records.entries[REPLAY_PAGE - 1] : undefined;
     // A full page of records given after the cursor but older than it (a group change) moves no
     // bound: the next page continues from its keyset token, with the same filters.
     if (lastRecord && lastRecord.lastModified <= this.cursor)
@@ -195,11 +197,11 @@ export class Subscription implements Viewer {
     const deletions = await this.host.records.list(requester, resource, {
       filters: [after, { field: MODIFIED_FIELD, operator: "max", value: bound }, { field: "deleted", operator: "eq", value: true }],
       sort,
-      limit: PAGE,
+      limit: REPLAY_PAGE,
       includeDeleted: true,
       neverRefuse: true,
     });
-    const lastDeletion = deletions.entries.length === PAGE ? deletions.entries[PAGE - 1] : undefined;
+    const lastDeletion = deletions.entries.length === REPLAY_PAGE ? deletions.entries[REPLAY_PAGE - 1] : undefined;
     const deletionsFull = lastDeletion !== undefined;
     if (lastDeletion) bound = Math.min(bound, lastDeletion.lastModified);
     const entries = [...records.entries, ...deletions.entries.filter((e) => e.deleted)]

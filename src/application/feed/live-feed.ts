@@ -129,7 +129,7 @@ export class LiveFeed {
   }
 
   /** Decides the view of `request` and starts its subscription on `stream` (a first one, or a followed one). */
-  private async attach(request: FeedRequest, open: () => FeedSink, stream: FeedStream): Promise<void> {
+  private async attach(request: FeedRequest, open: () => FeedSink, stream: FeedStream, followed = false): Promise<void> {
     // The scope as the kind places the requester's records (a user resource: their own).
     const kind = this.options.kinds[request.resource.kind];
     const scope = kind.scope(request.requester, request.resource);
@@ -149,6 +149,8 @@ export class LiveFeed {
         sort: [{ field: MODIFIED_FIELD, descending: false }],
         limit: 1,
         includeDeleted: false,
+        // A followed stream is owed what the change took, even when its caller may now read nothing.
+        neverRefuse: followed,
       });
       ({ caller, grants } = view);
       check = view;
@@ -200,8 +202,8 @@ export class LiveFeed {
    * The caller's principals changed: the subscription decided on the old ones stops at once (no
    * event is judged on them any more), and the stream goes on from its cursor with a view decided
    * on the new ones. Its replay, a `_since` listing from `since` at the latest, brings what the
-   * change took (tombstones) or gave. When the new view cannot be decided (no way to read the principals again, a failure,
-   * a refusal), the stream ends with `resync`.
+   * change took (tombstones) or gave, even to a caller who may now read nothing. When the new view
+   * cannot be decided (no way to read the principals again, a failure), the stream ends with `resync`.
    */
   private follow(old: Subscription, since?: number): void {
     const stream = this.streams.get(old);
@@ -219,7 +221,7 @@ export class LiveFeed {
         // Where the change recorded what it took or gave, if the cursor went past it meanwhile.
         since: Math.min(old.cursor, since ?? old.cursor),
       };
-      await this.attach(request, () => old.sink, stream);
+      await this.attach(request, () => old.sink, stream, true);
     };
     followed().catch((error: unknown) => {
       const refused = error instanceof UnauthenticatedError || error instanceof ForbiddenError || error instanceof ResyncRequiredError;

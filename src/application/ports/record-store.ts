@@ -27,6 +27,12 @@ export interface RecordedLoss {
   readonly principals: readonly string[];
 }
 
+/** Timestamps taken together, from `first` to `last` (the scope's timestamp after them). */
+export interface StampRange {
+  readonly first: number;
+  readonly last: number;
+}
+
 export interface ConditionalWriteOptions extends WriteOptions {
   /** Write only if the stored record has exactly this `last_modified` (checked atomically). */
   readonly ifMatch?: number;
@@ -89,11 +95,12 @@ export interface RecordStore {
 
   /**
    * Access that changed without a record write (a principal removed from a user or a group,
-   * docs/api.md "Sync"): takes a new timestamp of the scope (its counter moves; the records' own
-   * timestamps do not) and records at it that `principal` lost read access to `lost` (as
-   * recordLostAccessAt would). Returns that timestamp. Ids are record ids, duplicates allowed.
+   * docs/api.md "Sync"): takes new timestamps of the scope, one per distinct record in `lost`
+   * (its counter moves; the records' own timestamps do not), and records at each that `principal`
+   * lost read access to that record (as recordLostAccessAt would): a tombstone's `last_modified`
+   * stays unique in the scope, as a bulk delete's do. Returns the range taken.
    */
-  stampLostAccess(scope: Scope, principal: string, lost: readonly string[]): Promise<number>;
+  stampLostAccess(scope: Scope, principal: string, lost: readonly string[]): Promise<StampRange>;
 
   /**
    * As stampLostAccess, for access gained without a record write (a principal given to a user

@@ -15,26 +15,42 @@ export function accessStampCases(store: StoreRef): void {
   const since = (position: number) => [filter("last_modified", "gt", position)];
 
   describe("access stamps (group changes)", () => {
-    it("stamps a loss at a new timestamp of the scope, leaving the records' own timestamps", async () => {
+    it("stamps each record's loss at its own new timestamp of the scope, leaving the records' own timestamps", async () => {
       const seeded = await seed(store(), articles, [{}, {}]);
       const position = await store().collectionTimestamp(articles);
-      const stamp = await store().stampLostAccess(articles, "group:g", ["r0", "r1", "r0"]);
-      expect(stamp).to.be.above(position);
-      expect(await store().collectionTimestamp(articles)).to.equal(stamp);
+      const { first, last } = await store().stampLostAccess(articles, "group:g", ["r1", "r0", "r1"]);
+      expect(first).to.be.above(position);
+      expect(last).to.equal(first + 1);
+      expect(await store().collectionTimestamp(articles)).to.equal(last);
       expect(plain(await store().get(articles, "r0"))).to.deep.equal(plain(seeded[0]));
-      // r1 is still readable (its id is granted): only r0 shows, at the stamp.
+      // r1 is still readable (its id is granted): only r0 shows, at its own stamp.
       const page = await store().list(
         articles,
         listQuery({ access: as(["r1"], ["group:g"]), includeDeleted: true, filters: since(position) }),
       );
-      expect(page).to.deep.equal([{ id: "r0", lastModified: stamp, deleted: true }]);
+      expect(page).to.deep.equal([{ id: "r0", lastModified: first, deleted: true }]);
       expect(
         await store().list(articles, listQuery({ access: as([], ["carol"]), includeDeleted: true, filters: since(position) })),
       ).to.deep.equal([]);
       expect((await store().lostAccessAfter(articles, position)).map((l) => [l.id, l.lastModified, l.principals])).to.deep.equal([
-        ["r0", stamp, ["group:g"]],
-        ["r1", stamp, ["group:g"]],
+        ["r0", first, ["group:g"]],
+        ["r1", last, ["group:g"]],
       ]);
+    });
+
+    it("walks many losses of one change page by page by their timestamps, none skipped", async () => {
+      await seed(store(), articles, [{}, {}, {}, {}, {}]);
+      const position = await store().collectionTimestamp(articles);
+      await store().stampLostAccess(articles, "bob", ["r0", "r1", "r2", "r3", "r4"]);
+      const seen: string[] = [];
+      let cursor = position;
+      for (let page = 0; page < 10; page++) {
+        const entries = await store().list(articles, listQuery({ access: as([]), includeDeleted: true, filters: since(cursor), limit: 2 }));
+        if (entries.length === 0) break;
+        seen.push(...idsOf(entries));
+        cursor = entries.at(-1)?.lastModified ?? cursor;
+      }
+      expect(seen).to.deep.equal(["r0", "r1", "r2", "r3", "r4"]);
     });
 
     it("stamps a gain: a listing from a position before it shows the readable records gained, whatever their own timestamps", async () => {
