@@ -1,8 +1,8 @@
 /**
  * Group changes as sync events (docs/api.md, "Sync"): when a principal is taken from a holder (a
  * user, a group, `system.Authenticated`) or given to one, the records that principal is granted
- * read on through their own ACLs, in every resource that keeps ACLs, become lost or gained for the
- * holder at a new timestamp of their collection (RecordStore.stampLostAccess, stampGainedAccess).
+ * read on through their own ACLs (and, taken, those it lost and still has recorded), in every
+ * resource that keeps ACLs, become lost or gained for the holder at a new timestamp of their collection (RecordStore.stampLostAccess, stampGainedAccess).
  * A restricted `_since` listing and the live feed then show whoever holds the holder a tombstone
  * for each record lost that they cannot read now, and each record gained that they can, as for an
  * ACL edit (docs/adr/0011). Which records the principal reaches is decided by the rule the listing
@@ -43,7 +43,7 @@ export class GroupAccessChanges {
     const stamps: { scope: Scope; timestamp: number }[] = [];
     let lowest = Number.POSITIVE_INFINITY;
     if (holders.length === 0) return { stamps, since: undefined };
-    for (const { scope, ids, whole } of await this.reached(principal)) {
+    for (const { scope, ids, whole } of await this.reached(principal, change)) {
       // The bound: past it, no rows but one resync mark per holder (docs/api.md, "Sync").
       const resync = whole || ids.length > this.deps.maxRecords;
       for (const holder of holders) {
@@ -69,8 +69,8 @@ export class GroupAccessChanges {
    * restricted to it would reach), or `whole` where it reads the whole collection (settings
    * principals, a collection ACE: the authorizer's rule).
    */
-  private async reached(principal: string): Promise<{ scope: Scope; ids: string[]; whole: boolean }[]> {
-    const { kinds, permissions } = this.deps;
+  private async reached(principal: string, change: "lost" | "gained"): Promise<{ scope: Scope; ids: string[]; whole: boolean }[]> {
+    const { kinds, permissions, records } = this.deps;
     const found: { scope: Scope; ids: string[]; whole: boolean }[] = [];
     const alone = { userId: undefined, principals: [principal] };
     for (const resource of this.deps.resources()) {
@@ -83,7 +83,11 @@ export class GroupAccessChanges {
         found.push({ scope, ids: [], whole: true });
         continue;
       }
-      const ids = await grantedIds(permissions, acls, grants);
+      const granted = await grantedIds(permissions, acls, grants);
+      // Leaving, the holder is also owed what the principal lost (deleted, unshared) after the
+      // holder's clients synced: those losses name the principal, which they no longer hold.
+      const lost = change === "lost" ? await records.lostAccessOf(scope, principal) : [];
+      const ids = [...new Set([...granted, ...lost])];
       if (ids.length > 0) found.push({ scope, ids, whole: false });
     }
     return found;

@@ -215,6 +215,10 @@ export class MemoryRecordStore implements RecordStore {
     return { first: stamps[0] ?? 0, last: stamps.at(-1) ?? 0 };
   }
 
+  async lostAccessOf(scope: Scope, principal: string): Promise<string[]> {
+    return this.peek(scope)?.lostAccess.idsOf(principal) ?? [];
+  }
+
   async stampGainedAccess(scope: Scope, principal: string, gained: readonly string[]): Promise<number> {
     const state = this.state(scope);
     const timestamp = this.stamp(state, undefined);

@@ -46,6 +46,12 @@ export const STAMP_LOST_ACCESS: Statement = {
     SELECT ts.high - total.n + 1 AS first, ts.high AS last FROM ts CROSS JOIN total`,
 };
 
+/** The ids principal $3 lost in scope ($1, $2): a primary-key range. */
+export const LOST_ACCESS_OF: Statement = {
+  name: "tessera_lost_access_of",
+  text: "SELECT id FROM lost_access WHERE collection = $1 AND parent_id = $2 AND principal = $3",
+};
+
 /**
  * Losses of scope ($1, $2) with `last_modified` above $3, one row per (record, timestamp) with
  * its principals, ascending: what the live feed reads once per burst for every restricted

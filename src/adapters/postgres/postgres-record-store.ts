@@ -27,6 +27,7 @@ import { BatchedCreates, BatchedUpdates, type AclEntries, type CreateItem, type 
 import { groupCommitOf, runOne, type BatchStatement, type GroupClock, type GroupCommit } from "./group-commit.js";
 import {
   LOST_ACCESS_AFTER,
+  LOST_ACCESS_OF,
   lostAccessSourceSql,
   purgeLostAccessSql,
   RECORD_LOST_ACCESS_STAMPED,
@@ -364,6 +365,11 @@ export class PostgresRecordStore implements RecordStore {
       [...lost],
     ]);
     return { first: Number(rows[0]?.first), last: Number(rows[0]?.last) };
+  }
+
+  async lostAccessOf(scope: Scope, principal: string): Promise<string[]> {
+    const rows = await this.run<{ id: string }>(LOST_ACCESS_OF, [scope.collection, scope.parentId, principal]);
+    return rows.map((row) => row.id);
   }
 
   async stampGainedAccess(scope: Scope, principal: string, gained: readonly string[]): Promise<number> {

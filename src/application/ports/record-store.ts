@@ -102,6 +102,9 @@ export interface RecordStore {
    */
   stampLostAccess(scope: Scope, principal: string, lost: readonly string[]): Promise<StampRange>;
 
+  /** The ids of the records `principal` lost (still recorded, not purged): what a holder of it may be owed once it leaves. */
+  lostAccessOf(scope: Scope, principal: string): Promise<string[]>;
+
   /**
    * As stampLostAccess, for access gained without a record write (a principal given to a user
    * or a group): `principal` was given read access to `gained` at the new timestamp returned. A

@@ -38,6 +38,15 @@ export function accessStampCases(store: StoreRef): void {
       ]);
     });
 
+    it("lists the ids a principal lost, in its scope only", async () => {
+      await seed(store(), articles, [{}, {}]);
+      await store().stampLostAccess(articles, "group:g", ["r0", "r1"]);
+      await store().stampLostAccess(articles, "bob", ["r1"]);
+      expect((await store().lostAccessOf(articles, "group:g")).sort()).to.deep.equal(["r0", "r1"]);
+      expect(await store().lostAccessOf(articles, "carol")).to.deep.equal([]);
+      expect(await store().lostAccessOf(notes, "group:g")).to.deep.equal([]);
+    });
+
     it("walks many losses of one change page by page by their timestamps, none skipped", async () => {
       await seed(store(), articles, [{}, {}, {}, {}, {}]);
       const position = await store().collectionTimestamp(articles);
