@@ -72,7 +72,9 @@ export class GroupAccessChanges {
   private async reached(principal: string, change: "lost" | "gained"): Promise<{ scope: Scope; ids: string[]; whole: boolean }[]> {
     const { kinds, permissions, records } = this.deps;
     const found: { scope: Scope; ids: string[]; whole: boolean }[] = [];
-    const alone = { userId: undefined, principals: [principal] };
+    // The principal brings its own principals along (nested groups): what they read moves too.
+    const brought = [...new Set([principal, ...(await permissions.userPrincipals(principal))])];
+    const alone = { userId: undefined, principals: brought };
     for (const resource of this.deps.resources()) {
       const kind = kinds[resource.kind];
       const acls = kind.recordAcls(resource);
@@ -86,7 +88,7 @@ export class GroupAccessChanges {
       const granted = await grantedIds(permissions, acls, grants);
       // Leaving, the holder is also owed what the principal lost (deleted, unshared) after the
       // holder's clients synced: those losses name the principal, which they no longer hold.
-      const lost = change === "lost" ? await records.lostAccessOf(scope, principal) : [];
+      const lost = change === "lost" ? (await Promise.all(brought.map((p) => records.lostAccessOf(scope, p)))).flat() : [];
       const ids = [...new Set([...granted, ...lost])];
       if (ids.length > 0) found.push({ scope, ids, whole: false });
     }

@@ -87,6 +87,14 @@ const JOINING_A_GROUP: Op[] = [
   { kind: "link", member: true },
 ];
 
+/** A reader joins a group already linked into GROUP: what GROUP reads reaches them (found by a long run). */
+const JOINING_A_NESTED_GROUP: Op[] = [
+  { kind: "link", member: true },
+  { kind: "put", user: "alice:pw", id: "r3", n: 7, readers: ["carol", "group"] },
+  { kind: "sync", user: "bob:pw" },
+  { kind: "group", user: "bob:pw", group: SUB, member: true },
+];
+
 /** Random runs per backend: a few in CI; `TESSERA_SYNC_MODEL_RUNS=500` for a longer run (docs/development.md). */
 const RUNS = Number(process.env.TESSERA_SYNC_MODEL_RUNS ?? 6);
 
@@ -209,7 +217,12 @@ for (const backend of SYNC_BACKENDS) {
           }
         }),
         // First, the case six random runs rarely draw: a reader loses a record that lives on (then gets it back).
-        { numRuns: RUNS, endOnFailure: true, examples: [[LOSS_OF_A_LIVING_RECORD], [LEAVING_A_GROUP], [JOINING_A_GROUP]], ...REPLAY },
+        {
+          numRuns: RUNS,
+          endOnFailure: true,
+          examples: [[LOSS_OF_A_LIVING_RECORD], [LEAVING_A_GROUP], [JOINING_A_GROUP], [JOINING_A_NESTED_GROUP]],
+          ...REPLAY,
+        },
       );
     });
 
