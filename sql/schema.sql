@@ -100,6 +100,26 @@ CREATE TABLE IF NOT EXISTS feed_fences (
 );
 CREATE INDEX IF NOT EXISTS idx_feed_fences_fence ON feed_fences (fence_id);
 
+-- Version 8: access changed without a record write (a group given to or taken from a user or a
+-- group, docs/api.md "Sync"): who was given read access to which record, so that their next
+-- `_since` sync shows it, and where a change was too large to record record by record.
+CREATE TABLE IF NOT EXISTS gained_access (
+  collection TEXT COLLATE "C" NOT NULL,
+  parent_id TEXT COLLATE "C" NOT NULL,
+  principal TEXT COLLATE "C" NOT NULL,
+  id TEXT COLLATE "C" NOT NULL,
+  last_modified BIGINT NOT NULL,
+  CONSTRAINT pk_gained_access PRIMARY KEY (collection, parent_id, principal, id)
+);
+CREATE INDEX IF NOT EXISTS idx_gained_access_last_modified ON gained_access (last_modified);
+CREATE TABLE IF NOT EXISTS access_resyncs (
+  collection TEXT COLLATE "C" NOT NULL,
+  parent_id TEXT COLLATE "C" NOT NULL,
+  principal TEXT COLLATE "C" NOT NULL,
+  last_modified BIGINT NOT NULL,
+  CONSTRAINT pk_access_resyncs PRIMARY KEY (collection, parent_id, principal)
+);
+
 -- TypeORM's migrations table, as its migration runner creates it.
 CREATE TABLE IF NOT EXISTS tessera_migrations (
   "id" SERIAL NOT NULL,
@@ -115,7 +135,8 @@ SELECT v.ts, v.name FROM (VALUES
   (1763942400000, 'LostAccess1763942400000'),
   (1764028800000, 'LostAccessScopeIndex1764028800000'),
   (1764115200000, 'FeedFence1764115200000'),
-  (1764201600000, 'Accounts1764201600000')
+  (1764201600000, 'Accounts1764201600000'),
+  (1764288000000, 'GroupChanges1764288000000')
 ) AS v(ts, name)
 WHERE NOT EXISTS (SELECT 1 FROM tessera_migrations m WHERE m.name = v.name)
 ORDER BY v.ts;

@@ -39,7 +39,11 @@ export interface ScopeTouched {
 export type ResourceListener = (event: ResourceChanged) => void | Promise<void>;
 export type ScopeListener = (event: ScopeTouched) => void;
 /** Awaited by the change: a rejection fails it (its effect stays; add and remove are idempotent, so it may be retried). */
-export type PrincipalsListener = (principal: string) => Promise<void>;
+/**
+ * `since`: below every timestamp at which the change was recorded as lost or gained access (a
+ * stream following the change replays from there at the latest); undefined when none was.
+ */
+export type PrincipalsListener = (principal: string, since: number | undefined) => Promise<void>;
 export type ListenerErrorSink = (error: unknown, event: ResourceChanged | ScopeTouched) => void;
 
 /** Delivers events to listeners, one after the other, isolating their failures. */
@@ -68,8 +72,8 @@ export class ChangeEvents {
   }
 
   /** Not isolated: the change waits for every listener and fails with the first failure. */
-  async publishPrincipalsChanged(principal: string): Promise<void> {
-    await Promise.all([...this.principalsListeners].map((listener) => listener(principal)));
+  async publishPrincipalsChanged(principal: string, since?: number): Promise<void> {
+    await Promise.all([...this.principalsListeners].map((listener) => listener(principal, since)));
   }
 
   publishResourceChanged(event: ResourceChanged): void {

@@ -67,6 +67,12 @@ export interface PageCursor {
  * also holds, for every record the caller may not read now but one of their principals could read
  * before (recorded with `RecordStore.recordLostAccessAt`), a tombstone `{id, last_modified,
  * deleted: true}` whose timestamp is the newest such loss. Without `principals`, none.
+ *
+ * Gained access (docs/api.md, "Sync"): with `principals` and lower bounds on `last_modified`
+ * (`gt`, `min`: a sync from a position), a listing also holds every live record in `ids` that one
+ * of `principals` gained (`RecordStore.stampGainedAccess`) at a timestamp within those bounds
+ * (and `upTo`), whatever its own `last_modified`, when the other filters and the cursor keep it:
+ * the bounds then read "modified, or given to the caller, after the position".
  */
 export interface RecordAccess {
   readonly ids: readonly string[];
@@ -90,4 +96,15 @@ export interface ListQuery {
 export interface CountQuery {
   readonly filters: readonly Filter[];
   readonly access?: RecordAccess;
+}
+
+/**
+ * The position a listing syncs from: the strongest lower bound on `last_modified` (`gt`, `min`
+ * on a number), as the last timestamp the client holds; undefined when the listing has none.
+ */
+export function syncPosition(filters: readonly Filter[]): number | undefined {
+  const bounds = filters
+    .filter((f) => f.field === MODIFIED_FIELD && typeof f.value === "number" && (f.operator === "gt" || f.operator === "min"))
+    .map((f) => (f.operator === "gt" ? Math.floor(f.value as number) : Math.ceil(f.value as number) - 1));
+  return bounds.length === 0 ? undefined : Math.max(...bounds);
 }

@@ -4,7 +4,7 @@
  * (scope, authorization, ACLs) is asked of the resource's kind policy (kinds/), never tested here.
  */
 import { aclEqual, patchAcl, replaceAcl, type Acl } from "../domain/acl.js";
-import { ConflictError, PreconditionFailedError, RecordNotFoundError, ValidationError } from "../domain/errors.js";
+import { ConflictError, PreconditionFailedError, RecordNotFoundError, ResyncRequiredError, ValidationError } from "../domain/errors.js";
 import { jsonEqual, type JsonObject } from "../domain/json.js";
 import type { JsonPatchOperation } from "../domain/json-patch.js";
 import type { Caller } from "../domain/principals.js";
@@ -25,7 +25,7 @@ import { RecordTargets } from "./record-targets.js";
 import { RecordTurns } from "./record-turns.js";
 import type { ChangeAction, CommittedChanges, ImpactedRecord } from "./events.js";
 import type { CollectionView, ResourceKindPolicy, ResourceKinds } from "./kinds/resource-kind-policy.js";
-import { MODIFIED_FIELD, type Filter, type SortKey } from "./listing.js";
+import { MODIFIED_FIELD, syncPosition, type Filter, type SortKey } from "./listing.js";
 import type { PaginationTokens } from "./pagination-token.js";
 import type { IdGenerator } from "./ports/clock.js";
 import type { RecordStore, Scope } from "./ports/record-store.js";
@@ -152,14 +152,17 @@ export class RecordService {
     const sort = withTieBreaker(params.sort);
     const position = params.token ? this.deps.tokens.decode(params.token, sort, params.filters) : undefined;
     const upTo = position?.upTo ?? timestamp;
-    const entries = await reach.records.list(scope, {
-      filters: params.filters,
-      sort,
-      limit: params.limit + 1,
-      after: position?.cursor,
-      upTo,
-      includeDeleted: params.includeDeleted,
-    });
+    const [entries] = await Promise.all([
+      reach.records.list(scope, {
+        filters: params.filters,
+        sort,
+        limit: params.limit + 1,
+        after: position?.cursor,
+        upTo,
+        includeDeleted: params.includeDeleted,
+      }),
+      this.refuseIfResyncNeeded(kind, resource, scope, caller, params.filters),
+    ]);
     if (entries.length === 0 && params.neverRefuse !== true) await this.refuseIfNothingReachable(kind, caller, resource, scope, reach);
     const view = { caller, restricted: reach.restricted, grants: reach.grants };
     if (entries.length <= params.limit) return { entries, timestamp, ...view };
@@ -171,6 +174,23 @@ export class RecordService {
       upTo,
     });
     return { entries: page, timestamp, nextToken, ...view };
+  }
+
+  /**
+   * A sync from a position older than a group change too large to follow record by record, for
+   * one of the caller's principals, is refused: the client resyncs in full (docs/api.md, "Sync").
+   */
+  private async refuseIfResyncNeeded(
+    kind: ResourceKindPolicy,
+    resource: ResourceDefinition,
+    scope: Scope,
+    caller: Caller,
+    filters: readonly Filter[],
+  ): Promise<void> {
+    const since = syncPosition(filters);
+    if (since === undefined || !kind.recordAcls(resource)) return;
+    const timestamp = await this.deps.records.resyncAfter(scope, caller.principals, since);
+    if (timestamp !== undefined) throw new ResyncRequiredError(since, timestamp);
   }
 
   /** HEAD of a collection: how many records match (tombstones never count), and its timestamp. */

@@ -16,6 +16,7 @@ import type { Cache } from "../application/ports/cache.js";
 import type { Clock } from "../application/ports/clock.js";
 import { ChangeEvents, type CommittedChanges } from "../application/events.js";
 import { AnnouncedPrincipalChanges } from "../application/announced-principal-changes.js";
+import { GroupAccessChanges } from "../application/group-access-changes.js";
 import { SingleProcessFence } from "../application/single-process-fence.js";
 import { RecordAclEditor } from "../application/shared-records/record-acl-editor.js";
 import type { ResourceKinds } from "../application/kinds/resource-kind-policy.js";
@@ -82,7 +83,10 @@ export function buildContainer(settings: Settings, options: CompositionOptions =
   // Principal changes are announced to the live feed whoever makes them (the service, an extension, a tool).
   container.onActivation(
     TOKENS.PermissionStore,
-    (context, port) => new AnnouncedPrincipalChanges(observedPort(port, "permission", metrics), context.get(TOKENS.ChangeEvents)),
+    (context, port) =>
+      new AnnouncedPrincipalChanges(observedPort(port, "permission", metrics), context.get(TOKENS.ChangeEvents), () =>
+        container.isBound(TOKENS.GroupAccessChanges) ? container.get(TOKENS.GroupAccessChanges) : undefined,
+      ),
   );
   container.onActivation(TOKENS.PrincipalsWithCheck, (_context, port) => observedPort(port, "permission", metrics));
   container.onActivation(TOKENS.Cache, (_context, port) => observedPort(port, "cache", metrics));
@@ -121,6 +125,20 @@ export function buildContainer(settings: Settings, options: CompositionOptions =
 
   bindSharedRecords(container);
   bindServices(container, settings);
+  // Group changes reach `_since` and the feed as lost access (docs/api.md, "Sync").
+  if (container.isBound(TOKENS.PermissionStore))
+    container.bind(TOKENS.GroupAccessChanges).toResolvedValue(
+      (records: RecordStore, permissions: PermissionStore, kinds: ResourceKinds, events: ChangeEvents) =>
+        new GroupAccessChanges({
+          records,
+          permissions,
+          kinds,
+          resources: () => [...resources.values()].map((r) => r.definition),
+          touched: (scope, timestamp) => events.publishScopeTouched({ scope, timestamp }),
+          maxRecords: settings.groupChangeMaxRecords,
+        }),
+      [TOKENS.RecordStore, TOKENS.PermissionStore, TOKENS.ResourceKinds, TOKENS.ChangeEvents],
+    );
   bindLiveFeed(container, settings);
   bindAccessService(container, settings);
 

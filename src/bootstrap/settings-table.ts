@@ -309,6 +309,12 @@ export const SETTINGS = {
     "reverse proxies whose `X-Forwarded-For` names the client",
   ),
 
+  group_change_max_records: row(
+    "Live feed",
+    integer(0),
+    10000,
+    "records a group change may give or take from one holder in one collection and still reach `_since` and open streams record by record; past it, their clients are asked to resync (410, `resync` event)",
+  ),
   feed_keepalive_seconds: row("Live feed", integer(1), 15, "seconds between keep-alive comment lines"),
   feed_buffer_bytes: row("Live feed", integer(1024), 1048576, "unread bytes after which a subscriber's connection is reset"),
   feed_max_streams_per_address: row("Live feed", integer(1), 50, "open streams of one client address (429 beyond)"),

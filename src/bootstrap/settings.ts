@@ -86,6 +86,8 @@ export interface Settings {
   readonly heartbeatTimeoutSeconds: number;
   /** Live feed: seconds between keep-alive comment lines; bytes a subscriber may leave unread before it is dropped. */
   readonly feedKeepaliveSeconds: number;
+  /** Records one group change may give or take per holder and collection before its clients are asked to resync. */
+  readonly groupChangeMaxRecords: number;
   /** Period of the feed's check of watched collections' counters: the bound on a missed signal's delay. */
   readonly feedCatchUpSeconds: number;
   /** Lease of a serving process in the principal fence (docs/feed-fence.md); 0: no fence, signals only. */
@@ -340,6 +342,7 @@ function interpret(raw: Record<string, JsonValue>, problems: string[], warnings:
     connections: connectionLimits(value, problems),
     heartbeatTimeoutSeconds: value("heartbeat_timeout_seconds"),
     feedKeepaliveSeconds: value("feed_keepalive_seconds"),
+    groupChangeMaxRecords: value("group_change_max_records"),
     feedCatchUpSeconds: value("feed_catch_up_seconds"),
     feedLeaseSeconds: value("feed_lease_seconds"),
     groupMaxDepth: value("group_max_depth"),

@@ -107,3 +107,17 @@ export class NotModifiedError extends TesseraError {
     super("Not modified");
   }
 }
+
+/**
+ * A copy synced up to `since` cannot be brought up to date incrementally: the caller's access
+ * changed at `timestamp` by more than is recorded record by record (a large group change,
+ * docs/api.md "Sync"). The client drops its copy and syncs in full.
+ */
+export class ResyncRequiredError extends TesseraError {
+  constructor(
+    readonly since: number,
+    readonly timestamp: number,
+  ) {
+    super("Too much of your access changed since this position: drop your copy and sync in full, without _since.");
+  }
+}

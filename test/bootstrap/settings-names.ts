@@ -79,6 +79,7 @@ export const KNOWN_SETTINGS: readonly KnownSetting[] = [
   known("max_connections_per_address", "5", "0"),
   known("trusted_proxies", "10.0.0.0/8 ::1", "proxy.example.com"),
   known("feed_keepalive_seconds", "5", "0"),
+  known("group_change_max_records", "0", "-1"),
   known("feed_buffer_bytes", "4096", "1023"),
   known("feed_max_streams_per_address", "5", "0"),
   known("feed_max_streams_per_user", "2", "0"),

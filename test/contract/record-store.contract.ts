@@ -4,6 +4,7 @@
  */
 import type { RecordStore } from "../../src/application/ports/record-store.js";
 import type { Harness } from "../support/harness.js";
+import { accessStampCases } from "./record-store/access-stamps.js";
 import { changesSinceCases } from "./record-store/changes-since.js";
 import { filterCases } from "./record-store/filters.js";
 import { inTransactionCases, type UnitOfWorkRunner } from "./record-store/in-transaction.js";
@@ -45,6 +46,7 @@ export function recordStoreContract(
     filterCases(store);
     listingCases(store);
     lostAccessCases(store);
+    accessStampCases(store);
     changesSinceCases(store);
     inTransactionCases(store, units);
   });

@@ -12,6 +12,7 @@ import {
   NotModifiedError,
   PreconditionFailedError,
   RecordNotFoundError,
+  ResyncRequiredError,
   UnauthenticatedError,
   ValidationError,
 } from "../../domain/errors.js";
@@ -74,6 +75,12 @@ export const ERROR_TABLE: readonly Rule[] = [
   rule(NotAcceptableError, (e) => ({ status: 406, errno: 107, message: e.message })),
   rule(ConflictError, (e) => ({ status: 409, errno: 122, message: e.message, details: { existing: e.existing } })),
   rule(ServiceGoneError, (e) => ({ status: 410, errno: 202, message: e.message })),
+  rule(ResyncRequiredError, (e) => ({
+    status: 410,
+    errno: 124,
+    message: e.message,
+    details: { location: "querystring", name: "_since", since: e.since, timestamp: e.timestamp },
+  })),
   rule(PreconditionFailedError, (e) => ({ status: 412, errno: 114, message: e.message, details: { existing: e.existing } })),
   rule(PayloadTooLargeError, (e) => ({ status: 413, errno: 113, message: e.message })),
   rule(UnsupportedMediaTypeError, (e) => ({ status: 415, errno: 107, message: e.message })),

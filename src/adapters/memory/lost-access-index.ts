@@ -40,6 +40,11 @@ export class LostAccessIndex {
     return found;
   }
 
+  /** The ids `principal` lost. */
+  idsOf(principal: string): string[] {
+    return [...(this.byPrincipal.get(principal)?.keys() ?? [])];
+  }
+
   /** One tombstone per record lost by one of `principals` and not `readable`, at its newest loss. */
   tombstonesFor(principals: readonly string[], readable: ReadonlySet<string>): Tombstone[] {
     const newest = new Map<string, number>();

@@ -15,7 +15,7 @@ import {
   type StoredRecord,
   type Tombstone,
 } from "../../domain/records.js";
-import { MODIFIED_FIELD, type CountQuery, type ListQuery, type RecordAccess } from "../../application/listing.js";
+import { MODIFIED_FIELD, type CountQuery, type Filter, type ListQuery, type RecordAccess } from "../../application/listing.js";
 import type { Clock } from "../../application/ports/clock.js";
 import {
   NEVER_WRITTEN,
@@ -23,9 +23,11 @@ import {
   type RecordedLoss,
   type RecordStore,
   type Scope,
+  type StampRange,
   type WriteOptions,
 } from "../../application/ports/record-store.js";
 import { ChangeLog } from "./change-log.js";
+import { GainedAccessIndex } from "./gained-access-index.js";
 import { LostAccessIndex } from "./lost-access-index.js";
 import { compileAccess, compileAfter, compileFilters, compileSort } from "./record-matching.js";
 
@@ -37,6 +39,9 @@ interface ScopeState {
   /** Ids of records and tombstones in `last_modified` order (an id is current while its entry has that timestamp). */
   readonly changes: ChangeLog<string>;
   readonly lostAccess: LostAccessIndex;
+  readonly gainedAccess: GainedAccessIndex;
+  /** Per principal, its newest resync (stampResync). */
+  readonly resyncs: Map<string, number>;
 }
 
 function scopeKey(scope: Scope): string {
@@ -80,11 +85,16 @@ function reachable<T>(map: ReadonlyMap<string, T>, access: RecordAccess | undefi
  * The lowest `last_modified` a query's filters allow (`gt`/`min` on a number), or undefined: the
  * change log can then serve the listing from there. The filters still decide, so it only narrows.
  */
+function isLowerBound(f: Filter): f is Filter & { value: number } {
+  return (
+    f.field === MODIFIED_FIELD && typeof f.value === "number" && Number.isFinite(f.value) && (f.operator === "gt" || f.operator === "min")
+  );
+}
+
 function sinceBound(filters: ListQuery["filters"]): { after: number; inclusive: boolean } | undefined {
   let bound: { after: number; inclusive: boolean } | undefined;
   for (const f of filters) {
-    if (f.field !== MODIFIED_FIELD || typeof f.value !== "number" || !Number.isFinite(f.value)) continue;
-    if (f.operator !== "gt" && f.operator !== "min") continue;
+    if (!isLowerBound(f)) continue;
     const candidate = { after: f.value, inclusive: f.operator === "min" };
     if (!bound || candidate.after > bound.after || (candidate.after === bound.after && !candidate.inclusive)) bound = candidate;
   }
@@ -174,6 +184,17 @@ export class MemoryRecordStore implements RecordStore {
       const ungranted = (entry: RecordOrTombstone) => entry.lastModified <= upTo && matches(entry) && isAfter(entry);
       for (const tombstone of lost) if (ungranted(tombstone)) kept.push(tombstone);
     }
+    if (since && query.access?.principals) {
+      // Records given to the caller after the position, whatever their own timestamp (RecordAccess).
+      const beyond = (t: number) => (since.inclusive ? t >= since.after : t > since.after);
+      const others = compileFilters(query.filters.filter((f) => !isLowerBound(f)));
+      const readable = new Set(query.access.ids);
+      for (const id of state.gainedAccess.idsGained(query.access.principals, (t) => t <= upTo && beyond(t))) {
+        const record = state.records.get(id);
+        if (record && readable.has(id) && !beyond(record.lastModified) && record.lastModified <= upTo && others(record) && isAfter(record))
+          kept.push(record);
+      }
+    }
     // Only the returned page is copied: stored entries never leave, the others are not touched.
     return kept.sort(compileSort(query.sort)).slice(0, query.limit).map(copyEntry);
   }
@@ -181,6 +202,45 @@ export class MemoryRecordStore implements RecordStore {
   async recordLostAccessAt(scope: Scope, losses: readonly RecordedLoss[]): Promise<void> {
     for (const loss of losses)
       if (loss.principals.length > 0) this.state(scope).lostAccess.record(loss.id, loss.principals, loss.lastModified);
+  }
+
+  async stampLostAccess(scope: Scope, principal: string, lost: readonly string[]): Promise<StampRange> {
+    const state = this.state(scope);
+    const ids = [...new Set(lost)].sort();
+    const stamps = (ids.length === 0 ? [undefined] : ids).map((id) => {
+      const timestamp = this.stamp(state, undefined);
+      if (id !== undefined) state.lostAccess.record(id, [principal], timestamp);
+      return timestamp;
+    });
+    return { first: stamps[0] ?? 0, last: stamps.at(-1) ?? 0 };
+  }
+
+  async lostAccessOf(scope: Scope, principal: string): Promise<string[]> {
+    return this.peek(scope)?.lostAccess.idsOf(principal) ?? [];
+  }
+
+  async stampGainedAccess(scope: Scope, principal: string, gained: readonly string[]): Promise<number> {
+    const state = this.state(scope);
+    const timestamp = this.stamp(state, undefined);
+    for (const id of gained) state.gainedAccess.record(id, principal, timestamp);
+    return timestamp;
+  }
+
+  async stampResync(scope: Scope, principal: string): Promise<number> {
+    const state = this.state(scope);
+    const timestamp = this.stamp(state, undefined);
+    state.resyncs.set(principal, timestamp);
+    return timestamp;
+  }
+
+  async resyncAfter(scope: Scope, principals: readonly string[], after: number): Promise<number | undefined> {
+    const resyncs = this.peek(scope)?.resyncs;
+    const found = principals.map((p) => resyncs?.get(p) ?? Number.NEGATIVE_INFINITY).filter((t) => t > after);
+    return found.length === 0 ? undefined : Math.max(...found);
+  }
+
+  async gainedAccessAfter(scope: Scope, principals: readonly string[], after: number): Promise<string[]> {
+    return [...(this.peek(scope)?.gainedAccess.idsGained(principals, (t) => t > after) ?? [])];
   }
 
   async lostAccessAfter(scope: Scope, after: number): Promise<RecordedLoss[]> {
@@ -212,7 +272,8 @@ export class MemoryRecordStore implements RecordStore {
         state.changes.superseded();
         purged += 1;
       }
-      purged += state.lostAccess.purge(before);
+      purged += state.lostAccess.purge(before) + state.gainedAccess.purge(before);
+      for (const [principal, timestamp] of state.resyncs) if (before === undefined || timestamp < before) state.resyncs.delete(principal);
     }
     // Scope timestamps stay: later writes must still come after the purged deletes.
     return purged;
@@ -241,7 +302,15 @@ export class MemoryRecordStore implements RecordStore {
       const changes = new ChangeLog<string>(
         ({ key: id, lastModified }) => (records.get(id) ?? tombstones.get(id))?.lastModified === lastModified,
       );
-      state = { timestamp: undefined, records, tombstones, changes, lostAccess: new LostAccessIndex() };
+      state = {
+        timestamp: undefined,
+        records,
+        tombstones,
+        changes,
+        lostAccess: new LostAccessIndex(),
+        gainedAccess: new GainedAccessIndex(),
+        resyncs: new Map(),
+      };
       this.scopes.set(key, state);
     }
     return state;

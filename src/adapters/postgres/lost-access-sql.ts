@@ -7,6 +7,7 @@ import type { ListQuery, RecordAccess } from "../../application/listing.js";
 import type { JoinedGrants } from "./joined-grants.js";
 import type { RecordedLoss } from "../../application/ports/record-store.js";
 import type { Statement } from "./postgres-database.js";
+import { NOW_MS } from "./sql-clock.js";
 import { filterSql, grantsRecordSql, isModifiedLowerBound, keysetSql, modifiedLowerBoundSql, SqlParams } from "./record-query-sql.js";
 
 /**
@@ -18,6 +19,37 @@ export const RECORD_LOST_ACCESS_STAMPED: Statement = {
   text: `INSERT INTO lost_access AS l (collection, parent_id, principal, id, last_modified)
     SELECT $1, $2, u.principal, u.id, u.stamp FROM unnest($3::text[], $4::text[], $5::bigint[]) AS u(id, principal, stamp)
     ON CONFLICT (collection, parent_id, principal, id) DO UPDATE SET last_modified = EXCLUDED.last_modified`,
+};
+
+/**
+ * Losses of records $4 by principal $3 without a record write (a group change): the scope's
+ * counter jumps by their number (the lock of its row orders this with the scope's writers) and
+ * each record's loss gets its own timestamp, as the tombstones of a bulk delete do, so that a
+ * tombstone's `last_modified` stays unique in the scope (pages walk by it). Returns the range.
+ */
+export const STAMP_LOST_ACCESS: Statement = {
+  name: "tessera_lost_access_stamp",
+  text: `WITH numbered AS (
+      SELECT u.id, row_number() OVER (ORDER BY u.id) AS n FROM (SELECT DISTINCT id FROM unnest($4::text[]) AS i(id)) AS u
+    ), total AS (
+      SELECT GREATEST(count(*), 1) AS n FROM numbered
+    ), ts AS (
+      INSERT INTO timestamps AS t (collection, parent_id, last_modified) VALUES ($1, $2, ${NOW_MS} + (SELECT n FROM total) - 1)
+      ON CONFLICT (collection, parent_id) DO UPDATE
+        SET last_modified = GREATEST(${NOW_MS}, t.last_modified + 1) + (SELECT n FROM total) - 1
+      RETURNING t.last_modified AS high
+    ), lost AS (
+      INSERT INTO lost_access AS l (collection, parent_id, principal, id, last_modified)
+      SELECT $1, $2, $3, numbered.id, ts.high - total.n + numbered.n FROM numbered CROSS JOIN ts CROSS JOIN total
+      ON CONFLICT (collection, parent_id, principal, id) DO UPDATE SET last_modified = EXCLUDED.last_modified
+    )
+    SELECT ts.high - total.n + 1 AS first, ts.high AS last FROM ts CROSS JOIN total`,
+};
+
+/** The ids principal $3 lost in scope ($1, $2): a primary-key range. */
+export const LOST_ACCESS_OF: Statement = {
+  name: "tessera_lost_access_of",
+  text: "SELECT id FROM lost_access WHERE collection = $1 AND parent_id = $2 AND principal = $3",
 };
 
 /**

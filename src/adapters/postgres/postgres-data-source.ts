@@ -4,6 +4,8 @@ import type { MigrationInterface } from "typeorm";
 import type { PostgresDataSourceOptions } from "typeorm/driver/postgres/PostgresDataSourceOptions.js";
 import { AccessControlEntryEntity } from "./entities/access-control-entry-entity.js";
 import { CacheEntryEntity } from "./entities/cache-entry-entity.js";
+import { AccessResyncEntity } from "./entities/access-resync-entity.js";
+import { GainedAccessEntity } from "./entities/gained-access-entity.js";
 import { LostAccessEntity } from "./entities/lost-access-entity.js";
 import { RecordEntity } from "./entities/record-entity.js";
 import { TimestampEntity } from "./entities/timestamp-entity.js";
@@ -15,6 +17,7 @@ import { LostAccess1763942400000 } from "./migrations/lost-access-1763942400000.
 import { LostAccessScopeIndex1764028800000 } from "./migrations/lost-access-scope-index-1764028800000.js";
 import { FeedFence1764115200000 } from "./migrations/feed-fence-1764115200000.js";
 import { Accounts1764201600000 } from "./migrations/accounts-1764201600000.js";
+import { GroupChanges1764288000000 } from "./migrations/group-changes-1764288000000.js";
 
 export const MIGRATIONS_TABLE = "tessera_migrations";
 
@@ -29,6 +32,7 @@ export const POSTGRES_MIGRATIONS: readonly MigrationClass[] = [
   LostAccessScopeIndex1764028800000,
   FeedFence1764115200000,
   Accounts1764201600000,
+  GroupChanges1764288000000,
 ];
 
 export const POSTGRES_ENTITIES = [
@@ -38,6 +42,8 @@ export const POSTGRES_ENTITIES = [
   UserPrincipalEntity,
   CacheEntryEntity,
   LostAccessEntity,
+  GainedAccessEntity,
+  AccessResyncEntity,
 ];
 
 /** Options for one DataSource; `poolOptions` go to pg-pool as is (max, timeouts, lifetime...). */

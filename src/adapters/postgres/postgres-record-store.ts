@@ -15,6 +15,7 @@ import {
   type RecordedLoss,
   type RecordStore,
   type Scope,
+  type StampRange,
   type WriteOptions,
 } from "../../application/ports/record-store.js";
 import { ConflictError, PreconditionFailedError, RecordNotFoundError } from "../../domain/errors.js";
@@ -27,11 +28,21 @@ import type { GroupClock } from "./group-clock.js";
 import { groupCommitOf, runOne, type BatchStatement, type GroupCommit } from "./group-commit.js";
 import {
   LOST_ACCESS_AFTER,
+  LOST_ACCESS_OF,
   lostAccessSourceSql,
   purgeLostAccessSql,
   RECORD_LOST_ACCESS_STAMPED,
+  STAMP_LOST_ACCESS,
   stampedLostAccessValues,
 } from "./lost-access-sql.js";
+import {
+  GAINED_ACCESS_AFTER,
+  gainedAccessSourceSql,
+  purgeGainedAccessSql,
+  RESYNC_AFTER,
+  STAMP_GAINED_ACCESS,
+  STAMP_RESYNC,
+} from "./gained-access-sql.js";
 import type { PostgresDatabase, Statement } from "./postgres-database.js";
 import { writeModeOf } from "./write-mode.js";
 import {
@@ -325,8 +336,11 @@ export class PostgresRecordStore implements RecordStore {
     });
     // Tombstones of records the caller's principals lost (docs/adr/0011) join the live entries.
     const lost = lostAccessSourceSql(params, query, grants);
+    // Records given to the caller after the position (a group change), whatever their own timestamp.
+    const gained = gainedAccessSourceSql(params, query, grants);
     const columns = "r.id, r.last_modified, r.data, r.deleted";
-    const from = lost === undefined ? source : `(SELECT ${columns} FROM ${source} UNION ALL SELECT ${columns} FROM ${lost}) AS r`;
+    const more = [lost, gained].filter((s): s is string => s !== undefined).map((s) => ` UNION ALL SELECT ${columns} FROM ${s}`);
+    const from = more.length === 0 ? source : `(SELECT ${columns} FROM ${source}${more.join("")}) AS r`;
     const order = query.sort.length > 0 ? ` ORDER BY ${orderSql(params, query.sort)}` : "";
     // The data as text: the driver does not parse it, and a listing can answer it as it is (JsonTextRecord).
     return `SELECT r.id, r.last_modified, r.data::text AS data_json, r.deleted FROM ${from}${order} LIMIT ${params.add(query.limit, "bigint")}`;
@@ -339,6 +353,52 @@ export class PostgresRecordStore implements RecordStore {
       after,
     ]);
     return rows.map((row) => ({ id: row.id, lastModified: Number(row.last_modified), principals: row.principals }));
+  }
+
+  async stampLostAccess(scope: Scope, principal: string, lost: readonly string[]): Promise<StampRange> {
+    const rows = await this.run<{ first: string; last: string }>(STAMP_LOST_ACCESS, [
+      scope.collection,
+      scope.parentId,
+      principal,
+      [...lost],
+    ]);
+    return { first: Number(rows[0]?.first), last: Number(rows[0]?.last) };
+  }
+
+  async lostAccessOf(scope: Scope, principal: string): Promise<string[]> {
+    const rows = await this.run<{ id: string }>(LOST_ACCESS_OF, [scope.collection, scope.parentId, principal]);
+    return rows.map((row) => row.id);
+  }
+
+  async stampGainedAccess(scope: Scope, principal: string, gained: readonly string[]): Promise<number> {
+    const rows = await this.run<{ last_modified: string }>(STAMP_GAINED_ACCESS, [
+      scope.collection,
+      scope.parentId,
+      principal,
+      [...new Set(gained)],
+    ]);
+    return Number(rows[0]?.last_modified);
+  }
+
+  async stampResync(scope: Scope, principal: string): Promise<number> {
+    const rows = await this.run<{ last_modified: string }>(STAMP_RESYNC, [scope.collection, scope.parentId, principal]);
+    return Number(rows[0]?.last_modified);
+  }
+
+  async resyncAfter(scope: Scope, principals: readonly string[], after: number): Promise<number | undefined> {
+    const rows = await this.run<{ last_modified: string | null }>(RESYNC_AFTER, [
+      scope.collection,
+      scope.parentId,
+      [...new Set(principals)],
+      after,
+    ]);
+    const found = rows[0]?.last_modified;
+    return found === null || found === undefined ? undefined : Number(found);
+  }
+
+  async gainedAccessAfter(scope: Scope, principals: readonly string[], after: number): Promise<string[]> {
+    const rows = await this.run<{ id: string }>(GAINED_ACCESS_AFTER, [scope.collection, scope.parentId, [...new Set(principals)], after]);
+    return rows.map((row) => row.id);
   }
 
   async recordLostAccessAt(scope: Scope, losses: readonly RecordedLoss[]): Promise<void> {
@@ -368,12 +428,18 @@ export class PostgresRecordStore implements RecordStore {
     const rows = await this.run<{ n: string }>(text, params.values);
     const lost = purgeLostAccessSql(scope, before);
     const lostRows = await this.run<{ n: string }>(lost.text, lost.values);
-    return Number(rows[0]?.n ?? 0) + Number(lostRows[0]?.n ?? 0);
+    const gained = purgeGainedAccessSql(scope, before);
+    const gainedRows = await this.run<{ n: string }>(gained.text, gained.values);
+    const resyncs = purgeGainedAccessSql(scope, before, "access_resyncs");
+    await this.run(resyncs.text, resyncs.values);
+    return Number(rows[0]?.n ?? 0) + Number(lostRows[0]?.n ?? 0) + Number(gainedRows[0]?.n ?? 0);
   }
 
   async flush(): Promise<void> {
     await this.run("DELETE FROM records");
     await this.run("DELETE FROM lost_access");
+    await this.run("DELETE FROM gained_access");
+    await this.run("DELETE FROM access_resyncs");
     await this.run("DELETE FROM timestamps");
   }
 

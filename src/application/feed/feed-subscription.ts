@@ -4,6 +4,7 @@
  * replay never holds up the others; once caught up it joins its scope's shared reads (ScopeFeed),
  * which move its cursor from then on.
  */
+import { ResyncRequiredError } from "../../domain/errors.js";
 import { bodyOf, type RecordOrTombstone } from "../../domain/records.js";
 import type { Viewer } from "./feed-audience.js";
 import type { ChangeAction } from "../events.js";
@@ -14,6 +15,8 @@ import type { FeedEvent, FeedRequest, FeedSink } from "./feed-types.js";
 
 /** Entries read per query; a replay keeps reading while pages come back full. */
 export const PAGE = 200;
+/** Entries per query of a subscription's own replay: larger, since a followed group change may owe thousands at once. */
+const REPLAY_PAGE = 1000;
 const MAX_PAGES_PER_READ = 1000;
 /** The timestamp last sent for each recent id, so that a re-check never repeats one. */
 const SENT_MEMORY = 1000;
@@ -85,7 +88,15 @@ export class Subscription implements Viewer {
     this.sink.end();
   }
 
-  /** Its caller's principals changed: told to resync in full, and ended; nothing more is sent. */
+  /** Stops serving its stream, which another subscription takes over (its caller's principals changed); false if already closed. */
+  retire(): boolean {
+    if (this.closed) return false;
+    this.closed = true;
+    this.host.forget(this);
+    return true;
+  }
+
+  /** Its caller's principals changed and cannot be followed (or too much changed): told to resync in full, and ended. */
   resync(): void {
     if (this.closed) return;
     this.closed = true;
@@ -132,6 +143,11 @@ export class Subscription implements Viewer {
         this.host.caughtUp(this);
       }
     } catch (error) {
+      // A group change too large to follow from here: the client resyncs in full (docs/api.md, "Sync").
+      if (error instanceof ResyncRequiredError) {
+        this.resync();
+        return;
+      }
       // Closed meanwhile (the client left, or a shutdown closed the stream, then the pools): nobody to fail.
       if (!this.closed) this.host.log(error, "a live feed subscription failed and was closed");
       this.close();
@@ -142,10 +158,12 @@ export class Subscription implements Viewer {
 
   /** Sends everything after the cursor, page by page, in `last_modified` order. */
   private async readChanges(): Promise<void> {
+    let token: string | undefined;
     for (let page = 0; page < MAX_PAGES_PER_READ && !this.closed; page += 1) {
-      const { entries, bound, more } = await this.nextPage();
+      const { entries, bound, more, next } = await this.nextPage(token);
       if (!this.deliver(entries, (entry) => this.eventOf(entry))) return;
       this.cursor = Math.max(this.cursor, bound);
+      token = next;
       if (!more) return;
     }
   }
@@ -155,28 +173,35 @@ export class Subscription implements Viewer {
    * to one bound: the collection timestamp, or the last entry of a full page, so that nothing
    * between the cursor and the bound is left behind.
    */
-  private async nextPage(): Promise<{ entries: RecordOrTombstone[]; bound: number; more: boolean }> {
+  private async nextPage(
+    token: string | undefined,
+  ): Promise<{ entries: RecordOrTombstone[]; bound: number; more: boolean; next?: string | undefined }> {
     const { requester, resource, filters } = this.request;
     const after: Filter = { field: MODIFIED_FIELD, operator: "gt", value: this.cursor };
     const sort = [{ field: MODIFIED_FIELD, descending: false }];
     const records = await this.host.records.list(requester, resource, {
       filters: [...filters, after],
       sort,
-      limit: PAGE,
+      limit: REPLAY_PAGE,
       includeDeleted: false,
       neverRefuse: true,
+      ...(token === undefined ? {} : { token }),
     });
-    const lastRecord = records.entries.length === PAGE ? records.entries[PAGE - 1] : undefined;
+    const lastRecord = records.entries.length === REPLAY_PAGE ? records.entries[REPLAY_PAGE - 1] : undefined;
+    // A full page of records given after the cursor but older than it (a group change) moves no
+    // bound: the next page continues from its keyset token, with the same filters.
+    if (lastRecord && lastRecord.lastModified <= this.cursor)
+      return { entries: [...records.entries], bound: this.cursor, more: records.nextToken !== undefined, next: records.nextToken };
     const recordsFull = lastRecord !== undefined;
     let bound = lastRecord ? lastRecord.lastModified : records.timestamp;
     const deletions = await this.host.records.list(requester, resource, {
       filters: [after, { field: MODIFIED_FIELD, operator: "max", value: bound }, { field: "deleted", operator: "eq", value: true }],
       sort,
-      limit: PAGE,
+      limit: REPLAY_PAGE,
       includeDeleted: true,
       neverRefuse: true,
     });
-    const lastDeletion = deletions.entries.length === PAGE ? deletions.entries[PAGE - 1] : undefined;
+    const lastDeletion = deletions.entries.length === REPLAY_PAGE ? deletions.entries[REPLAY_PAGE - 1] : undefined;
     const deletionsFull = lastDeletion !== undefined;
     if (lastDeletion) bound = Math.min(bound, lastDeletion.lastModified);
     const entries = [...records.entries, ...deletions.entries.filter((e) => e.deleted)]

@@ -7,7 +7,7 @@
  * Cursors (the last `last_modified` read) make replay then live gapless and without duplicates.
  * Writers never wait: a signal only schedules a read.
  */
-import { BackendError } from "../../domain/errors.js";
+import { BackendError, ForbiddenError, ResyncRequiredError, UnauthenticatedError } from "../../domain/errors.js";
 import { READ, recordObjectId } from "../../domain/permissions.js";
 import type { Caller } from "../../domain/principals.js";
 import type { ChangeAction, ChangeEvents } from "../events.js";
@@ -63,6 +63,8 @@ export class LiveFeed {
   private readonly stops: (() => void)[] = [];
   /** Per subscription being opened: the principals announced as changed meanwhile. */
   private readonly subscribing = new Set<Set<string>>();
+  /** The client's stream each subscription serves (a stream outlives the subscriptions its principal changes replace). */
+  private readonly streams = new WeakMap<Subscription, FeedStream>();
   private keepAlive: ReturnType<typeof setInterval> | undefined;
   /** How many times every stream was ended at once (the fence's lease lapsed). */
   private everyStreamEnded = 0;
@@ -93,9 +95,9 @@ export class LiveFeed {
       }),
       events.onScopeTouched((event) => void publish({ ...event.scope, timestamp: event.timestamp })),
       // Ended here before the change returns; on other processes when the signal reaches them.
-      events.onPrincipalsChanged(async (principal) => {
-        this.principalsChanged(principal);
-        await broadcast.publish({ collection: PRINCIPALS_CHANGED, parentId: principal, timestamp: 0 });
+      events.onPrincipalsChanged(async (principal, since) => {
+        this.principalsChanged(principal, since);
+        await broadcast.publish({ collection: PRINCIPALS_CHANGED, parentId: principal, timestamp: since ?? 0 });
         await this.options.fence?.fence(principal);
       }),
       broadcast.subscribe(
@@ -116,10 +118,18 @@ export class LiveFeed {
   /**
    * Checks the request as the listing would (401/403 thrown before anything is sent), then
    * opens the sink and streams: the replay after `since`, then every change as it commits. The
-   * subscriber's view (collection-level read, or its principals) is decided here, once: a
-   * membership change ends the stream with `resync` (principalsChanged).
+   * subscriber's view (collection-level read, or its principals) is decided here, and again on
+   * the new principals when its caller's memberships change (follow), from its cursor on.
    */
   async subscribe(request: FeedRequest, open: () => FeedSink): Promise<{ close(): void; cursor(): number }> {
+    const stream = new FeedStream(request.since);
+    await this.attach(request, open, stream);
+    // The cursor: the client has everything up to it (what a stream ended by the server tells it to resume from).
+    return { close: () => stream.close(), cursor: () => stream.cursor() };
+  }
+
+  /** Decides the view of `request` and starts its subscription on `stream` (a first one, or a followed one). */
+  private async attach(request: FeedRequest, open: () => FeedSink, stream: FeedStream, followed = false): Promise<void> {
     // The scope as the kind places the requester's records (a user resource: their own).
     const kind = this.options.kinds[request.resource.kind];
     const scope = kind.scope(request.requester, request.resource);
@@ -133,12 +143,14 @@ export class LiveFeed {
     try {
       if (this.options.fence && !(await this.options.fence.admit()))
         throw new BackendError("storage", undefined, "The live feed holds no lease on the database");
-      // Authorized once, by the listing: its caller and grants (undefined: collection-level read) are the subscriber's view.
+      // Authorized by the listing: its caller and grants (undefined: collection-level read) are the subscriber's view.
       const view = await this.options.records.listAs(request.requester, request.resource, {
         filters: [...request.filters, { field: MODIFIED_FIELD, operator: "gt", value: request.since ?? Number.MAX_SAFE_INTEGER }],
         sort: [{ field: MODIFIED_FIELD, descending: false }],
         limit: 1,
         includeDeleted: false,
+        // A followed stream is owed what the change took, even when its caller may now read nothing.
+        neverRefuse: followed,
       });
       ({ caller, grants } = view);
       check = view;
@@ -171,16 +183,51 @@ export class LiveFeed {
       request.filters.length > 0 ? JSON.stringify(request.filters) : "",
       new Set(caller.principals),
     );
+    this.streams.set(subscription, stream);
+    stream.current = subscription;
     let set = this.replaying.get(key);
     if (!set) {
       set = new Set();
       this.replaying.set(key, set);
     }
     set.add(subscription);
-    if (endedBefore !== this.everyStreamEnded || caller.principals.some((p) => changedMeanwhile.has(p))) subscription.resync();
+    if (stream.ended) subscription.close();
+    else if (endedBefore !== this.everyStreamEnded) subscription.resync();
+    // Decided on principals that changed meanwhile: decided again, from where it starts.
+    else if (caller.principals.some((p) => changedMeanwhile.has(p))) this.follow(subscription);
     else subscription.wake();
-    // The cursor: the client has everything up to it (what a stream ended by the server tells it to resume from).
-    return { close: () => subscription.close(), cursor: () => subscription.cursor };
+  }
+
+  /**
+   * The caller's principals changed: the subscription decided on the old ones stops at once (no
+   * event is judged on them any more), and the stream goes on from its cursor with a view decided
+   * on the new ones. Its replay, a `_since` listing from `since` at the latest, brings what the
+   * change took (tombstones) or gave, even to a caller who may now read nothing. When the new view
+   * cannot be decided (no way to read the principals again, a failure), the stream ends with `resync`.
+   */
+  private follow(old: Subscription, since?: number): void {
+    const stream = this.streams.get(old);
+    const again = old.request.requester.resolveAgain?.bind(old.request.requester);
+    if (!stream || !again || !old.retire()) {
+      old.resync();
+      return;
+    }
+    const { requester } = old.request;
+    const followed = async () => {
+      const caller = await again();
+      const request: FeedRequest = {
+        ...old.request,
+        requester: { userId: requester.userId, caller: () => Promise.resolve(caller), resolveAgain: again },
+        // Where the change recorded what it took or gave, if the cursor went past it meanwhile.
+        since: Math.min(old.cursor, since ?? old.cursor),
+      };
+      await this.attach(request, () => old.sink, stream, true);
+    };
+    followed().catch((error: unknown) => {
+      const refused = error instanceof UnauthenticatedError || error instanceof ForbiddenError || error instanceof ResyncRequiredError;
+      if (!refused) this.options.log(error, "a live feed subscriber's new view could not be decided; it was told to resync");
+      if (!stream.ended) old.sink.resync();
+    });
   }
 
   /** Ends every stream (shutdown). */
@@ -226,11 +273,11 @@ export class LiveFeed {
 
   /**
    * The members of `principal` changed: every stream whose caller held it (a user id: that user's
-   * streams) was decided on principals that may no longer hold, and ends with `resync`.
+   * streams) was decided on principals that may no longer hold, and follows the new ones.
    */
-  private principalsChanged(principal: string): void {
+  private principalsChanged(principal: string, since?: number): void {
     for (const changed of this.subscribing) changed.add(principal);
-    for (const subscription of this.everySubscription()) if (subscription.callerPrincipals.has(principal)) subscription.resync();
+    for (const subscription of this.everySubscription()) if (subscription.callerPrincipals.has(principal)) this.follow(subscription, since);
   }
 
   private endEveryStream(): void {
@@ -241,7 +288,7 @@ export class LiveFeed {
   private async recheckPrincipals(subscription: Subscription): Promise<void> {
     try {
       const now = await subscription.request.requester.resolveAgain?.();
-      if (now && !sameMembers(now.principals, subscription.callerPrincipals)) subscription.resync();
+      if (now && !sameMembers(now.principals, subscription.callerPrincipals)) this.follow(subscription);
     } catch (error) {
       this.options.log(error, "a live feed subscriber's principals could not be read again; it was told to resync");
       subscription.resync();
@@ -250,7 +297,7 @@ export class LiveFeed {
 
   private dispatch(signal: ChangeSignal): void {
     if (signal.collection === PRINCIPALS_CHANGED) {
-      this.principalsChanged(signal.parentId);
+      this.principalsChanged(signal.parentId, signal.timestamp > 0 ? signal.timestamp : undefined);
       return;
     }
     if (signal.collection === EVERY_SCOPE) {
@@ -303,4 +350,21 @@ function recordAclsOf(kind: ResourceKindPolicy, resource: ResourceDefinition): R
 function sameMembers(principals: readonly string[], known: ReadonlySet<string>): boolean {
   const now = new Set(principals);
   return now.size === known.size && [...now].every((p) => known.has(p));
+}
+
+/** One client's stream: the subscription serving it now (replaced when its caller's principals change). */
+class FeedStream {
+  current: Subscription | undefined;
+  ended = false;
+
+  constructor(private readonly since: number | undefined) {}
+
+  close(): void {
+    this.ended = true;
+    this.current?.close();
+  }
+
+  cursor(): number {
+    return this.current?.cursor ?? this.since ?? 0;
+  }
 }

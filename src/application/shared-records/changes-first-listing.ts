@@ -14,7 +14,7 @@
  * large; past the budget of changes read, the rest of the page goes the ids-first way.
  */
 import type { RecordOrTombstone } from "../../domain/records.js";
-import { MODIFIED_FIELD, type Filter, type ListQuery, type PageCursor, type RecordAccess } from "../listing.js";
+import { MODIFIED_FIELD, syncPosition, type Filter, type ListQuery, type PageCursor, type RecordAccess } from "../listing.js";
 import type { RecordStore, Scope } from "../ports/record-store.js";
 
 export interface ChangesWindow {
@@ -53,7 +53,10 @@ export async function restrictedList(deps: ChangesFirstDeps, scope: Scope, query
   const descending = query.sort[0]?.descending === true;
   const page: RecordOrTombstone[] = [];
   let after = query.after;
-  let read = 0;
+  // Records given to the caller's principals after the position (a group change): candidates of the first round.
+  const position = syncPosition(query.filters);
+  let gained = position === undefined ? [] : await records.gainedAccessAfter(scope, principals, position);
+  let read = gained.length;
   for (let size = Math.max(query.limit, deps.window.first); read < deps.window.budget; size *= 2) {
     const window: ListQuery = { ...unrestricted(withAfter(query, after)), limit: size };
     const [changed, lost] = await Promise.all([
@@ -64,7 +67,8 @@ export async function restrictedList(deps: ChangesFirstDeps, scope: Scope, query
     const ends = [changed, lost].filter((entries) => entries.length === size).map((entries) => entries[size - 1]?.lastModified ?? 0);
     if (ends.length > 0 && !byModified) break;
     const end = ends.length === 0 ? undefined : descending ? Math.max(...ends) : Math.min(...ends);
-    const readable = await deps.readable([...new Set([...changed, ...lost].map((entry) => entry.id))]);
+    const readable = await deps.readable([...new Set([...changed, ...lost].map((entry) => entry.id).concat(gained))]);
+    gained = [];
     const wanted = query.limit - page.length;
     const found =
       readable.size === 0 && lost.length === 0

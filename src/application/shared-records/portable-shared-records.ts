@@ -33,6 +33,7 @@ import {
 import type { UnitOfWork } from "../ports/unit-of-work.js";
 import { DEFAULT_CHANGES_WINDOW, restrictedList, type ChangesFirstDeps, type ChangesWindow } from "./changes-first-listing.js";
 import { ACL_VERSION, aclOfVersion, PENDING, versionStamp } from "./acl-version.js";
+import { grantedIds } from "./granted-ids.js";
 import { forgetAclsOfDeleted, recordLosses, removeAcls } from "./record-losses.js";
 
 /** Reads of a record and its ACL before a persistent mismatch is decided on no record grant. */
@@ -139,7 +140,7 @@ export class PortableSharedRecords implements SharedRecords {
     // Every id the caller may read: resolved once, and only by a view that needs them all.
     let resolved: Promise<RecordAccess> | undefined;
     const everyGranted = (reach: Grants) =>
-      (resolved ??= this.grantedIds(acls, reach).then((ids) => ({ ids, principals: reach.principals })));
+      (resolved ??= grantedIds(this.permissions, acls, reach).then((ids) => ({ ids, principals: reach.principals })));
     const restricted = async <Q extends CountQuery>(query: Q): Promise<Q> =>
       grants ? { ...query, access: await everyGranted(grants) } : query;
     // A listing from a position (`_since`) starts from what changed since: its cost follows the changes.
@@ -204,21 +205,6 @@ export class PortableSharedRecords implements SharedRecords {
     const found = await manyAcls(this.permissions, acls, ids, grants.permissions);
     const principals = new Set(grants.principals);
     return new Set(ids.filter((id) => [...readersOf(grants.permissions, found.get(id) ?? {})].some((p) => principals.has(p))));
-  }
-
-  /** The ids of the records whose ACL grants one of the grants' permissions to one of its principals. */
-  private async grantedIds(acls: RecordAcls, grants: Grants): Promise<string[]> {
-    const { objectIdPrefix } = acls;
-    const objects = await this.permissions.principalsAccessibleObjects(
-      grants.principals,
-      grants.permission,
-      `${objectIdPrefix}*`,
-      grants.boundPermissions,
-    );
-    return [...objects]
-      .filter((o) => o.startsWith(objectIdPrefix))
-      .map((o) => o.slice(objectIdPrefix.length))
-      .filter((id) => id.length > 0 && !id.includes("/"));
   }
 
   /**
