@@ -31,11 +31,14 @@ export interface LoginProvider {
 export async function listenLoginProvider(): Promise<LoginProvider> {
   const requests: { path: string; origin: string | undefined }[] = [];
   let handler: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;
+  // Requests that come before `open` (a server started first, fetching the discovery document at
+  // once) wait for it: answered 503, they left that server's keys failed for its cool-down.
+  const waiting: [IncomingMessage, ServerResponse][] = [];
   const server: Server = createServer((req, res) => {
     requests.push({ path: (req.url ?? "").split("?")[0] ?? "", origin: req.headers.origin });
     res.shouldKeepAlive = false;
     if (handler) handler(req, res);
-    else res.writeHead(503).end();
+    else waiting.push([req, res]);
   });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
@@ -79,6 +82,7 @@ export async function listenLoginProvider(): Promise<LoginProvider> {
       provider.on("server_error", (_ctx, error) => console.error("provider:", error));
       const callback = provider.callback();
       handler = (req, res) => void callback(req, res);
+      for (const [req, res] of waiting.splice(0)) handler(req, res);
     },
     async stop() {
       handler = undefined;
