@@ -13,10 +13,10 @@
  */
 import http from "node:http";
 import path from "node:path";
-import { RedisPermissionStore } from "../src/adapters/redis/redis-permission-store.js";
 import { buildContainer } from "../src/bootstrap/container.js";
 import { loadSettings } from "../src/bootstrap/settings.js";
 import { TOKENS } from "../src/bootstrap/tokens.js";
+import { flushRedisPermissions, percentile, seedReadableRecords } from "./readable-records-seed.js";
 import { authorization, backendSettings, baseServerSettings, databaseUrl, principalOf, recreateDatabase, withClient } from "./seed.js";
 import { cliOf, freePort, runNode, settingsEnv, startProcess } from "./server-process.js";
 
@@ -52,45 +52,9 @@ function settings(port: number): Record<string, string> {
 
 /** `records` records readable by the group only (written by the owner), at timestamps in the past. */
 async function seed(): Promise<void> {
-  const base = Date.now() - records - 60_000;
-  await withClient(sql, async (client) => {
-    await client.query(
-      `INSERT INTO records (collection, parent_id, id, last_modified, data, deleted)
-       SELECT $1, '', 'r' || g, $3::bigint + g, jsonb_build_object('n', g), FALSE FROM generate_series(1, $2::int) g`,
-      [COLLECTION, records, base],
-    );
-    await client.query("INSERT INTO timestamps (collection, parent_id, last_modified) VALUES ($1, '', $2::bigint + $3::bigint)", [
-      COLLECTION,
-      base,
-      records,
-    ]);
-    if (backend === "postgresql")
-      await client.query(
-        `INSERT INTO access_control_entries (object_id, permission, principal)
-         SELECT '/' || $1 || '/r' || g, p.permission, p.principal FROM generate_series(1, $2::int) g,
-           (VALUES ('read', $3), ('write', $4)) AS p(permission, principal)`,
-        [COLLECTION, records, GROUP, principalOf(OWNER)],
-      );
-  });
-  if (backend !== "redis") return;
-  const store = new RedisPermissionStore({ url: redisUrl, prefix: REDIS_PREFIX, poolSize: 16, maxBacklog: -1 });
-  try {
-    await store.flush();
-    let next = 1;
-    const worker = async () => {
-      while (next <= records) {
-        const n = next++;
-        await store.replaceObjectPermissions(`/${COLLECTION}/r${n}`, { read: [GROUP], write: [principalOf(OWNER)] });
-      }
-    };
-    await Promise.all(Array.from({ length: 64 }, worker));
-  } finally {
-    await store.close();
-  }
-}
-
-function percentile(sorted: readonly number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
+  if (backend === "redis") await flushRedisPermissions(redisUrl, REDIS_PREFIX);
+  const redis = { url: redisUrl, prefix: REDIS_PREFIX };
+  await seedReadableRecords({ backend, sql, redis, collection: COLLECTION, count: records, reader: GROUP, writer: principalOf(OWNER) });
 }
 
 /** The reader's stream: counts `delete` and `update` events per record as they arrive. */

@@ -13,7 +13,7 @@
  */
 import http from "node:http";
 import path from "node:path";
-import { RedisPermissionStore } from "../src/adapters/redis/redis-permission-store.js";
+import { flushRedisPermissions, percentile, seedReadableRecords } from "./readable-records-seed.js";
 import { authorization, backendSettings, baseServerSettings, databaseUrl, principalOf, recreateDatabase, withClient } from "./seed.js";
 import { cliOf, freePort, runNode, settingsEnv, startProcess } from "./server-process.js";
 
@@ -49,53 +49,21 @@ function settings(backend: "postgresql" | "redis", port: number): Record<string,
 }
 
 /** `size` records readable by the reader (and written by the owner), at timestamps in the past. */
-async function seed(backend: "postgresql" | "redis", size: number): Promise<void> {
-  const collection = collectionOf(size);
-  const [owner, reader] = [principalOf(OWNER), principalOf(READER)];
-  const base = Date.now() - size - 60_000;
-  await withClient(sql, async (client) => {
-    await client.query(
-      `INSERT INTO records (collection, parent_id, id, last_modified, data, deleted)
-       SELECT $1, '', 'r' || g, $3::bigint + g, jsonb_build_object('n', g), FALSE FROM generate_series(1, $2::int) g`,
-      [collection, size, base],
-    );
-    await client.query("INSERT INTO timestamps (collection, parent_id, last_modified) VALUES ($1, '', $2::bigint + $3::bigint)", [
-      collection,
-      base,
-      size,
-    ]);
-    if (backend === "postgresql")
-      await client.query(
-        `INSERT INTO access_control_entries (object_id, permission, principal)
-         SELECT '/' || $1 || '/r' || g, p.permission, p.principal FROM generate_series(1, $2::int) g,
-           (VALUES ('read', $3), ('write', $4)) AS p(permission, principal)`,
-        [collection, size, reader, owner],
-      );
+function seed(backend: "postgresql" | "redis", size: number): Promise<void> {
+  const [writer, reader] = [principalOf(OWNER), principalOf(READER)];
+  return seedReadableRecords({
+    backend,
+    sql,
+    redis: { url: redisUrl, prefix: REDIS_PREFIX },
+    collection: collectionOf(size),
+    count: size,
+    reader,
+    writer,
   });
-  if (backend !== "redis") return;
-  const store = new RedisPermissionStore({ url: redisUrl, prefix: REDIS_PREFIX, poolSize: 16, maxBacklog: -1 });
-  try {
-    let next = 1;
-    const worker = async () => {
-      while (next <= size) {
-        const n = next++;
-        await store.replaceObjectPermissions(`/${collection}/r${n}`, { read: [reader], write: [owner] });
-      }
-    };
-    await Promise.all(Array.from({ length: 64 }, worker));
-  } finally {
-    await store.close();
-  }
 }
 
 async function flushRedis(): Promise<void> {
-  const store = new RedisPermissionStore({ url: redisUrl, prefix: REDIS_PREFIX, poolSize: 2 });
-  await store.flush();
-  await store.close();
-}
-
-function percentile(sorted: readonly number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
+  await flushRedisPermissions(redisUrl, REDIS_PREFIX);
 }
 
 async function request(base: string, method: string, url: string, credentials: string, body?: unknown) {
