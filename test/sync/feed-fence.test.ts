@@ -13,7 +13,8 @@ import type { PermissionStore } from "../../src/application/ports/permission-sto
 import { TOKENS } from "../../src/bootstrap/tokens.js";
 import { BASE_SETTINGS, startTestServer, userId, type TestServer } from "../support/http.js";
 import { startServerProcess, type ServerProcess } from "../support/server-process.js";
-import { REDIS_URL, requireService } from "../support/services.js";
+import { processBackends } from "../support/process-backends.js";
+import { requireService } from "../support/services.js";
 import { migratedDatabase } from "../support/shared-postgres.js";
 import { SlowListenProxy } from "../support/slow-listen-proxy.js";
 import { TcpProxy } from "../support/tcp-proxy.js";
@@ -25,31 +26,7 @@ const TEAM = "group:team";
 /** How late B hears notifications: far longer than the catch-up period and the checks below. */
 const LISTEN_DELAY_MS = 3000;
 
-interface Backend {
-  readonly name: string;
-  readonly services: readonly ("postgresql" | "redis")[];
-  /** Settings of one process, given the URL it reaches the database at. */
-  settings(url: string): Record<string, string>;
-}
-
-const BACKENDS: readonly Backend[] = [
-  {
-    name: "postgresql",
-    services: ["postgresql"],
-    settings: (url) => ({ storage_backend: "postgresql", storage_url: url, permission_backend: "postgresql", permission_url: url }),
-  },
-  {
-    name: "postgresql + redis permissions",
-    services: ["postgresql", "redis"],
-    settings: (url) => ({
-      storage_backend: "postgresql",
-      storage_url: url,
-      permission_backend: "redis",
-      permission_url: REDIS_URL,
-      permission_prefix: `tessera-fence-test-${process.pid}:`,
-    }),
-  },
-];
+const BACKENDS = processBackends("tessera-fence-test");
 
 function summary(client: SseClient): [string | undefined, unknown][] {
   return client.events.map((e) => [e.event, e.data.id]);

@@ -18,7 +18,8 @@ import type { PermissionStore } from "../../src/application/ports/permission-sto
 import { TOKENS } from "../../src/bootstrap/tokens.js";
 import { BASE_SETTINGS, startTestServer, userId, type TestServer } from "../support/http.js";
 import { startServerProcess, type ServerProcess } from "../support/server-process.js";
-import { REDIS_URL, requireService } from "../support/services.js";
+import { processBackends } from "../support/process-backends.js";
+import { requireService } from "../support/services.js";
 import { migratedDatabase } from "../support/shared-postgres.js";
 import { SlowListenProxy } from "../support/slow-listen-proxy.js";
 import { SseClient, type SseEvent } from "./sse-client.js";
@@ -33,30 +34,7 @@ const ROUNDS = Number(process.env.TESSERA_NEW_ENEMY_ROUNDS ?? 20);
 /** How late the second child hears notifications: longer than a round's reads take. */
 const LISTEN_DELAY_MS = 1500;
 
-interface Backend {
-  readonly name: string;
-  readonly services: readonly ("postgresql" | "redis")[];
-  settings(url: string): Record<string, string>;
-}
-
-const BACKENDS: readonly Backend[] = [
-  {
-    name: "postgresql",
-    services: ["postgresql"],
-    settings: (url) => ({ storage_backend: "postgresql", storage_url: url, permission_backend: "postgresql", permission_url: url }),
-  },
-  {
-    name: "postgresql + redis permissions",
-    services: ["postgresql", "redis"],
-    settings: (url) => ({
-      storage_backend: "postgresql",
-      storage_url: url,
-      permission_backend: "redis",
-      permission_url: REDIS_URL,
-      permission_prefix: `tessera-new-enemy-test-${process.pid}:`,
-    }),
-  },
-];
+const BACKENDS = processBackends("tessera-new-enemy-test");
 
 /** A process as the reads see it: its base URL. */
 interface Process {
