@@ -31,7 +31,7 @@ export class AnnouncedPrincipalChanges extends PermissionStoreDecorator {
     // Only a principal the holder did not hold yet gives anything.
     const held = follower !== undefined && (await this.holdsDirectly(userId, principal));
     await this.inner.addUserPrincipal(userId, principal);
-    await this.announce(userId, follower && !held ? await follower.stamp([userId], principal, "gained") : NOTHING);
+    await this.follow(userId, principal, "gained", !held);
   }
 
   override async removeUserPrincipal(userId: string, principal: string): Promise<void> {
@@ -39,7 +39,7 @@ export class AnnouncedPrincipalChanges extends PermissionStoreDecorator {
     // Only a principal the holder held is lost: removing an absent one changes no view.
     const held = follower !== undefined && (await this.holdsDirectly(userId, principal));
     await this.inner.removeUserPrincipal(userId, principal);
-    await this.announce(userId, follower && held ? await follower.stamp([userId], principal, "lost") : NOTHING);
+    await this.follow(userId, principal, "lost", held);
   }
 
   override async removePrincipal(principal: string): Promise<void> {
@@ -48,6 +48,20 @@ export class AnnouncedPrincipalChanges extends PermissionStoreDecorator {
     const holders = follower ? await this.directHolders(principal) : [];
     await this.inner.removePrincipal(principal);
     await this.announce(principal, follower ? await follower.stamp(holders, principal, "lost") : NOTHING);
+  }
+
+  /**
+   * A change of `holder`'s principals made outside this store (an extension's own group finder
+   * reads groups from elsewhere): followed as a change made here is, once it is made.
+   */
+  async changedElsewhere(holder: string, principal: string, change: "lost" | "gained"): Promise<void> {
+    await this.follow(holder, principal, change, true);
+  }
+
+  /** What the change took or gave is recorded (when it changed anything and group changes are followed), then announced. */
+  private async follow(holder: string, principal: string, change: "lost" | "gained", changed: boolean): Promise<void> {
+    const follower = this.groupAccess();
+    await this.announce(holder, follower && changed ? await follower.stamp([holder], principal, change) : NOTHING);
   }
 
   /**

@@ -37,6 +37,19 @@ export interface ExtensionContext {
   readonly permissions: PermissionStore | undefined;
   /** ACL changes of records of shareable resources, made as the API makes them; undefined without a permission backend. */
   readonly acls: RecordAclChanges | undefined;
+  /** Where an extension's own group finder reads groups from elsewhere: their changes, told once made; undefined without a permission backend. */
+  readonly groups: GroupChanges | undefined;
+}
+
+/**
+ * A change of a user's groups made where a custom group finder reads them (a directory, another
+ * service), which Tessera cannot watch: told here once made, it is followed as a change through
+ * the permission backend is (docs/api.md, "Sync"): what `principal` grants read on is lost or
+ * gained by `holder` (a user id, or a group nested in another) at new timestamps of `_since` and
+ * on open streams. Tell only real changes: each is recorded as one.
+ */
+export interface GroupChanges {
+  changed(holder: string, principal: string, change: "added" | "removed"): Promise<void>;
 }
 
 /**

@@ -10,7 +10,7 @@ import { Container } from "inversify";
 import { pino, type Logger } from "pino";
 import type { JsonValue } from "../domain/json.js";
 import { Authenticator } from "../application/authenticator.js";
-import type { ExtensionContext, ResourceSpec, TesseraExtension } from "../application/extension.js";
+import type { ExtensionContext, GroupChanges, ResourceSpec, TesseraExtension } from "../application/extension.js";
 import { HealthService } from "../application/health-service.js";
 import type { Cache } from "../application/ports/cache.js";
 import type { Clock } from "../application/ports/clock.js";
@@ -159,6 +159,7 @@ export function buildContainer(settings: Settings, options: CompositionOptions =
         permissions: stored,
         // Record ACL changes by code go through SharedRecords as the API's do (lost access, new version).
         acls: stored && new RecordAclEditor({ shared, kinds, resource, changes }),
+        groups: stored instanceof AnnouncedPrincipalChanges ? groupChanges(stored) : undefined,
       };
       const groups = groupFinder(extensions, context);
       const deps = { settings, cache, context, warn: (message: string) => logger.warn(message), ...(accounts ? { accounts } : {}) };
@@ -259,6 +260,11 @@ function checkComposition(settings: Settings, extensions: readonly TesseraExtens
       problems.push(`resource "${spec.name}" has an invalid name (letters, digits, _; starting with a letter)`);
   problems.push(...unregisteredPolicies(settings.auth.policies, extensions));
   if (problems.length > 0) throw new SettingsError([...new Set(problems)]);
+}
+
+/** Changes an extension's group finder makes elsewhere, followed by the store that follows the permission backend's own. */
+function groupChanges(announced: AnnouncedPrincipalChanges): GroupChanges {
+  return { changed: (holder, principal, change) => announced.changedElsewhere(holder, principal, change === "added" ? "gained" : "lost") };
 }
 
 /** The last extension's group finder, else the permission backend's user principals. */

@@ -228,6 +228,8 @@ export class Subscription implements Viewer {
   }
 
   eventOf(entry: RecordOrTombstone): FeedEvent {
+    // At or before the position it replays from, a record comes because access to it was gained: never a creation.
+    if (entry.lastModified <= this.start) return feedEvent(entry, "update");
     return feedEvent(entry, entry.deleted ? "delete" : this.host.actionOf(this.key, entry.id, entry.lastModified));
   }
 }
