@@ -1,12 +1,11 @@
 /**
- * Who among a scope's live subscribers sees each change of one shared read (docs/adr/0011), with
- * the listing's rules decided in memory: a subscriber with collection-level read sees every record
- * its filters keep and every tombstone; a restricted one sees records and tombstones whose readers
- * (the principals their ACL names under its listing's Grants.permissions, ScopeFeed) include one
- * of its grants' principals, and, for a record it cannot read now, a tombstone at the newest loss
- * recorded for one of them. The cost is
- * the changes times their recipients, found through an index by principal, never subscribers ×
- * changes.
+ * Who among a group of live subscribers sees each change of one read (docs/adr/0011, 0016), with
+ * the listing's rules (shared-records/restricted-view.ts) decided in memory: a subscriber with
+ * collection-level read sees every record its filters keep and every tombstone; a restricted one
+ * sees records and tombstones whose readers (the principals their ACL names under its listing's
+ * Grants.permissions, CursorReader) include one of its grants' principals, and, for a record it
+ * cannot read now, a tombstone at the newest loss recorded for one of them. The cost is the
+ * changes times their recipients, found through an index by principal, never subscribers × changes.
  */
 import type { RecordOrTombstone } from "../../domain/records.js";
 import type { RecordedLoss } from "../ports/record-store.js";

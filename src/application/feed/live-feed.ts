@@ -61,7 +61,7 @@ export class LiveFeed {
   private readonly replaying = new Map<string, Map<Subscription, CursorReader>>();
   /** Per scope: the shared reader of caught-up subscribers. */
   private readonly scopes = new Map<string, CursorReader>();
-  /** Per scope with a ScopeFeed: ends the broadcast's watch of it (the catch-up of missed signals). */
+  /** Per scope with a shared reader: ends the broadcast's watch of it (the catch-up of missed signals). */
   private readonly unwatch = new Map<string, () => void>();
   /** Per scope: action of each recent single-record write, by `id` and timestamp. */
   private readonly recent = new Map<string, Map<string, ChangeAction>>();
@@ -202,8 +202,8 @@ export class LiveFeed {
   /**
    * The caller's principals changed: the subscription decided on the old ones stops at once (no
    * event is judged on them any more), and the stream goes on from its cursor with a view decided
-   * on the new ones. Its replay, a `_since` listing from `since` at the latest, brings what the
-   * change took (tombstones) or gave, even to a caller who may now read nothing. When the new view
+   * on the new ones. Its replay, from `since` at the latest, brings what a `_since` listing from
+   * there would: what the change took (tombstones) or gave, even to a caller who may now read nothing. When the new view
    * cannot be decided (no way to read the principals again, a failure), the stream ends with `resync`.
    */
   private follow(old: Subscription, since?: number): void {
