@@ -2,13 +2,13 @@
  * The live feed where an ACL is written after its record, outside its transaction (memory and
  * Redis permissions): a read between the two moves cursors past a record its new reader could
  * not see yet, and the write's signal, sent after both, names it again; that record is then read
- * again for its readers (feed-subscription.ts, feed-scope.ts). The reads are caught mid-way
+ * again for its readers (cursor-reader.ts). The reads are caught mid-way
  * (HoldingRecords) instead of raced. Also: what the feed does when a read or a signal fails.
  */
 import { expect } from "chai";
 import { InProcessBroadcast } from "../../src/adapters/memory/in-process-broadcast.js";
 import type { ChangeBroadcast, ChangeSignal } from "../../src/application/ports/change-broadcast.js";
-import { afterPendingReads, articles, FeedWorld, HANG_GUARD_MS, pendingTimers } from "../support/live-feed-world.js";
+import { afterPendingReads, articles, FeedWorld, HANG_GUARD_MS, pendingTimers, replayRead } from "../support/live-feed-world.js";
 
 const ARTICLES = { collection: "articles", parentId: "" };
 const CREATED_X1 = { ...ARTICLES, timestamp: 100, id: "x1", action: "create" } as const;
@@ -198,7 +198,7 @@ describe("LiveFeed re-checks of records whose ACL came after them", function () 
   it("does not send again a record its replay sent, signalled while it replays, where the ACL commits with its record", async () => {
     await open(false);
     await world.put("alice", "x1", {}); // 100
-    const hold = world.records.holdList((query) => query.filters.some((f) => f.field === "deleted"));
+    const hold = world.records.holdList(replayRead);
     const carol = await world.subscribe("carol", 99);
     await hold.reached; // x1 read, not sent yet
     await broadcast.publish({ ...ARTICLES, timestamp: 100, id: "x1", action: "create" });
@@ -242,8 +242,8 @@ describe("LiveFeed re-checks of records whose ACL came after them", function () 
   it("sends a replaying subscriber a record its replay read before its ACL named it", async () => {
     await open(true);
     await world.records.create(ARTICLES, "x1", {}); // 100
-    // Held at the replay's read of deletions, after its read of records (x1 not readable yet).
-    const hold = world.records.holdList((query) => query.filters.some((f) => f.field === "deleted"));
+    // Held after the replay read the changes and their ACLs (x1 not readable yet).
+    const hold = world.records.holdLostAccess();
     const bob = await world.subscribe("bob", 99);
     await hold.reached;
     await world.acls.addPrincipalToAce("/articles/x1", "read", "bob");
@@ -258,7 +258,7 @@ describe("LiveFeed re-checks of records whose ACL came after them", function () 
     await world.records.create(ARTICLES, "x1", { kind: "a" }); // 100
     await world.records.create(ARTICLES, "x2", { kind: "b" }); // 101
     await world.records.create(ARTICLES, "x3", { kind: "a" }); // 102
-    const hold = world.records.holdList((query) => query.filters.some((f) => f.field === "deleted"));
+    const hold = world.records.holdLostAccess();
     const bob = await world.subscribe("bob", 99, [{ field: "kind", operator: "eq", value: "a" }]);
     await hold.reached; // its records read: none readable yet
     for (const id of ["x1", "x2", "x3"]) await world.acls.addPrincipalToAce(`/articles/${id}`, "read", "bob");
@@ -279,7 +279,7 @@ describe("LiveFeed re-checks of records whose ACL came after them", function () 
     const readOnly = { ...articles, settingsPrincipals: { read: ["group:readers"] } };
     await world.put("alice", "x1", {}, { read: ["bob"] }); // 100
     await world.records.create(ARTICLES, "x2", {}); // 101
-    const hold = world.records.holdList((query) => query.filters.some((f) => f.field === "deleted"));
+    const hold = world.records.holdLostAccess();
     const bob = await world.subscribe("bob", 99, [], readOnly);
     await hold.reached; // x1 read, x2 not readable
     await broadcast.publish({ ...ARTICLES, timestamp: 101, id: "x2", action: "create" });
@@ -297,7 +297,8 @@ describe("LiveFeed failures", function () {
     const world = new FeedWorld();
     await world.feed.start();
     try {
-      const hold = world.records.holdList((query) => query.filters.some((f) => f.field === "deleted"));
+      await world.records.create({ collection: "articles", parentId: "" }, "x1", {}); // 100: something to replay
+      const hold = world.records.holdList(replayRead);
       const alice = await world.subscribe("alice", 0);
       await hold.reached;
       hold.fail(new Error("storage down"));

@@ -1,16 +1,12 @@
 /**
- * A live-feed subscriber while it replays (feed-subscription.ts), its reads caught mid-way
+ * A live-feed subscriber while it replays (its own CursorReader), its reads caught mid-way
  * (HoldingRecords): signals arriving meanwhile, what it already has, subscribers leaving while
  * others replay, and a caller who lost every read meanwhile. Memory clock at 100.
  */
 import { expect } from "chai";
 import { InProcessBroadcast } from "../../src/adapters/memory/in-process-broadcast.js";
-import type { ListQuery } from "../../src/application/listing.js";
 import type { ResourceDefinition } from "../../src/application/resources.js";
-import { afterPendingReads, articles, FeedWorld, HANG_GUARD_MS } from "../support/live-feed-world.js";
-
-/** The replay's read of deletions: after its read of records, before anything is sent. */
-const deletionsRead = (query: ListQuery) => query.filters.some((f) => f.field === "deleted");
+import { afterPendingReads, articles, FeedWorld, HANG_GUARD_MS, replayRead } from "../support/live-feed-world.js";
 
 describe("LiveFeed subscribers while they replay", function () {
   this.timeout(HANG_GUARD_MS);
@@ -25,7 +21,7 @@ describe("LiveFeed subscribers while they replay", function () {
 
   it("sends a record once when its write is signalled while the replay that reads it runs", async () => {
     await world.put("alice", "x1", { n: 1 }); // 100
-    const hold = world.records.holdList(deletionsRead);
+    const hold = world.records.holdList(replayRead);
     const carol = await world.subscribe("carol", 99);
     await hold.reached;
     await world.put("alice", "x2", { n: 2 }); // 101: signalled while the replay runs
@@ -38,7 +34,7 @@ describe("LiveFeed subscribers while they replay", function () {
 
   it("does not send again a record the client had, signalled while it replays", async () => {
     await world.put("alice", "x1", { n: 1 }); // 100
-    const hold = world.records.holdList(deletionsRead);
+    const hold = world.records.holdTimestamp(1); // its replay, with nothing to read, has started
     const carol = await world.subscribe("carol", 100);
     await hold.reached;
     await broadcast.publish({ collection: "articles", parentId: "", timestamp: 100, id: "x1", action: "create" }); // late, or repeated
@@ -51,7 +47,7 @@ describe("LiveFeed subscribers while they replay", function () {
 
   it("does not send again a record its replay sent, signalled while it replays", async () => {
     await world.put("alice", "x1", { n: 1 }); // 100
-    const hold = world.records.holdList(deletionsRead);
+    const hold = world.records.holdList(replayRead);
     const carol = await world.subscribe("carol", 99);
     await hold.reached; // x1 read, not sent yet
     await broadcast.publish({ collection: "articles", parentId: "", timestamp: 100, id: "x1", action: "create" });
@@ -65,10 +61,11 @@ describe("LiveFeed subscribers while they replay", function () {
   it("keeps serving a replaying subscriber when the others of its scope leave", async () => {
     const live = await world.subscribe("carol", undefined);
     await live.waitFor("live");
-    const firstHold = world.records.holdList(deletionsRead);
+    // Each replay held as it starts (after the listing that authorized it).
+    const firstHold = world.records.holdTimestamp(1);
     const first = await world.subscribe("carol", 0);
     await firstHold.reached;
-    const secondHold = world.records.holdList(deletionsRead);
+    const secondHold = world.records.holdTimestamp(1);
     const second = await world.subscribe("carol", 0);
     await secondHold.reached;
     expect(world.feed.subscriberCount).to.equal(3);
@@ -89,7 +86,7 @@ describe("LiveFeed subscribers while they replay", function () {
     // Nobody may create here: a caller who may read nothing is refused by the listing.
     const readOnly: ResourceDefinition = { ...articles, settingsPrincipals: { read: ["group:readers"] } };
     await world.put("alice", "x1", { n: 1 }, { read: ["bob"] }); // 100
-    const hold = world.records.holdList(deletionsRead);
+    const hold = world.records.holdLostAccess(); // x1 and its ACL read
     const bob = await world.subscribe("bob", 99, [], readOnly);
     await hold.reached;
     await world.acls.removePrincipalFromAce("/articles/x1", "read", "bob");

@@ -2,8 +2,8 @@
  * A graceful stop (what SIGTERM runs) on PostgreSQL while live-feed reads are in flight: the
  * streams are ended, then the pools closed; a read that was under way then fails against the
  * closed pool, and that failure concerns nobody (its stream is closed): no error is logged. The
- * reads are held deterministically at the point where the stop overtakes them: between the two
- * queries of a replay's page, and at the start of a scope's shared read.
+ * reads are held deterministically at the point where the stop overtakes them: at the start of a
+ * replay's read (after the listing that authorized it), and at the start of a scope's shared read.
  */
 import { Writable } from "node:stream";
 import { expect } from "chai";
@@ -86,8 +86,9 @@ describe("graceful stop with live feed reads in flight [postgresql]", function (
   it("logs no error for a replay whose page was half read when the pools closed", async () => {
     await put("a1");
     const store = await running.container.getAsync(TOKENS.RecordStore);
-    // The second query of a replay's page: the tombstones (`deleted` = true) after the cursor.
-    const hold = holdCall(store, "list", (args) => JSON.stringify(args[1]).includes('{"field":"deleted","operator":"eq","value":true}'));
+    // The replay's first read (the scope's timestamp), after the listing that authorized it read one.
+    let reads = 0;
+    const hold = holdCall(store, "collectionTimestamp", (args) => JSON.stringify(args[0]).includes('"articles"') && reads++ === 1);
     await subscribe("?_since=0");
     await hold.arrived;
     await running.stop();

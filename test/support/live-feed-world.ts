@@ -9,12 +9,12 @@ import type { RecordOrTombstone } from "../../src/domain/records.js";
 import { Authorizer } from "../../src/application/authorizer.js";
 import { ChangeEvents, CommittedChanges } from "../../src/application/events.js";
 import type { Filter, ListQuery } from "../../src/application/listing.js";
-import { LiveFeed, type FeedEvent, type FeedSink } from "../../src/application/feed/live-feed.js";
+import { LiveFeed, REPLAY_PAGE, type FeedEvent, type FeedSink } from "../../src/application/feed/live-feed.js";
 import { RecordAclEditor } from "../../src/application/shared-records/record-acl-editor.js";
 import { resourceKinds } from "../../src/application/kinds/resource-kinds.js";
 import { PaginationTokens } from "../../src/application/pagination-token.js";
 import type { ChangeBroadcast } from "../../src/application/ports/change-broadcast.js";
-import type { Scope } from "../../src/application/ports/record-store.js";
+import type { RecordedLoss, Scope } from "../../src/application/ports/record-store.js";
 import { PortableSharedRecords } from "../../src/application/shared-records/portable-shared-records.js";
 import type { SharedRecords } from "../../src/application/ports/shared-records.js";
 import { RecordService } from "../../src/application/record-service.js";
@@ -111,25 +111,50 @@ export function pendingTimers(): number {
   return process.getActiveResourcesInfo().filter((resource) => resource === "Timeout").length;
 }
 
-/** A memory store whose next list matching a condition waits until released (a read caught mid-way). */
+/** A memory store whose next list matching a condition (or next read of losses) waits until released (a read caught mid-way). */
 export class HoldingRecords extends MemoryRecordStore {
   private held: { matches: (query: ListQuery) => boolean; reached: () => void; released: Promise<void> } | undefined;
+  private heldLosses: { reached: () => void; released: Promise<void> } | undefined;
+  private heldTimestamp: { skip: number; reached: () => void; released: Promise<void> } | undefined;
 
   /**
    * The next list whose query `matches` waits for `release` (or fails with the error given to
    * `fail`); `reached` resolves when it starts waiting.
    */
   holdList(matches: (query: ListQuery) => boolean): { reached: Promise<void>; release: () => void; fail: (error: Error) => void } {
-    let release = () => {};
-    let fail: (error: Error) => void = () => {};
-    let reached = () => {};
-    const released = new Promise<void>((resolve, reject) => {
-      release = resolve;
-      fail = reject;
-    });
-    const reachedPromise = new Promise<void>((resolve) => (reached = resolve));
-    this.held = { matches, reached, released };
-    return { reached: reachedPromise, release, fail };
+    const { hold, handle } = holding();
+    this.held = { matches, ...hold };
+    return handle;
+  }
+
+  /**
+   * The next read of losses (lostAccessAfter) waits as holdList's: a restricted subscriber's read
+   * is then caught after it read the changes and the ACLs of their versions, before it sends them.
+   */
+  holdLostAccess(): { reached: Promise<void>; release: () => void; fail: (error: Error) => void } {
+    const { hold, handle } = holding();
+    this.heldLosses = hold;
+    return handle;
+  }
+
+  /**
+   * The collection timestamp read after the next `skip` ones waits as holdList's: a subscribe
+   * reads it once to authorize (the listing), then its replay reads it first, even with nothing to read.
+   */
+  holdTimestamp(skip: number): { reached: Promise<void>; release: () => void; fail: (error: Error) => void } {
+    const { hold, handle } = holding();
+    this.heldTimestamp = { skip, ...hold };
+    return handle;
+  }
+
+  override async collectionTimestamp(scope: Scope): Promise<number> {
+    const held = this.heldTimestamp;
+    if (held && held.skip-- === 0) {
+      this.heldTimestamp = undefined;
+      held.reached();
+      await held.released;
+    }
+    return super.collectionTimestamp(scope);
   }
 
   override async list(scope: Scope, query: ListQuery): Promise<RecordOrTombstone[]> {
@@ -141,7 +166,35 @@ export class HoldingRecords extends MemoryRecordStore {
     }
     return super.list(scope, query);
   }
+
+  override async lostAccessAfter(scope: Scope, after: number): Promise<RecordedLoss[]> {
+    const held = this.heldLosses;
+    if (held) {
+      this.heldLosses = undefined;
+      held.reached();
+      await held.released;
+    }
+    return super.lostAccessAfter(scope, after);
+  }
 }
+
+function holding(): {
+  hold: { reached: () => void; released: Promise<void> };
+  handle: { reached: Promise<void>; release: () => void; fail: (error: Error) => void };
+} {
+  let release = () => {};
+  let fail: (error: Error) => void = () => {};
+  let reached = () => {};
+  const released = new Promise<void>((resolve, reject) => {
+    release = resolve;
+    fail = reject;
+  });
+  const reachedPromise = new Promise<void>((resolve) => (reached = resolve));
+  return { hold: { reached, released }, handle: { reached: reachedPromise, release, fail } };
+}
+
+/** A replay's read of its scope's changes (its own reader's, with replay-sized pages), before it sends anything. */
+export const replayRead = (query: ListQuery): boolean => query.includeDeleted && query.limit === REPLAY_PAGE;
 
 export interface FeedWorldOptions {
   /** As on the memory backend (ACLs written after their record): signals are re-checked. */

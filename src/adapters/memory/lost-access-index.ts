@@ -6,6 +6,7 @@
  */
 import type { RecordedLoss } from "../../application/ports/record-store.js";
 import type { Tombstone } from "../../domain/records.js";
+import { lossTombstones } from "../../application/shared-records/restricted-view.js";
 import { ChangeLog, type LogEntry } from "./change-log.js";
 
 interface Loss {
@@ -45,16 +46,14 @@ export class LostAccessIndex {
     return [...(this.byPrincipal.get(principal)?.keys() ?? [])];
   }
 
-  /** One tombstone per record lost by one of `principals` and not `readable`, at its newest loss. */
+  /** One tombstone per record lost by one of `principals` and not `readable`, at its newest loss (the rule of restricted-view.ts). */
   tombstonesFor(principals: readonly string[], readable: ReadonlySet<string>): Tombstone[] {
-    const newest = new Map<string, number>();
-    for (const principal of new Set(principals)) {
-      for (const [id, lastModified] of this.byPrincipal.get(principal) ?? []) {
-        if (readable.has(id)) continue;
-        newest.set(id, Math.max(lastModified, newest.get(id) ?? lastModified));
-      }
-    }
-    return [...newest].map(([id, lastModified]) => ({ id, lastModified, deleted: true }));
+    return lossTombstones(this.lossesOf(principals), (id) => readable.has(id));
+  }
+
+  private *lossesOf(principals: readonly string[]): Iterable<{ id: string; lastModified: number }> {
+    for (const principal of new Set(principals))
+      for (const [id, lastModified] of this.byPrincipal.get(principal) ?? []) yield { id, lastModified };
   }
 
   /** Removes entries strictly older than `before` (all when undefined); returns how many. */

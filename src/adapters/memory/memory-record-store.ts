@@ -15,6 +15,7 @@ import {
   type StoredRecord,
   type Tombstone,
 } from "../../domain/records.js";
+import { showsGained } from "../../application/shared-records/restricted-view.js";
 import { MODIFIED_FIELD, type CountQuery, type Filter, type ListQuery, type RecordAccess } from "../../application/listing.js";
 import type { Clock } from "../../application/ports/clock.js";
 import {
@@ -191,7 +192,13 @@ export class MemoryRecordStore implements RecordStore {
       const readable = new Set(query.access.ids);
       for (const id of state.gainedAccess.idsGained(query.access.principals, (t) => t <= upTo && beyond(t))) {
         const record = state.records.get(id);
-        if (record && readable.has(id) && !beyond(record.lastModified) && record.lastModified <= upTo && others(record) && isAfter(record))
+        if (
+          record &&
+          showsGained(readable.has(id), beyond(record.lastModified)) &&
+          record.lastModified <= upTo &&
+          others(record) &&
+          isAfter(record)
+        )
           kept.push(record);
       }
     }

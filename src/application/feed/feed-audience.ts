@@ -1,15 +1,15 @@
 /**
- * Who among a scope's live subscribers sees each change of one shared read (docs/adr/0011), with
- * the listing's rules decided in memory: a subscriber with collection-level read sees every record
- * its filters keep and every tombstone; a restricted one sees records and tombstones whose readers
- * (the principals their ACL names under its listing's Grants.permissions, ScopeFeed) include one
- * of its grants' principals, and, for a record it cannot read now, a tombstone at the newest loss
- * recorded for one of them. The cost is
- * the changes times their recipients, found through an index by principal, never subscribers ×
- * changes.
+ * Who among a group of live subscribers sees each change of one read (docs/adr/0011, 0016), with
+ * the listing's rules (shared-records/restricted-view.ts) decided in memory: a subscriber with
+ * collection-level read sees every record its filters keep and every tombstone; a restricted one
+ * sees records and tombstones whose readers (the principals their ACL names under its listing's
+ * Grants.permissions, CursorReader) include one of its grants' principals, and, for a record it
+ * cannot read now, a tombstone at the newest loss recorded for one of them. The cost is the
+ * changes times their recipients, found through an index by principal, never subscribers × changes.
  */
 import type { RecordOrTombstone } from "../../domain/records.js";
 import type { RecordedLoss } from "../ports/record-store.js";
+import { lossTombstones, readsVersion } from "../shared-records/restricted-view.js";
 
 /** What the audience needs to know of a subscriber, fixed when it joins. */
 export interface Viewer {
@@ -74,10 +74,15 @@ export class Audience<V extends Viewer> {
     }
   }
 
-  /** Who may see `entry` (a record or tombstone) now: before cursors and filters. */
+  /**
+   * Who may see `entry` (a record or tombstone) now, before cursors and filters: the viewers
+   * indexed under one of its readers are the candidates, the listing's rule decides (readsVersion).
+   */
   recipients(entry: RecordOrTombstone, readers: ReadonlySet<string> | undefined): Set<V> {
     const found = new Set(this.unrestricted);
-    for (const principal of readers ?? []) for (const viewer of this.byPrincipal.get(principal) ?? []) found.add(viewer);
+    for (const principal of readers ?? [])
+      for (const viewer of this.byPrincipal.get(principal) ?? [])
+        if (viewer.principals !== undefined && readsVersion(viewer.principals, readers)) found.add(viewer);
     return found;
   }
 
@@ -109,31 +114,26 @@ export class Audience<V extends Viewer> {
   }
 
   /**
-   * For each restricted viewer, one tombstone per record one of its principals lost and it cannot
-   * read now, at the newest such loss, when that is after its cursor and within the bound.
+   * For each restricted viewer, the tombstones the listing's rule owes it (lossTombstones: newest
+   * loss of a record one of its principals lost and it cannot read now), when after its cursor
+   * and within the bound.
    */
   private lostTombstones(read: SharedRead): Map<V, RecordOrTombstone[]> {
-    const newest = new Map<V, Map<string, number>>();
-    for (const loss of read.losses) {
-      const readers = read.readers.get(loss.id);
-      for (const principal of loss.principals) {
+    const owed = new Map<V, RecordedLoss[]>();
+    for (const loss of read.losses)
+      for (const principal of loss.principals)
         for (const viewer of this.byPrincipal.get(principal) ?? []) {
-          const principals = viewer.principals;
-          if (principals === undefined || (readers !== undefined && [...readers].some((p) => principals.has(p)))) continue;
-          let byId = newest.get(viewer);
-          if (!byId) {
-            byId = new Map();
-            newest.set(viewer, byId);
-          }
-          byId.set(loss.id, Math.max(loss.lastModified, byId.get(loss.id) ?? 0));
+          const losses = owed.get(viewer);
+          if (losses) losses.push(loss);
+          else owed.set(viewer, [loss]);
         }
-      }
-    }
     const out = new Map<V, RecordOrTombstone[]>();
-    for (const [viewer, byId] of newest) {
-      const tombstones: RecordOrTombstone[] = [];
-      for (const [id, lastModified] of byId)
-        if (lastModified > viewer.cursor && lastModified <= read.bound) tombstones.push({ id, lastModified, deleted: true });
+    for (const [viewer, losses] of owed) {
+      const principals = viewer.principals;
+      if (principals === undefined) continue;
+      const tombstones = lossTombstones(losses, (id) => readsVersion(principals, read.readers.get(id))).filter(
+        (t) => t.lastModified > viewer.cursor && t.lastModified <= read.bound,
+      );
       if (tombstones.length > 0) out.set(viewer, tombstones);
     }
     return out;

@@ -1,17 +1,17 @@
 /**
- * The live change feed (docs/adr/0011): subscribers of a collection get one event per change
- * they may see, read back after each signal, never pushed from the writer's data. A new
- * subscriber replays what changed after its start through the record service, as a `_since` sync
- * does (Subscription); then its scope reads for all its subscribers at once, per burst of
- * changes, and decides in memory who sees what with the listing's rules (ScopeFeed, Audience).
- * Cursors (the last `last_modified` read) make replay then live gapless and without duplicates.
- * Writers never wait: a signal only schedules a read.
+ * The live change feed (docs/adr/0011, 0016): subscribers of a collection get one event per
+ * change they may see, read back after each signal, never pushed from the writer's data. A
+ * subscription is authorized once, by the listing (its view: caller, grants); then one reader
+ * (CursorReader) reads for it: alone while it replays what changed after its start, then with
+ * its scope's other subscribers, per burst of changes, deciding in memory who sees what with the
+ * listing's rules (Audience, restricted-view.ts). Cursors (the last `last_modified` read) make
+ * replay then live gapless and without duplicates. Writers never wait: a signal only schedules a read.
  */
 import { BackendError, ForbiddenError, ResyncRequiredError, UnauthenticatedError } from "../../domain/errors.js";
 import { READ, recordObjectId } from "../../domain/permissions.js";
 import type { Caller } from "../../domain/principals.js";
 import type { ChangeAction, ChangeEvents } from "../events.js";
-import { ScopeFeed } from "./feed-scope.js";
+import { CursorReader, type CursorReaderDeps } from "./cursor-reader.js";
 import { Subscription } from "./feed-subscription.js";
 import type { ResourceKindPolicy, ResourceKinds } from "../kinds/resource-kind-policy.js";
 import type { FeedRequest, FeedSink } from "./feed-types.js";
@@ -26,8 +26,9 @@ import type { ResourceDefinition } from "../resources.js";
 export type { FeedEvent, FeedRequest, FeedSink } from "./feed-types.js";
 
 export interface LiveFeedOptions {
+  /** Authorizes each subscription, with the listing's rules, and decides its view (RecordService.listAs). */
   readonly records: RecordService;
-  /** The shared reads go to the ports directly (the subscribers' access was decided at subscription). */
+  /** The reads go to the ports directly (the subscribers' access was decided at subscription). */
   readonly store: RecordStore;
   /** The shared reads' entries with the ACL of each version (SharedRecords.changes). */
   readonly shared: SharedRecords;
@@ -50,13 +51,17 @@ function scopeKey(collection: string, parentId: string): string {
 const RECENT_ACTIONS = 1000;
 /** Default pause before a scope's shared read, so that writes close together share it. */
 const DEFAULT_WINDOW_MS = 15;
+/** Entries per read of a scope's shared reads. */
+const SHARED_PAGE = 200;
+/** Entries per read of a replay: larger, since a followed group change may owe thousands at once. */
+export const REPLAY_PAGE = 1000;
 
 export class LiveFeed {
-  /** Per scope: subscribers still replaying on their own. */
-  private readonly replaying = new Map<string, Set<Subscription>>();
-  /** Per scope: the shared reads of caught-up subscribers. */
-  private readonly scopes = new Map<string, ScopeFeed>();
-  /** Per scope with a ScopeFeed: ends the broadcast's watch of it (the catch-up of missed signals). */
+  /** Per scope: subscribers still replaying, each read alone by its own reader. */
+  private readonly replaying = new Map<string, Map<Subscription, CursorReader>>();
+  /** Per scope: the shared reader of caught-up subscribers. */
+  private readonly scopes = new Map<string, CursorReader>();
+  /** Per scope with a shared reader: ends the broadcast's watch of it (the catch-up of missed signals). */
   private readonly unwatch = new Map<string, () => void>();
   /** Per scope: action of each recent single-record write, by `id` and timestamp. */
   private readonly recent = new Map<string, Map<string, ChangeAction>>();
@@ -69,13 +74,9 @@ export class LiveFeed {
   /** How many times every stream was ended at once (the fence's lease lapsed). */
   private everyStreamEnded = 0;
   private readonly host = {
-    records: this.options.records,
     /** An ACL may become visible after its record: what a subscriber was sent is remembered to re-check it. */
     aclMayTrailRecord: this.options.shared.aclMayTrailRecord,
-    log: (error: unknown, message: string) => this.options.log(error, message),
-    caughtUp: (subscription: Subscription) => this.caughtUp(subscription),
     forget: (subscription: Subscription) => this.forget(subscription),
-    actionOf: (key: string, id: string, timestamp: number) => this.actionOf(key, id, timestamp),
   };
 
   constructor(readonly options: LiveFeedOptions) {}
@@ -158,19 +159,17 @@ export class LiveFeed {
       this.subscribing.delete(changedMeanwhile);
     }
     const key = scopeKey(scope.collection, scope.parentId);
-    let shared = this.scopes.get(key);
-    if (!shared) {
-      shared = new ScopeFeed(scope, {
-        store: this.options.store,
-        shared: this.options.shared,
-        acls: recordAclsOf(kind, request.resource),
-        // What a restricted listing of the resource matches ACEs on (the same for every caller).
-        readPermissions: kind.grants(caller, request.resource, READ)?.permissions ?? [],
-        windowMs: this.options.windowMs ?? DEFAULT_WINDOW_MS,
-        actionOf: (id, timestamp) => this.actionOf(key, id, timestamp),
-        log: this.options.log,
-      });
-      this.scopes.set(key, shared);
+    const deps: CursorReaderDeps = {
+      store: this.options.store,
+      shared: this.options.shared,
+      acls: recordAclsOf(kind, request.resource),
+      // What a restricted listing of the resource matches ACEs on (the same for every caller).
+      readPermissions: kind.grants(caller, request.resource, READ)?.permissions ?? [],
+      actionOf: (id, timestamp) => this.actionOf(key, id, timestamp),
+      log: this.options.log,
+    };
+    if (!this.scopes.has(key)) {
+      this.scopes.set(key, new CursorReader(scope, deps, { page: SHARED_PAGE, windowMs: this.options.windowMs ?? DEFAULT_WINDOW_MS }));
       this.unwatch.set(key, this.options.broadcast.watch?.(scope) ?? (() => undefined));
     }
     const subscription = new Subscription(
@@ -185,24 +184,26 @@ export class LiveFeed {
     );
     this.streams.set(subscription, stream);
     stream.current = subscription;
-    let set = this.replaying.get(key);
-    if (!set) {
-      set = new Set();
-      this.replaying.set(key, set);
+    // Its replay: the same reader, for it alone, from its own cursor.
+    const alone = new CursorReader(scope, deps, { page: REPLAY_PAGE, windowMs: undefined, caughtUp: (s) => this.caughtUp(s) });
+    let replaying = this.replaying.get(key);
+    if (!replaying) {
+      replaying = new Map();
+      this.replaying.set(key, replaying);
     }
-    set.add(subscription);
+    replaying.set(subscription, alone);
     if (stream.ended) subscription.close();
     else if (endedBefore !== this.everyStreamEnded) subscription.resync();
     // Decided on principals that changed meanwhile: decided again, from where it starts.
     else if (caller.principals.some((p) => changedMeanwhile.has(p))) this.follow(subscription);
-    else subscription.wake();
+    else alone.join(subscription);
   }
 
   /**
    * The caller's principals changed: the subscription decided on the old ones stops at once (no
    * event is judged on them any more), and the stream goes on from its cursor with a view decided
-   * on the new ones. Its replay, a `_since` listing from `since` at the latest, brings what the
-   * change took (tombstones) or gave, even to a caller who may now read nothing. When the new view
+   * on the new ones. Its replay, from `since` at the latest, brings what a `_since` listing from
+   * there would: what the change took (tombstones) or gave, even to a caller who may now read nothing. When the new view
    * cannot be decided (no way to read the principals again, a failure), the stream ends with `resync`.
    */
   private follow(old: Subscription, since?: number): void {
@@ -234,7 +235,7 @@ export class LiveFeed {
   close(): void {
     if (this.keepAlive) clearInterval(this.keepAlive);
     for (const stop of this.stops.splice(0)) stop();
-    for (const set of [...this.replaying.values()]) for (const subscription of [...set]) subscription.close();
+    for (const replaying of [...this.replaying.values()]) for (const subscription of [...replaying.keys()]) subscription.close();
     for (const shared of [...this.scopes.values()]) shared.closeAll();
   }
 
@@ -247,6 +248,7 @@ export class LiveFeed {
 
   private caughtUp(subscription: Subscription): void {
     this.replaying.get(subscription.key)?.delete(subscription);
+    subscription.caughtUp();
     if (!subscription.sink.live()) {
       subscription.close();
       return;
@@ -255,9 +257,10 @@ export class LiveFeed {
   }
 
   private forget(subscription: Subscription): void {
-    const set = this.replaying.get(subscription.key);
-    set?.delete(subscription);
-    if (set?.size === 0) this.replaying.delete(subscription.key);
+    const replaying = this.replaying.get(subscription.key);
+    replaying?.get(subscription)?.leave(subscription);
+    replaying?.delete(subscription);
+    if (replaying?.size === 0) this.replaying.delete(subscription.key);
     const shared = this.scopes.get(subscription.key);
     shared?.leave(subscription);
     if (shared?.size === 0 && !this.replaying.has(subscription.key)) {
@@ -303,13 +306,13 @@ export class LiveFeed {
     if (signal.collection === EVERY_SCOPE) {
       // Principal changes may have been missed too: each stream's principals are looked up again.
       for (const subscription of this.everySubscription()) void this.recheckPrincipals(subscription);
-      for (const set of this.replaying.values()) for (const subscription of set) subscription.wake();
+      for (const replaying of this.replaying.values()) for (const alone of replaying.values()) alone.wake();
       for (const shared of this.scopes.values()) shared.wake();
       return;
     }
     const key = scopeKey(signal.collection, signal.parentId);
     if (signal.id !== undefined && signal.action !== undefined) this.remember(key, signal.id, signal.timestamp, signal.action);
-    for (const subscription of this.replaying.get(key) ?? []) subscription.wake(signal);
+    for (const alone of this.replaying.get(key)?.values() ?? []) alone.wake(signal);
     this.scopes.get(key)?.wake(signal);
   }
 
@@ -332,7 +335,7 @@ export class LiveFeed {
 
   private everySubscription(): Subscription[] {
     const all: Subscription[] = [];
-    for (const set of this.replaying.values()) all.push(...set);
+    for (const replaying of this.replaying.values()) all.push(...replaying.keys());
     for (const shared of this.scopes.values()) all.push(...shared.subscriptions());
     return all;
   }

@@ -35,6 +35,7 @@ import { DEFAULT_CHANGES_WINDOW, restrictedList, type ChangesFirstDeps, type Cha
 import { ACL_VERSION, aclOfVersion, PENDING, versionStamp } from "./acl-version.js";
 import { grantedIds } from "./granted-ids.js";
 import { forgetAclsOfDeleted, recordLosses, removeAcls } from "./record-losses.js";
+import { readsVersion } from "./restricted-view.js";
 
 /** Reads of a record and its ACL before a persistent mismatch is decided on no record grant. */
 const PAIRING_ATTEMPTS = 6;
@@ -204,7 +205,7 @@ export class PortableSharedRecords implements SharedRecords {
     if (ids.length === 0) return new Set();
     const found = await manyAcls(this.permissions, acls, ids, grants.permissions);
     const principals = new Set(grants.principals);
-    return new Set(ids.filter((id) => [...readersOf(grants.permissions, found.get(id) ?? {})].some((p) => principals.has(p))));
+    return new Set(ids.filter((id) => readsVersion(principals, readersOf(grants.permissions, found.get(id) ?? {}))));
   }
 
   /**

@@ -1,25 +1,31 @@
 /**
- * The shared reads of one scope's live subscribers (docs/adr/0011): per burst of changes, one read
- * of what changed after the lowest cursor (records and tombstones, the losses, the ACLs of the
- * records concerned, and one filtered read per distinct filter set), then each subscriber's
- * events decided in memory (Audience) and written in one batch. A burst costs a handful of store
- * calls whatever the number of subscribers; signals arriving meanwhile only mark the scope dirty,
- * and the next burst waits `windowMs`, so writers never wait for subscribers.
+ * The live feed's one reading engine (docs/adr/0016): reads what changed in a scope after the
+ * lowest cursor of a group of subscribers (records and tombstones with the ACL of each version,
+ * the losses, one filtered read per distinct filter set), page by page, and decides in memory
+ * who sees what with the listing's rules (Audience, restricted-view.ts). A burst costs a handful
+ * of store calls whatever the number of subscribers.
+ *
+ * Two groups use it. A replaying subscription is read alone ("solo": a group of one, from its own
+ * cursor, started at once, larger pages), so that a long replay never holds up the others; it
+ * first gets the records its principals gained after its cursor (a group change), and once it
+ * has read everything it is handed over. Its scope's shared reader then reads for it with the
+ * others, per burst of signals after `windowMs`, so writers never wait for subscribers.
  */
 import type { RecordOrTombstone } from "../../domain/records.js";
 import { Audience, entryKey, type SharedRead } from "./feed-audience.js";
-import { feedEvent, isSingleWrite, PAGE, type Subscription } from "./feed-subscription.js";
+import { feedEvent, isSingleWrite, type Subscription } from "./feed-subscription.js";
 import type { ChangeAction } from "../events.js";
 import { ID_FIELD, MODIFIED_FIELD, type Filter } from "../listing.js";
 import type { FeedEvent } from "./feed-types.js";
 import type { ChangeSignal } from "../ports/change-broadcast.js";
 import type { RecordStore, Scope } from "../ports/record-store.js";
 import { readersOf, type RecordAcls, type SharedRecords } from "../ports/shared-records.js";
+import { readsVersion, showsGained } from "../shared-records/restricted-view.js";
 
-const MAX_PAGES_PER_BURST = 1000;
+const MAX_PAGES_PER_READ = 1000;
 const ASCENDING = [{ field: MODIFIED_FIELD, descending: false }] as const;
 
-export interface ScopeFeedDeps {
+export interface CursorReaderDeps {
   readonly store: RecordStore;
   /** The records with the ACL of each version (one snapshot, or paired by version). */
   readonly shared: SharedRecords;
@@ -32,20 +38,30 @@ export interface ScopeFeedDeps {
    * listing would.
    */
   readonly readPermissions: readonly string[];
-  /** Pause before a burst, so that close writes share it. */
-  readonly windowMs: number;
   readonly actionOf: (id: string, timestamp: number) => ChangeAction | undefined;
   readonly log: (error: unknown, message: string) => void;
 }
 
-export class ScopeFeed {
+/** How a group is read: a scope's shared bursts, or one replaying subscription alone. */
+export interface ReadMode {
+  /** Entries per read of the changes. */
+  readonly page: number;
+  /** Pause before a burst, so that close writes share it; undefined: read at once (a replay). */
+  readonly windowMs: number | undefined;
+  /** Solo: the subscription has read everything up to now and leaves this reader for its scope's. */
+  readonly caughtUp?: (subscription: Subscription) => void;
+}
+
+export class CursorReader {
   private readonly audience = new Audience<Subscription>();
   private readonly members = new Set<Subscription>();
   private joining: Subscription[] = [];
   private running = false;
   private dirty = false;
   private scheduled = false;
-  /** The highest timestamp a subscriber of this scope has read up to. */
+  /** Solo: its gains after the cursor were read (once, before its first read of changes). */
+  private gainsRead = false;
+  /** The highest timestamp a subscriber of this group has read up to. */
   private highWater = 0;
   /** Single-record writes signalled during a burst: re-checked if the burst read past them. */
   private inFlight: { id: string; timestamp: number }[] = [];
@@ -55,14 +71,15 @@ export class ScopeFeed {
 
   constructor(
     readonly scope: Scope,
-    private readonly deps: ScopeFeedDeps,
+    private readonly deps: CursorReaderDeps,
+    private readonly mode: ReadMode,
   ) {}
 
   get size(): number {
     return this.members.size + this.joining.length;
   }
 
-  /** A subscriber caught up with its replay: read for it from its cursor on. */
+  /** Reads for `subscription` from its cursor on. */
   join(subscription: Subscription): void {
     this.joining.push(subscription);
     this.highWater = Math.max(this.highWater, subscription.cursor);
@@ -103,15 +120,21 @@ export class ScopeFeed {
 
   private schedule(): void {
     if (this.scheduled) return;
-    this.scheduled = true;
-    setTimeout(() => {
+    const start = () => {
       this.scheduled = false;
       this.running = true;
       void this.burst();
-    }, this.deps.windowMs);
+    };
+    if (this.mode.windowMs === undefined) {
+      start();
+      return;
+    }
+    this.scheduled = true;
+    setTimeout(start, this.mode.windowMs);
   }
 
   private async burst(): Promise<void> {
+    let complete = false;
     try {
       for (const subscription of this.joining.splice(0)) {
         if (subscription.closed) continue;
@@ -119,34 +142,59 @@ export class ScopeFeed {
         this.audience.add(subscription);
       }
       if (this.members.size === 0) return;
-      await this.readChanges();
+      if (this.mode.caughtUp && !this.gainsRead) {
+        this.gainsRead = true;
+        for (const subscription of this.members) await this.readGains(subscription);
+      }
+      complete = await this.readChanges();
       for (const { id, timestamp } of this.inFlight.splice(0)) if (timestamp <= this.highWater) this.recheck.set(id, timestamp);
       await this.readRechecks();
     } catch (error) {
+      complete = false;
       // Every member closed meanwhile (a shutdown ends the streams, then closes the pools): nobody to fail.
-      if (this.members.size > 0) this.deps.log(error, "a live feed read failed; the scope's subscribers were closed");
+      if (this.members.size > 0)
+        this.deps.log(
+          error,
+          this.mode.caughtUp
+            ? "a live feed subscription failed and was closed"
+            : "a live feed read failed; the scope's subscribers were closed",
+        );
       for (const subscription of [...this.members]) subscription.close();
     } finally {
       this.running = false;
       // A join or a signal during the burst marked it dirty. Re-checks are left only when nobody
       // is left to read for (no members, or all closed after a failure): no read for them.
-      if (this.dirty) {
+      if (this.dirty || (this.mode.caughtUp && !complete && this.members.size > 0)) {
         this.dirty = false;
         this.schedule();
-      }
+      } else if (complete) this.handOver();
     }
   }
 
-  /** Reads what changed after the lowest cursor, page by page, and delivers it. */
-  private async readChanges(): Promise<void> {
+  /** Solo: everything up to now was read; the subscription goes on with its scope's shared reads. */
+  private handOver(): void {
+    const { caughtUp } = this.mode;
+    if (!caughtUp) return;
+    for (const subscription of [...this.members]) {
+      this.leave(subscription);
+      if (!subscription.closed) caughtUp(subscription);
+    }
+  }
+
+  /**
+   * Reads what changed after the lowest cursor, page by page, and delivers it; true once it read
+   * up to the scope's timestamp (false when the page budget ran out first, or nobody is left).
+   */
+  private async readChanges(): Promise<boolean> {
     const { store } = this.deps;
-    for (let page = 0; page < MAX_PAGES_PER_BURST && this.members.size > 0; page += 1) {
+    const { page: size } = this.mode;
+    for (let page = 0; page < MAX_PAGES_PER_READ && this.members.size > 0; page += 1) {
       const low = Math.min(...[...this.members].map((s) => s.cursor));
       const upTo = await store.collectionTimestamp(this.scope);
-      if (upTo <= low) return;
+      if (upTo <= low) return true;
       const restricted = this.audience.hasRestricted;
       const { entries, judged } = await this.judgedChanges(low, upTo, restricted);
-      const last = entries.length === PAGE ? entries[PAGE - 1] : undefined;
+      const last = entries.length === size ? entries[size - 1] : undefined;
       const bound = last ? last.lastModified : upTo;
       const losses = restricted ? (await store.lostAccessAfter(this.scope, low)).filter((l) => l.lastModified <= bound) : [];
       const inPage = new Set(entries.map((e) => e.id));
@@ -167,8 +215,38 @@ export class ScopeFeed {
       for (const [subscription, delivered] of this.audience.deliveries(read)) subscription.deliver(delivered, eventOf);
       for (const subscription of this.members) subscription.cursor = Math.max(subscription.cursor, bound);
       this.highWater = Math.max(this.highWater, bound);
-      if (!last) return;
+      if (!last) return this.members.size > 0;
     }
+    return false;
+  }
+
+  /**
+   * A replay's records given to its principals after its cursor (a group change) whatever their
+   * own timestamp, as a `_since` listing holds them (restricted-view.ts `showsGained`): those its
+   * filters keep whose version it reads now, delivered before what changed after the cursor.
+   */
+  private async readGains(subscription: Subscription): Promise<void> {
+    const principals = subscription.principals;
+    if (principals === undefined) return;
+    const { store, shared } = this.deps;
+    const ids = await store.gainedAccessAfter(this.scope, [...principals], subscription.cursor);
+    if (ids.length === 0) return;
+    const found = await store.list(this.scope, {
+      filters: subscription.request.filters.filter((f) => !isLowerBound(f)),
+      sort: ASCENDING,
+      limit: ids.length,
+      upTo: subscription.cursor,
+      includeDeleted: false,
+      access: { ids },
+    });
+    const acls = await shared.aclsOfVersions(found, this.deps.acls);
+    const gained = found.filter((record) => {
+      const acl = acls.get(record.id);
+      const readers = acl && readersOf(this.deps.readPermissions, acl);
+      return showsGained(readsVersion(principals, readers), record.lastModified > subscription.cursor);
+    });
+    // Older than the client's position, each comes because access to it was gained: never a creation.
+    subscription.deliver(gained, (entry) => feedEvent(entry, "update"));
   }
 
   /**
@@ -189,7 +267,7 @@ export class ScopeFeed {
     upTo: number,
     restricted: boolean,
   ): Promise<{ entries: RecordOrTombstone[]; judged: Map<string, ReadonlySet<string>> }> {
-    const range = { after: low, upTo, limit: PAGE };
+    const range = { after: low, upTo, limit: this.mode.page };
     const { entries, acls } = await this.deps.shared.changes(this.scope, range, this.deps.acls, restricted);
     const judged = new Map<string, ReadonlySet<string>>();
     for (const [id, acl] of acls) judged.set(id, readersOf(this.deps.readPermissions, acl));
@@ -265,7 +343,7 @@ export class ScopeFeed {
       const kept = await this.deps.store.list(this.scope, {
         filters: [...filters, { field: MODIFIED_FIELD, operator: "gt", value: low }],
         sort: ASCENDING,
-        limit: PAGE,
+        limit: this.mode.page,
         upTo: bound,
         includeDeleted: false,
       });
@@ -290,4 +368,9 @@ export class ScopeFeed {
 
 function sameSet(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {
   return a.size === b.size && [...a].every((x) => b.has(x));
+}
+
+/** A lower bound on `last_modified` in a subscriber's own filters: a gain shows whatever its record's timestamp. */
+function isLowerBound(filter: Filter): boolean {
+  return filter.field === MODIFIED_FIELD && (filter.operator === "gt" || filter.operator === "min");
 }
