@@ -25,8 +25,16 @@ const articles: ResourceDefinition = {
   settingsPrincipals: { create: ["system.Authenticated"] },
 };
 
-/** A proxy counting every method call, by name, and under `items` the ids and principals they carry (array arguments). */
-function counted<T extends object>(target: T, calls: Map<string, number>): T {
+/** Entries in what a call answered (an array, a set or a map; 1 for anything else). */
+function sizeOf(value: unknown): number {
+  return Array.isArray(value) ? value.length : value instanceof Set || value instanceof Map ? value.size : 1;
+}
+
+/**
+ * A proxy counting every method call, by name, and under `items` the ids and principals they
+ * carry (array arguments); `rows`, when given, counts by name the entries each call answered.
+ */
+function counted<T extends object>(target: T, calls: Map<string, number>, rows?: Map<string, number>): T {
   return new Proxy(target, {
     get(object, name, receiver) {
       const value: unknown = Reflect.get(object, name, receiver);
@@ -35,17 +43,21 @@ function counted<T extends object>(target: T, calls: Map<string, number>): T {
         calls.set(String(name), (calls.get(String(name)) ?? 0) + 1);
         const items = args.reduce<number>((sum, arg) => sum + (Array.isArray(arg) ? arg.length : 0), 0);
         calls.set("items", (calls.get("items") ?? 0) + items);
-        return (value as (...a: unknown[]) => unknown).apply(object, args);
+        const result = (value as (...a: unknown[]) => unknown).apply(object, args);
+        if (rows && result instanceof Promise)
+          void result.then((answer) => rows.set(String(name), (rows.get(String(name)) ?? 0) + sizeOf(answer))).catch(() => undefined);
+        return result;
       };
     },
   });
 }
 
-async function world(readable: number) {
+async function world(readable: number, members = 0) {
   const permissions = new MemoryPermissionStore();
   const records = new MemoryRecordStore({ now: () => 1_000_000 });
   const calls = new Map<string, number>();
-  const countedPermissions = counted<PermissionStore>(permissions, calls);
+  const rows = new Map<string, number>();
+  const countedPermissions = counted<PermissionStore>(permissions, calls, rows);
   const countedRecords = counted<RecordStore>(records, calls);
   const groups = (id: string) => permissions.userPrincipals(id);
   const alice = authenticatedRequester("alice", groups);
@@ -62,6 +74,7 @@ async function world(readable: number) {
   });
   await permissions.addUserPrincipal("bob", "group:g1");
   await permissions.addUserPrincipal("group:g1", "group:g2");
+  for (let i = 0; i < members; i++) await permissions.addUserPrincipal(`member:${String(i).padStart(4, "0")}`, "group:g1");
   for (let i = 0; i < readable; i++)
     await service.replace(alice, articles, `r${String(i).padStart(4, "0")}`, { data: {}, permissions: { read: ["group:g2"] } });
   const access = new AccessService({
@@ -71,7 +84,7 @@ async function world(readable: number) {
     permissions: countedPermissions,
     tokens,
   });
-  return { access, alice, bob, calls };
+  return { access, alice, bob, calls, rows };
 }
 
 function total(calls: Map<string, number>): number {
@@ -105,5 +118,28 @@ describe("access requests do bounded work", () => {
       counts.push(total(calls));
     }
     expect(counts[1]).to.equal(counts[0]);
+  });
+
+  it("readers: a page reads a page of members, whether the group has 20 or 400", async () => {
+    const read: number[] = [];
+    for (const members of [20, 400]) {
+      const { access, alice, calls, rows } = await world(1, members);
+      const first = await access.readers(alice, articles, "r0000", { limit: 5 });
+      const second = await access.readers(alice, articles, "r0000", { limit: 5, token: first.nextToken! });
+      // Sorted: alice, bob, group:g1, group:g2, member:0000...; bob and group:g1 through group:g2.
+      expect(first.entries.map((r) => r.principal)).to.deep.equal(["alice", "bob", "group:g1", "group:g2", "member:0000"]);
+      expect(second.entries.map((r) => r.principal)).to.deep.equal([
+        "member:0001",
+        "member:0002",
+        "member:0003",
+        "member:0004",
+        "member:0005",
+      ]);
+      expect(second.entries[0]?.through).to.deep.equal(["group:g2"]);
+      expect(calls.get("membersOf") ?? 0).to.equal(0);
+      read.push(rows.get("membersPage") ?? 0);
+    }
+    expect(read[0]).to.be.within(1, 2 * 6);
+    expect(read[1]).to.equal(read[0]);
   });
 });

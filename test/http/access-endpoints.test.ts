@@ -187,6 +187,37 @@ for (const backend of BACKENDS)
         expect(other.status).to.equal(400);
         expect(other.body.details[0].name).to.equal("_token");
       });
+
+      it("pages members of nested groups merged with the named principals, each once, with its groups", async () => {
+        // group:editors (named) is also in group:staff (named); m0..m6 in group:staff, m2 also in group:editors.
+        await permissions.addUserPrincipal("group:editors", "group:staff");
+        const members = Array.from({ length: 7 }, (_, i) => `member:m${i}`);
+        for (const member of members) await permissions.addUserPrincipal(member, "group:staff");
+        await permissions.addUserPrincipal("member:m2", "group:editors");
+        await server.request("PATCH", "/v1/articles/a1", {
+          user: "alice:pw",
+          body: { permissions: { read: ["group:editors", "group:staff"] } },
+        });
+        const expected = [
+          [ALICE, []],
+          [BOB, ["group:editors", "group:staff"]],
+          [CAROL, ["group:auditors"]],
+          ["group:auditors", []],
+          ["group:editors", ["group:staff"]],
+          ["group:staff", []],
+          ...members.map((m) => [m, m === "member:m2" ? ["group:editors", "group:staff"] : ["group:staff"]]),
+        ].sort((a, b) => ((a[0] as string) < (b[0] as string) ? -1 : 1));
+        for (const limit of [2, 5, 100]) {
+          const pages = await walkNextPages(server, `/v1/articles/a1/readers?_limit=${limit}`, "alice:pw", 20);
+          const seen = pages.flatMap((p) => p.body.data.map((r: { principal: string; through: string[] }) => [r.principal, r.through]));
+          expect(seen, `_limit=${limit}`).to.deep.equal(expected);
+          expect(pages.every((p) => p.body.data.length <= limit)).to.equal(true);
+        }
+        const staff = (await get("/v1/articles/a1/readers?_limit=100", "alice:pw")).body.data.find(
+          (r: { principal: string }) => r.principal === "group:editors",
+        );
+        expect(staff.grants).to.deep.equal([{ source: "record", uri: "/articles/a1", permission: "read" }]);
+      });
     });
 
     describe("/permissions", () => {

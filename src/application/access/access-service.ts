@@ -17,6 +17,7 @@ import type { SharedRecords } from "../ports/shared-records.js";
 import { RecordTargets } from "../record-targets.js";
 import type { Requester } from "../requester.js";
 import { permissionFor, type ResourceDefinition } from "../resources.js";
+import { compareCodePoints } from "../nested-principals.js";
 import { groupChains, type ChainBounds } from "./group-chains.js";
 
 export interface AccessServiceDeps {
@@ -154,26 +155,25 @@ export class AccessService {
     const owner = caller.userId === undefined ? [] : [caller.userId];
     const fromAcls = await kind.holders(resource, READ, id, target.acl ?? {}, acls);
     const held = fromAcls ?? [{ objectId: recordId(resource, id), permission: READ, source: "owner" as const, principals: owner }];
-    const readers = new Map<string, { grants: Reader["grants"][number][]; through: Set<string> }>();
-    const entry = (principal: string) => {
-      let found = readers.get(principal);
-      if (!found) readers.set(principal, (found = { grants: [], through: new Set() }));
-      return found;
-    };
+    const named = new Map<string, Reader["grants"][number][]>();
     for (const grant of held)
-      for (const principal of grant.principals)
-        entry(principal).grants.push({ objectId: grant.objectId, permission: grant.permission, source: grant.source });
+      for (const principal of grant.principals) {
+        let grants = named.get(principal);
+        if (!grants) named.set(principal, (grants = []));
+        grants.push({ objectId: grant.objectId, permission: grant.permission, source: grant.source });
+      }
     // Everyone and Authenticated stand for every caller: they are listed, never expanded.
-    const groups = fromAcls === undefined ? [] : [...readers.keys()].filter((p) => p !== EVERYONE && p !== AUTHENTICATED);
-    const members = await Promise.all(groups.map((group) => this.deps.permissions.membersOf(group)));
-    groups.forEach((group, i) => {
-      for (const member of members[i] ?? []) entry(member).through.add(group);
-    });
-    const sorted = [...readers.keys()].filter((p) => after === undefined || p > after).sort();
-    const entries = sorted.slice(0, page.limit).map((principal) => {
-      const found = readers.get(principal)!;
-      return { principal, grants: found.grants, through: [...found.through].sort() };
-    });
+    const groups = fromAcls === undefined ? [] : [...named.keys()].filter((p) => p !== EVERYONE && p !== AUTHENTICATED);
+    // One page of members, one more to know whether a page follows: the principals the grants
+    // name (the ACL, read whole anyway) are merged in; any of them holding another through a group
+    // and ranked within this page is within the members read too.
+    const members = groups.length === 0 ? [] : await this.deps.permissions.membersPage(groups, after, page.limit + 1);
+    const readers = new Map<string, { grants: Reader["grants"]; through: readonly string[] }>();
+    for (const [principal, grants] of named)
+      if (after === undefined || compareCodePoints(principal, after) > 0) readers.set(principal, { grants, through: [] });
+    for (const member of members) readers.set(member.id, { grants: readers.get(member.id)?.grants ?? [], through: member.through });
+    const sorted = [...readers.keys()].sort(compareCodePoints);
+    const entries = sorted.slice(0, page.limit).map((principal) => ({ principal, ...readers.get(principal)! }));
     if (sorted.length <= page.limit || entries.length === 0) return { entries };
     const last = entries.at(-1)!.principal;
     return { entries, nextToken: this.deps.tokens.encode(READERS_SORT, filters, { cursor: { values: [last] }, upTo: 0 }) };
