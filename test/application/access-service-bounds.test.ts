@@ -25,6 +25,8 @@ const articles: ResourceDefinition = {
   settingsPrincipals: { create: ["system.Authenticated"] },
 };
 
+const notes: ResourceDefinition = { name: "notes", kind: "user", permissions: ["read", "write"], settingsPrincipals: {} };
+
 /** Entries in what a call answered (an array, a set or a map; 1 for anything else). */
 function sizeOf(value: unknown): number {
   return Array.isArray(value) ? value.length : value instanceof Set || value instanceof Map ? value.size : 1;
@@ -58,7 +60,7 @@ async function world(readable: number, members = 0) {
   const calls = new Map<string, number>();
   const rows = new Map<string, number>();
   const countedPermissions = counted<PermissionStore>(permissions, calls, rows);
-  const countedRecords = counted<RecordStore>(records, calls);
+  const countedRecords = counted<RecordStore>(records, calls, rows);
   const groups = (id: string) => permissions.userPrincipals(id);
   const alice = authenticatedRequester("alice", groups);
   const bob = authenticatedRequester("bob", groups);
@@ -75,8 +77,11 @@ async function world(readable: number, members = 0) {
   await permissions.addUserPrincipal("bob", "group:g1");
   await permissions.addUserPrincipal("group:g1", "group:g2");
   for (let i = 0; i < members; i++) await permissions.addUserPrincipal(`member:${String(i).padStart(4, "0")}`, "group:g1");
-  for (let i = 0; i < readable; i++)
-    await service.replace(alice, articles, `r${String(i).padStart(4, "0")}`, { data: {}, permissions: { read: ["group:g2"] } });
+  for (let i = 0; i < readable; i++) {
+    const id = `r${String(i).padStart(4, "0")}`;
+    await service.replace(alice, articles, id, { data: {}, permissions: { read: ["group:g2"] } });
+    await service.replace(bob, notes, id, { data: {} });
+  }
   const access = new AccessService({
     records: countedRecords,
     shared: new PortableSharedRecords(countedRecords, countedPermissions, unitOfWork),
@@ -105,6 +110,23 @@ describe("access requests do bounded work", () => {
     }
     expect(counts[0]).to.be.above(0);
     expect(counts[1]).to.equal(counts[0]);
+  });
+
+  it("/permissions: the same backend calls and rows for a page of the caller's own records, 20 or 400", async () => {
+    const counts: number[] = [];
+    for (const readable of [20, 400]) {
+      const { access, bob, calls, rows } = await world(readable);
+      const page = await access.accessibleObjects(bob, [notes], { limit: 10 });
+      expect(page.entries.map((e) => e.id)).to.deep.equal([undefined, ...Array.from({ length: 9 }, (_, i) => `r000${i}`)]);
+      const next = await access.accessibleObjects(bob, [notes], { limit: 10, token: page.nextToken! });
+      expect(next.entries.map((e) => e.id)).to.deep.equal(Array.from({ length: 10 }, (_, i) => `r${String(i + 9).padStart(4, "0")}`));
+      expect(next.entries[0]?.permissions).to.deep.equal(["read", "write"]);
+      counts.push(
+        total(calls),
+        [...rows.values()].reduce((a, b) => a + b, 0),
+      );
+    }
+    expect(counts.slice(2)).to.deep.equal(counts.slice(0, 2));
   });
 
   it("explain and readers: the same backend calls whether 20 or 400 records are readable", async () => {
