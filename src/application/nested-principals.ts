@@ -69,6 +69,36 @@ export async function holdersOfEach(
   return through;
 }
 
+/**
+ * PermissionStore.principalParents walked level by level (`linksOf` reads one level's links at
+ * once, aligned with the ids asked): each level's ids in code point order, so that the first
+ * parent a principal meets is the least of its level.
+ */
+export async function shortestParents(
+  seeds: readonly string[],
+  maxDepth: number,
+  linksOf: (ids: readonly string[]) => Promise<Iterable<Iterable<string>>>,
+): Promise<Map<string, string>> {
+  const parents = new Map<string, string>();
+  const seen = new Set<string>(seeds);
+  let frontier = [...seen].sort(compareCodePoints);
+  for (let level = 1; level <= maxDepth && frontier.length > 0; level += 1) {
+    const next: string[] = [];
+    let index = 0;
+    for (const links of await linksOf(frontier)) {
+      const from = frontier[index++] ?? "";
+      for (const principal of links) {
+        if (seen.has(principal)) continue;
+        seen.add(principal);
+        parents.set(principal, from);
+        next.push(principal);
+      }
+    }
+    frontier = next.sort(compareCodePoints);
+  }
+  return parents;
+}
+
 /** A page of holdersOfEach's answer as PermissionStore.membersPage gives it. */
 export function memberPage(through: ReadonlyMap<string, ReadonlySet<string>>, after: string | undefined, limit: number): Member[] {
   const ids = [...through.keys()].filter((id) => after === undefined || compareCodePoints(id, after) > 0).sort(compareCodePoints);

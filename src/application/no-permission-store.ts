@@ -17,6 +17,7 @@ export const NO_PERMISSION_STORE: PermissionStore = Object.freeze({
   directPrincipals: (ids: readonly string[]): Promise<Map<string, Set<string>>> =>
     Promise.resolve(new Map(ids.map((id) => [id, new Set<string>()]))),
   membersOf: noPrincipals,
+  principalParents: (): Promise<Map<string, string>> => Promise.resolve(new Map<string, string>()),
   membersPage: (): Promise<Member[]> => Promise.resolve([]),
   addPrincipalToAce: nothing,
   removePrincipalFromAce: nothing,

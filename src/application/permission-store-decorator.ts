@@ -33,6 +33,9 @@ export abstract class PermissionStoreDecorator implements PermissionStore {
   membersOf(principal: string): Promise<Set<string>> {
     return this.inner.membersOf(principal);
   }
+  principalParents(ids: readonly string[]): Promise<Map<string, string>> {
+    return this.inner.principalParents(ids);
+  }
   membersPage(principals: readonly string[], after: string | undefined, limit: number): Promise<Member[]> {
     return this.inner.membersPage(principals, after, limit);
   }

@@ -338,6 +338,41 @@ export function permissionStoreContract(
         expect((await store.membersOf("group:parent3")).size).to.equal(31);
       });
 
+      describe("the tree of a user's principals (principalParents)", () => {
+        it("gives each principal the parent at its lowest level, the least id there, through cycles", async () => {
+          await chain("alice", "group:a", "group:b", "group:c", "group:a");
+          await store.addUserPrincipal("alice", "group:x");
+          await store.addUserPrincipal("group:x", "group:c"); // a shorter way to group:c
+          await store.addUserPrincipal("group:w", "group:c"); // not reached: nobody holds group:w
+          await store.addUserPrincipal(AUTHENTICATED, "group:all");
+          await store.addUserPrincipal(AUTHENTICATED, "group:a"); // level 1 from both seeds: the least wins
+          await store.addUserPrincipal("group:a", "alice"); // back to a seed: no entry for it
+          const parents = await store.principalParents(["alice", AUTHENTICATED]);
+          expect(Object.fromEntries([...parents].sort())).to.deep.equal({
+            "group:a": "alice",
+            "group:all": AUTHENTICATED,
+            "group:b": "group:a",
+            "group:c": "group:x",
+            "group:x": "alice",
+          });
+          expect((await store.principalParents([])).size).to.equal(0);
+          expect((await store.principalParents(["nobody"])).size).to.equal(0);
+        });
+
+        it("orders ties by code point and stops at the depth bound, as userPrincipals does", async () => {
+          await store.addUserPrincipal("alice", "a\u{1F600}");
+          await store.addUserPrincipal("alice", "a\uE000");
+          await store.addUserPrincipal("a\u{1F600}", "group:tie");
+          await store.addUserPrincipal("a\uE000", "group:tie");
+          const levels = groups("group:level", DEFAULT_GROUP_MAX_DEPTH + 1);
+          await chain("bob", ...levels);
+          expect((await store.principalParents(["alice"])).get("group:tie")).to.equal("a\uE000");
+          const bob = await store.principalParents(["bob"]);
+          expect(sorted(bob.keys())).to.deep.equal(sorted(await store.userPrincipals("bob")));
+          expect(bob.get(levels[1] ?? "")).to.equal(levels[0]);
+        });
+      });
+
       describe("a page of members (membersPage)", () => {
         /** Every page of `limit` from the start, as a flat list of [id, through]. */
         async function allPages(principals: readonly string[], limit: number): Promise<[string, string[]][]> {

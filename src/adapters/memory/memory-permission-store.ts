@@ -8,7 +8,7 @@ import {
 } from "../../application/ports/permission-store.js";
 import { boundPairs, type BoundPermissionsFn } from "../../domain/permissions.js";
 import { AUTHENTICATED } from "../../domain/principals.js";
-import { holdersOfEach, memberPage, reachedWithin } from "../../application/nested-principals.js";
+import { holdersOfEach, memberPage, reachedWithin, shortestParents } from "../../application/nested-principals.js";
 import { wildcardMatcher } from "../../domain/wildcard.js";
 
 export class MemoryPermissionStore implements PermissionStore {
@@ -72,6 +72,10 @@ export class MemoryPermissionStore implements PermissionStore {
     const members = await reachedWithin([principal], this.groupMaxDepth, async (ids) => ids.map((id) => this.holders.get(id) ?? []));
     members.delete(principal);
     return members;
+  }
+
+  async principalParents(ids: readonly string[]): Promise<Map<string, string>> {
+    return shortestParents(ids, this.groupMaxDepth, async (level) => level.map((id) => this.users.get(id) ?? []));
   }
 
   async membersPage(principals: readonly string[], after: string | undefined, limit: number): Promise<Member[]> {

@@ -59,6 +59,22 @@ const MEMBERS_PAGE = {
     WHERE id <> via AND ($3::text IS NULL OR id > $3::text)
     GROUP BY id ORDER BY id LIMIT $4`,
 };
+/*
+ * principalParents: the links walked down from $1 within the bound ($2) in one statement; each
+ * principal keeps the row of its lowest level, the least parent there ("C" order, code points).
+ */
+const PRINCIPAL_PARENTS = {
+  name: "tessera_perm_principal_parents",
+  text: `WITH RECURSIVE walk (parent, principal, depth) AS (
+      SELECT s.id COLLATE "C", d.principal, 1 FROM unnest($1::text[]) AS s (id)
+        CROSS JOIN LATERAL (SELECT u.principal FROM user_principals u WHERE u.user_id = s.id OFFSET 0) AS d
+      UNION
+      SELECT w.principal, d.principal, w.depth + 1 FROM walk w
+        CROSS JOIN LATERAL (SELECT u.principal FROM user_principals u WHERE u.user_id = w.principal OFFSET 0) AS d
+      WHERE w.depth < $2)
+    SELECT DISTINCT ON (principal) principal, parent FROM walk WHERE principal <> ALL($1::text[])
+    ORDER BY principal, depth, parent`,
+};
 const ADD_ACE = {
   name: "tessera_perm_add_ace",
   text: "INSERT INTO access_control_entries (object_id, permission, principal) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING",
@@ -170,6 +186,12 @@ export class PostgresPermissionStore implements PermissionStore, PrincipalsWithC
   async membersOf(principal: string): Promise<Set<string>> {
     const rows = await this.run<{ id: string }>(MEMBERS_OF, [principal, this.groupMaxDepth]);
     return new Set(rows.map((row) => row.id));
+  }
+
+  async principalParents(ids: readonly string[]): Promise<Map<string, string>> {
+    if (ids.length === 0) return new Map();
+    const rows = await this.run<{ principal: string; parent: string }>(PRINCIPAL_PARENTS, [[...new Set(ids)], this.groupMaxDepth]);
+    return new Map(rows.map((row) => [row.principal, row.parent]));
   }
 
   async membersPage(principals: readonly string[], after: string | undefined, limit: number): Promise<Member[]> {

@@ -11,7 +11,7 @@ import {
 } from "../../application/ports/permission-store.js";
 import { boundPairs, type BoundPermission, type BoundPermissionsFn } from "../../domain/permissions.js";
 import { AUTHENTICATED } from "../../domain/principals.js";
-import { holdersOfEach, memberPage, reachedWithin } from "../../application/nested-principals.js";
+import { holdersOfEach, memberPage, reachedWithin, shortestParents } from "../../application/nested-principals.js";
 import { RedisPool, repliesOf, runScript, type RedisConnectionOptions, unlinkByPrefix } from "./redis-connection.js";
 import {
   ADD_ACE,
@@ -95,6 +95,11 @@ export class RedisPermissionStore implements PermissionStore {
     const members = await reachedWithin([principal], this.groupMaxDepth, (ids) => this.setsOf("pu", ids));
     members.delete(principal);
     return members;
+  }
+
+  /** One pipeline per level. */
+  async principalParents(ids: readonly string[]): Promise<Map<string, string>> {
+    return shortestParents(ids, this.groupMaxDepth, (level) => this.setsOf("u", level));
   }
 
   /** Reads whole reverse sets (a Redis set has no order): one pipeline per level, a page returned. */

@@ -109,10 +109,7 @@ export class AccessService {
     const keepsAcl = kind.recordAcls(resource) !== undefined;
     const own = requester.userId === undefined ? [] : [requester.userId];
     const read = this.targets.callerAndTarget(kind, requester, resource, scope, id);
-    let known: readonly string[] | undefined; // the caller's principals, once read: the walk may end when it reached them all
-    void read.then(([c]) => (known = c.principals)).catch(() => undefined);
-    const enough = (reached: ReadonlyMap<string, string[]>) => known !== undefined && known.every((p) => reached.has(p));
-    const walk = groupChains(this.deps.permissions, requester.userId, keepsAcl ? undefined : own, this.deps.chainBounds, enough);
+    const walk = groupChains(this.deps.permissions, requester.userId, keepsAcl ? undefined : own, this.deps.chainBounds);
     const warm = keepsAcl ? acls([{ objectId: `/${resource.name}`, permission: READ }]) : undefined;
     const [[caller, target], chains] = await Promise.all([read, walk, warm]);
     const readPermission = permissionFor(resource, "read");

@@ -56,6 +56,14 @@ export interface PermissionStore {
   directPrincipals(ids: readonly string[]): Promise<Map<string, Set<string>>>;
 
   /**
+   * How the principals of `ids` are reached through nesting, as one shortest-path tree: for each
+   * principal stored for one of `ids` (level 1) or reached from those within the depth bound, the
+   * id it is reached from at its lowest level (several there: the least in code point order). The
+   * ids asked get no entry. What explain's chains are made of; one round trip on PostgreSQL.
+   */
+  principalParents(ids: readonly string[]): Promise<Map<string, string>>;
+
+  /**
    * Every id (user or group, never `principal` itself) whose principals, expanded through
    * nesting within the depth bound, hold `principal`: the ids whose view changes when
    * `principal`'s own memberships change. `system.Authenticated` among them means every user.
