@@ -4,31 +4,24 @@
  * 10,000 articles, read by a caller who holds the record only through nested groups (reader ->
  * group:l1 -> group:l2 -> group:l3, beside 97 other groups on 3 levels), so explain walks the
  * whole chain. Requests go one at a time, GET and explain alternating, over one keep-alive
- * connection from this process (the server runs in it too: compare the ratio, not the ms, on a
- * shared machine). Never part of `npm test`.
+ * connection from this process to a `serve` child process (its own event loop, as in production).
+ * Never part of `npm test`.
  *
- *   node dist/bench/explain-p99.js [rounds=2000] [records=10000]
+ *   npm run build && node dist/bench/explain-p99.js [rounds=2000] [records=10000]
  */
-import { createHmac } from "node:crypto";
-import pg from "pg";
-import { pino } from "pino";
-import { startServer } from "../src/bootstrap/server.js";
-import { loadSettings } from "../src/bootstrap/settings.js";
-import { TOKENS } from "../src/bootstrap/tokens.js";
+import path from "node:path";
+import type pg from "pg";
+import { authorization, backendSettings, baseServerSettings, databaseUrl, principalOf, recreateDatabase, withClient } from "./seed.js";
+import { cliOf, freePort, runNode, settingsEnv, startProcess } from "./server-process.js";
 
 const SERVER = process.env.TESSERA_BENCH_POSTGRES_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
 const DATABASE = "tessera_bench_explain";
-const SECRET = "bench-secret";
 const READER = "reader:bench-password";
+const BUILD = path.resolve(import.meta.dirname, "..", "..");
+const sql = databaseUrl(SERVER, DATABASE);
 
-function urlOf(database: string): string {
-  const url = new URL(SERVER);
-  url.pathname = `/${database}`;
-  return url.toString();
-}
-
-function principalOf(credentials: string): string {
-  return `basicauth:${createHmac("sha256", SECRET).update(credentials, "utf8").digest("hex")}`;
+function settings(port: number): Record<string, string> {
+  return { ...baseServerSettings(port), resources: "articles:shareable", ...backendSettings("postgresql", sql) };
 }
 
 /** 10,000 records, each written by one of 1,000 owners; record r1 readable by group:l3 only; 100 groups on 3 levels. */
@@ -79,29 +72,17 @@ async function timed(url: string, authorization: string, check: (body: { data: R
 async function main(): Promise<void> {
   const rounds = Number(process.argv[2] ?? 2000);
   const records = Number(process.argv[3] ?? 10000);
-  const admin = new pg.Client({ connectionString: SERVER });
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS ${DATABASE} WITH (FORCE)`);
-  await admin.query(`CREATE DATABASE ${DATABASE}`);
-  await admin.end();
-  const env: Record<string, string> = {
-    TESSERA_RESOURCES: "articles:shareable",
-    TESSERA_STORAGE_BACKEND: "postgresql",
-    TESSERA_STORAGE_URL: urlOf(DATABASE),
-    TESSERA_PERMISSION_BACKEND: "postgresql",
-    TESSERA_PERMISSION_URL: urlOf(DATABASE),
-    TESSERA_USERID_HMAC_SECRET: SECRET,
-    TESSERA_LISTEN_PORT: "0",
-  };
-  const running = await startServer(loadSettings({ argv: [], env, defaultFile: false }), { logger: pino({ level: "silent" }) });
+  await recreateDatabase(SERVER, DATABASE);
+  await runNode([cliOf(BUILD), "migrate"], BUILD, settingsEnv(settings(0)));
+  await withClient(sql, (client) => seed(client, records));
+  const port = await freePort();
+  const server = await startProcess(
+    { args: [cliOf(BUILD), "serve"], cwd: BUILD, env: settingsEnv(settings(port)), readyPath: "/v1/__lbheartbeat__" },
+    port,
+  );
   try {
-    await (await running.container.getAsync(TOKENS.Migrator)).migrate();
-    const client = new pg.Client({ connectionString: urlOf(DATABASE) });
-    await client.connect();
-    await seed(client, records);
-    await client.end();
-    const authorization = `Basic ${Buffer.from(READER).toString("base64")}`;
-    const record = `${running.url}/v1/articles/r1`;
+    const credentials = authorization(READER);
+    const record = `${server.url}/v1/articles/r1`;
     const chain = [principalOf(READER), "group:l1", "group:l2", "group:l3"];
     const isRecord = (body: { data: Record<string, unknown> }) => {
       if (body.data.id !== "r1") throw new Error("GET answered another record");
@@ -112,14 +93,14 @@ async function main(): Promise<void> {
         throw new Error(`explain answered ${JSON.stringify(body.data)}`);
     };
     for (let i = 0; i < 200; i++) {
-      await timed(record, authorization, isRecord);
-      await timed(`${record}/explain?permission=read`, authorization, isExplained);
+      await timed(record, credentials, isRecord);
+      await timed(`${record}/explain?permission=read`, credentials, isExplained);
     }
     const gets: number[] = [];
     const explains: number[] = [];
     for (let i = 0; i < rounds; i++) {
-      gets.push(await timed(record, authorization, isRecord));
-      explains.push(await timed(`${record}/explain?permission=read`, authorization, isExplained));
+      gets.push(await timed(record, credentials, isRecord));
+      explains.push(await timed(`${record}/explain?permission=read`, credentials, isExplained));
     }
     gets.sort((a, b) => a - b);
     explains.sort((a, b) => a - b);
@@ -131,8 +112,11 @@ async function main(): Promise<void> {
       `explain / GET: median ${(percentile(explains, 50) / percentile(gets, 50)).toFixed(2)}, p99 ${(percentile(explains, 99) / percentile(gets, 99)).toFixed(2)}`,
     );
   } finally {
-    await running.stop();
+    await server.stop();
   }
 }
 
-await main();
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

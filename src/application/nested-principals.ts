@@ -1,3 +1,5 @@
+import type { Member } from "./ports/permission-store.js";
+
 /**
  * The walk through nested groups that every permission backend does, level by level: the ids
  * reached from `seeds` within `maxDepth` levels of links (the seeds' own links being level 1).
@@ -29,4 +31,92 @@ export async function reachedWithin(
     frontier = next;
   }
   return reached;
+}
+
+/**
+ * For each id holding one of `seeds` within `maxDepth` levels of reverse links (`holdersOf` reads
+ * one level's holders at once), the seeds it holds; as reachedWithin run for each seed, in one walk:
+ * a pair (id, seed) is expanded once, so a cycle ends there, and an id never holds itself.
+ */
+export async function holdersOfEach(
+  seeds: readonly string[],
+  maxDepth: number,
+  holdersOf: (ids: readonly string[]) => Promise<Iterable<Iterable<string>>>,
+): Promise<Map<string, Set<string>>> {
+  const through = new Map<string, Set<string>>();
+  const seen = new Set<string>(seeds.map((seed) => pairKey(seed, seed)));
+  let frontier = new Map<string, Set<string>>(seeds.map((seed) => [seed, new Set([seed])]));
+  for (let level = 1; level <= maxDepth && frontier.size > 0; level += 1) {
+    const ids = [...frontier.keys()];
+    const next = new Map<string, Set<string>>();
+    let index = 0;
+    for (const holders of await holdersOf(ids)) {
+      const vias = frontier.get(ids[index++] ?? "") ?? new Set<string>();
+      for (const holder of holders)
+        for (const via of vias) {
+          if (seen.has(pairKey(holder, via))) continue;
+          seen.add(pairKey(holder, via));
+          let held = through.get(holder);
+          if (!held) through.set(holder, (held = new Set()));
+          held.add(via);
+          let pending = next.get(holder);
+          if (!pending) next.set(holder, (pending = new Set()));
+          pending.add(via);
+        }
+    }
+    frontier = next;
+  }
+  return through;
+}
+
+/**
+ * PermissionStore.principalParents walked level by level (`linksOf` reads one level's links at
+ * once, aligned with the ids asked): each level's ids in code point order, so that the first
+ * parent a principal meets is the least of its level.
+ */
+export async function shortestParents(
+  seeds: readonly string[],
+  maxDepth: number,
+  linksOf: (ids: readonly string[]) => Promise<Iterable<Iterable<string>>>,
+): Promise<Map<string, string>> {
+  const parents = new Map<string, string>();
+  const seen = new Set<string>(seeds);
+  let frontier = [...seen].sort(compareCodePoints);
+  for (let level = 1; level <= maxDepth && frontier.length > 0; level += 1) {
+    const next: string[] = [];
+    let index = 0;
+    for (const links of await linksOf(frontier)) {
+      const from = frontier[index++] ?? "";
+      for (const principal of links) {
+        if (seen.has(principal)) continue;
+        seen.add(principal);
+        parents.set(principal, from);
+        next.push(principal);
+      }
+    }
+    frontier = next.sort(compareCodePoints);
+  }
+  return parents;
+}
+
+/** A page of holdersOfEach's answer as PermissionStore.membersPage gives it. */
+export function memberPage(through: ReadonlyMap<string, ReadonlySet<string>>, after: string | undefined, limit: number): Member[] {
+  const ids = [...through.keys()].filter((id) => after === undefined || compareCodePoints(id, after) > 0).sort(compareCodePoints);
+  return ids.slice(0, Math.max(0, limit)).map((id) => ({ id, through: [...(through.get(id) ?? [])].sort(compareCodePoints) }));
+}
+
+/** Orders strings by code point, as UTF-8 bytes (PostgreSQL's "C" collation) do; `<` orders UTF-16 units. */
+export function compareCodePoints(a: string, b: string): number {
+  for (let i = 0, j = 0; i < a.length && j < b.length;) {
+    const x = a.codePointAt(i) ?? 0;
+    const y = b.codePointAt(j) ?? 0;
+    if (x !== y) return x < y ? -1 : 1;
+    i += x > 0xffff ? 2 : 1;
+    j += y > 0xffff ? 2 : 1;
+  }
+  return a.length === b.length ? 0 : a.length < b.length ? -1 : 1;
+}
+
+function pairKey(id: string, via: string): string {
+  return `${via.length}:${via}${id}`;
 }

@@ -4,7 +4,7 @@
  * that each of them names only what it changes.
  */
 import type { BoundPermissionsFn } from "../domain/permissions.js";
-import type { ObjectPermissions, PermissionStore } from "./ports/permission-store.js";
+import type { Member, ObjectPermissions, PermissionStore } from "./ports/permission-store.js";
 
 export abstract class PermissionStoreDecorator implements PermissionStore {
   constructor(protected readonly inner: PermissionStore) {}
@@ -32,6 +32,12 @@ export abstract class PermissionStoreDecorator implements PermissionStore {
   }
   membersOf(principal: string): Promise<Set<string>> {
     return this.inner.membersOf(principal);
+  }
+  principalParents(ids: readonly string[]): Promise<Map<string, string>> {
+    return this.inner.principalParents(ids);
+  }
+  membersPage(principals: readonly string[], after: string | undefined, limit: number): Promise<Member[]> {
+    return this.inner.membersPage(principals, after, limit);
   }
   addPrincipalToAce(objectId: string, permission: string, principal: string): Promise<void> {
     return this.inner.addPrincipalToAce(objectId, permission, principal);

@@ -132,6 +132,8 @@ describe("PostgreSQL plans without statistics", function () {
     const statements = [
       await statementOf(/user_principals/, () => permissions.userPrincipals("account:m7", ["group:token"])),
       await statementOf(/user_principals/, () => permissions.membersOf("group:n7")),
+      await statementOf(/user_principals/, () => permissions.membersPage(["group:n7", "group:n9"], "account:m3", 10)),
+      await statementOf(/user_principals/, () => permissions.principalParents(["account:m7", "system.Authenticated"])),
       await statementOf(/user_principals/, () => permissions.principalsAndCheck("account:m7", [], "/big/r000007", "read")),
     ];
     for (const sent of statements) {

@@ -25,8 +25,18 @@ const articles: ResourceDefinition = {
   settingsPrincipals: { create: ["system.Authenticated"] },
 };
 
-/** A proxy counting every method call, by name, and under `items` the ids and principals they carry (array arguments). */
-function counted<T extends object>(target: T, calls: Map<string, number>): T {
+const notes: ResourceDefinition = { name: "notes", kind: "user", permissions: ["read", "write"], settingsPrincipals: {} };
+
+/** Entries in what a call answered (an array, a set or a map; 1 for anything else). */
+function sizeOf(value: unknown): number {
+  return Array.isArray(value) ? value.length : value instanceof Set || value instanceof Map ? value.size : 1;
+}
+
+/**
+ * A proxy counting every method call, by name, and under `items` the ids and principals they
+ * carry (array arguments); `rows`, when given, counts by name the entries each call answered.
+ */
+function counted<T extends object>(target: T, calls: Map<string, number>, rows?: Map<string, number>): T {
   return new Proxy(target, {
     get(object, name, receiver) {
       const value: unknown = Reflect.get(object, name, receiver);
@@ -35,18 +45,22 @@ function counted<T extends object>(target: T, calls: Map<string, number>): T {
         calls.set(String(name), (calls.get(String(name)) ?? 0) + 1);
         const items = args.reduce<number>((sum, arg) => sum + (Array.isArray(arg) ? arg.length : 0), 0);
         calls.set("items", (calls.get("items") ?? 0) + items);
-        return (value as (...a: unknown[]) => unknown).apply(object, args);
+        const result = (value as (...a: unknown[]) => unknown).apply(object, args);
+        if (rows && result instanceof Promise)
+          void result.then((answer) => rows.set(String(name), (rows.get(String(name)) ?? 0) + sizeOf(answer))).catch(() => undefined);
+        return result;
       };
     },
   });
 }
 
-async function world(readable: number) {
+async function world(readable: number, members = 0) {
   const permissions = new MemoryPermissionStore();
   const records = new MemoryRecordStore({ now: () => 1_000_000 });
   const calls = new Map<string, number>();
-  const countedPermissions = counted<PermissionStore>(permissions, calls);
-  const countedRecords = counted<RecordStore>(records, calls);
+  const rows = new Map<string, number>();
+  const countedPermissions = counted<PermissionStore>(permissions, calls, rows);
+  const countedRecords = counted<RecordStore>(records, calls, rows);
   const groups = (id: string) => permissions.userPrincipals(id);
   const alice = authenticatedRequester("alice", groups);
   const bob = authenticatedRequester("bob", groups);
@@ -62,8 +76,12 @@ async function world(readable: number) {
   });
   await permissions.addUserPrincipal("bob", "group:g1");
   await permissions.addUserPrincipal("group:g1", "group:g2");
-  for (let i = 0; i < readable; i++)
-    await service.replace(alice, articles, `r${String(i).padStart(4, "0")}`, { data: {}, permissions: { read: ["group:g2"] } });
+  for (let i = 0; i < members; i++) await permissions.addUserPrincipal(`member:${String(i).padStart(4, "0")}`, "group:g1");
+  for (let i = 0; i < readable; i++) {
+    const id = `r${String(i).padStart(4, "0")}`;
+    await service.replace(alice, articles, id, { data: {}, permissions: { read: ["group:g2"] } });
+    await service.replace(bob, notes, id, { data: {} });
+  }
   const access = new AccessService({
     records: countedRecords,
     shared: new PortableSharedRecords(countedRecords, countedPermissions, unitOfWork),
@@ -71,7 +89,7 @@ async function world(readable: number) {
     permissions: countedPermissions,
     tokens,
   });
-  return { access, alice, bob, calls };
+  return { access, alice, bob, calls, rows };
 }
 
 function total(calls: Map<string, number>): number {
@@ -94,6 +112,23 @@ describe("access requests do bounded work", () => {
     expect(counts[1]).to.equal(counts[0]);
   });
 
+  it("/permissions: the same backend calls and rows for a page of the caller's own records, 20 or 400", async () => {
+    const counts: number[] = [];
+    for (const readable of [20, 400]) {
+      const { access, bob, calls, rows } = await world(readable);
+      const page = await access.accessibleObjects(bob, [notes], { limit: 10 });
+      expect(page.entries.map((e) => e.id)).to.deep.equal([undefined, ...Array.from({ length: 9 }, (_, i) => `r000${i}`)]);
+      const next = await access.accessibleObjects(bob, [notes], { limit: 10, token: page.nextToken! });
+      expect(next.entries.map((e) => e.id)).to.deep.equal(Array.from({ length: 10 }, (_, i) => `r${String(i + 9).padStart(4, "0")}`));
+      expect(next.entries[0]?.permissions).to.deep.equal(["read", "write"]);
+      counts.push(
+        total(calls),
+        [...rows.values()].reduce((a, b) => a + b, 0),
+      );
+    }
+    expect(counts.slice(2)).to.deep.equal(counts.slice(0, 2));
+  });
+
   it("explain and readers: the same backend calls whether 20 or 400 records are readable", async () => {
     const counts: number[] = [];
     for (const readable of [20, 400]) {
@@ -105,5 +140,28 @@ describe("access requests do bounded work", () => {
       counts.push(total(calls));
     }
     expect(counts[1]).to.equal(counts[0]);
+  });
+
+  it("readers: a page reads a page of members, whether the group has 20 or 400", async () => {
+    const read: number[] = [];
+    for (const members of [20, 400]) {
+      const { access, alice, calls, rows } = await world(1, members);
+      const first = await access.readers(alice, articles, "r0000", { limit: 5 });
+      const second = await access.readers(alice, articles, "r0000", { limit: 5, token: first.nextToken! });
+      // Sorted: alice, bob, group:g1, group:g2, member:0000...; bob and group:g1 through group:g2.
+      expect(first.entries.map((r) => r.principal)).to.deep.equal(["alice", "bob", "group:g1", "group:g2", "member:0000"]);
+      expect(second.entries.map((r) => r.principal)).to.deep.equal([
+        "member:0001",
+        "member:0002",
+        "member:0003",
+        "member:0004",
+        "member:0005",
+      ]);
+      expect(second.entries[0]?.through).to.deep.equal(["group:g2"]);
+      expect(calls.get("membersOf") ?? 0).to.equal(0);
+      read.push(rows.get("membersPage") ?? 0);
+    }
+    expect(read[0]).to.be.within(1, 2 * 6);
+    expect(read[1]).to.equal(read[0]);
   });
 });

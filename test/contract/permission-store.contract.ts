@@ -338,6 +338,109 @@ export function permissionStoreContract(
         expect((await store.membersOf("group:parent3")).size).to.equal(31);
       });
 
+      describe("the tree of a user's principals (principalParents)", () => {
+        it("gives each principal the parent at its lowest level, the least id there, through cycles", async () => {
+          await chain("alice", "group:a", "group:b", "group:c", "group:a");
+          await store.addUserPrincipal("alice", "group:x");
+          await store.addUserPrincipal("group:x", "group:c"); // a shorter way to group:c
+          await store.addUserPrincipal("group:w", "group:c"); // not reached: nobody holds group:w
+          await store.addUserPrincipal(AUTHENTICATED, "group:all");
+          await store.addUserPrincipal(AUTHENTICATED, "group:a"); // level 1 from both seeds: the least wins
+          await store.addUserPrincipal("group:a", "alice"); // back to a seed: no entry for it
+          const parents = await store.principalParents(["alice", AUTHENTICATED]);
+          expect(Object.fromEntries([...parents].sort())).to.deep.equal({
+            "group:a": "alice",
+            "group:all": AUTHENTICATED,
+            "group:b": "group:a",
+            "group:c": "group:x",
+            "group:x": "alice",
+          });
+          expect((await store.principalParents([])).size).to.equal(0);
+          expect((await store.principalParents(["nobody"])).size).to.equal(0);
+        });
+
+        it("orders ties by code point and stops at the depth bound, as userPrincipals does", async () => {
+          await store.addUserPrincipal("alice", "a\u{1F600}");
+          await store.addUserPrincipal("alice", "a\uE000");
+          await store.addUserPrincipal("a\u{1F600}", "group:tie");
+          await store.addUserPrincipal("a\uE000", "group:tie");
+          const levels = groups("group:level", DEFAULT_GROUP_MAX_DEPTH + 1);
+          await chain("bob", ...levels);
+          expect((await store.principalParents(["alice"])).get("group:tie")).to.equal("a\uE000");
+          const bob = await store.principalParents(["bob"]);
+          expect(sorted(bob.keys())).to.deep.equal(sorted(await store.userPrincipals("bob")));
+          expect(bob.get(levels[1] ?? "")).to.equal(levels[0]);
+        });
+      });
+
+      describe("a page of members (membersPage)", () => {
+        /** Every page of `limit` from the start, as a flat list of [id, through]. */
+        async function allPages(principals: readonly string[], limit: number): Promise<[string, string[]][]> {
+          const seen: [string, string[]][] = [];
+          let after: string | undefined;
+          for (let page = 0; page < 100; page += 1) {
+            const members = await store.membersPage(principals, after, limit);
+            expect(members.length).to.be.at.most(limit);
+            seen.push(...members.map((m): [string, string[]] => [m.id, [...m.through]]));
+            if (members.length < limit) return seen;
+            after = members.at(-1)?.id;
+          }
+          throw new Error("membersPage never ended");
+        }
+
+        it("unites the members of several principals through nesting, each with the principals it holds, never itself", async () => {
+          await chain("alice", "group:editors", "group:staff");
+          await store.addUserPrincipal("bob", "group:staff");
+          await store.addUserPrincipal("carol", "group:other");
+          await store.addUserPrincipal("dave", "group:unrelated");
+          await store.addUserPrincipal(AUTHENTICATED, "group:other");
+          await store.addUserPrincipal("group:other", "group:staff");
+          const page = await store.membersPage(["group:staff", "group:editors", "group:other", "group:nobody"], undefined, 10);
+          expect(page.map((m) => [m.id, [...m.through]])).to.deep.equal([
+            ["alice", ["group:editors", "group:staff"]],
+            ["bob", ["group:staff"]],
+            ["carol", ["group:other", "group:staff"]],
+            ["group:editors", ["group:staff"]],
+            ["group:other", ["group:staff"]],
+            [AUTHENTICATED, ["group:other", "group:staff"]],
+          ]);
+        });
+
+        it("pages by id after a cursor, at most `limit` each, every member once, in code point order", async () => {
+          const ids = ["Zed", "alice", "a\uE000", "a\u{1F600}", "bob", "b", "group:x", "z"];
+          for (const id of ids) await store.addUserPrincipal(id, id === "group:x" ? "group:top" : "group:x");
+          // Code points: "Z" < "a" and "a\uE000" < "a\u{1F600}" (UTF-16 units would put the emoji first).
+          const expected = ["Zed", "alice", "a\uE000", "a\u{1F600}", "b", "bob", "group:x", "z"];
+          for (const limit of [1, 3, 8, 50]) {
+            const pages = await allPages(["group:top"], limit);
+            expect(pages.map(([id]) => id)).to.deep.equal(expected);
+            expect(pages.every(([, through]) => through.length === 1 && through[0] === "group:top")).to.equal(true);
+          }
+          expect((await store.membersPage(["group:top"], "alice", 2)).map((m) => m.id)).to.deep.equal(["a\uE000", "a\u{1F600}"]);
+          expect(await store.membersPage(["group:top"], "zz", 5)).to.deep.equal([]);
+          expect((await store.membersPage(["group:top"], "invented-cursor", 1)).map((m) => m.id)).to.deep.equal(["z"]);
+        });
+
+        it("ends cycles, follows the depth bound as membersOf does, and answers nothing for nothing", async () => {
+          await chain("group:a", "group:b", "group:c", "group:a");
+          await store.addUserPrincipal("alice", "group:a");
+          const levels = groups("group:level", DEFAULT_GROUP_MAX_DEPTH + 1);
+          await chain("dave", ...levels);
+          const top = levels[DEFAULT_GROUP_MAX_DEPTH] ?? "";
+          const page = await store.membersPage(["group:a", top], undefined, 100);
+          expect(page.map((m) => [m.id, [...m.through]])).to.deep.equal([
+            ["alice", ["group:a"]],
+            ["group:b", ["group:a"]],
+            ["group:c", ["group:a"]],
+            ...levels.slice(0, -1).map((level): [string, string[]] => [level, [top]]),
+          ]);
+          expect(sorted(page.filter((m) => m.through.includes(top)).map((m) => m.id))).to.deep.equal(sorted(await store.membersOf(top)));
+          expect(await store.membersPage([], undefined, 10)).to.deep.equal([]);
+          expect(await store.membersPage(["group:a"], undefined, 0)).to.deep.equal([]);
+          expect(await store.membersPage(["group:unknown"], undefined, 10)).to.deep.equal([]);
+        });
+      });
+
       describe("with a depth bound of 2", () => {
         let shallow: Harness<PermissionStore>;
         before(async () => {
@@ -360,6 +463,13 @@ export function permissionStoreContract(
           expect(sorted(await port.userPrincipals("alice"))).to.deep.equal(["group:1", "group:2", "group:all1", "group:all2"]);
           expect(sorted(await port.membersOf("group:2"))).to.deep.equal(["alice", "group:1"]);
           expect(sorted(await port.membersOf("group:3"))).to.deep.equal(["group:1", "group:2"]);
+          const page = await port.membersPage(["group:3", "group:all2"], undefined, 10);
+          expect(page.map((m) => [m.id, [...m.through]])).to.deep.equal([
+            ["group:1", ["group:3"]],
+            ["group:2", ["group:3"]],
+            ["group:all1", ["group:all2"]],
+            [AUTHENTICATED, ["group:all2"]],
+          ]);
         });
       });
 

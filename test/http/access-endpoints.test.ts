@@ -30,7 +30,10 @@ for (const backend of BACKENDS)
     const get = (path: string, user?: string) => server.request("GET", path, { user });
 
     before(async () => {
-      server = await startTestServer({ ...(await backend.settings()), articles_read_principals: "group:auditors" });
+      server = await startTestServer(
+        { ...(await backend.settings()), articles_read_principals: "group:auditors", reviews_create_principals: ALICE },
+        [{ resources: [{ name: "reviews", kind: "shareable", extraPermissions: ["comment"] }] }],
+      );
       await (await server.running.container.getAsync(TOKENS.Migrator)).migrate();
       permissions = await server.running.container.getAsync(TOKENS.PermissionStore);
     });
@@ -187,6 +190,37 @@ for (const backend of BACKENDS)
         expect(other.status).to.equal(400);
         expect(other.body.details[0].name).to.equal("_token");
       });
+
+      it("pages members of nested groups merged with the named principals, each once, with its groups", async () => {
+        // group:editors (named) is also in group:staff (named); m0..m6 in group:staff, m2 also in group:editors.
+        await permissions.addUserPrincipal("group:editors", "group:staff");
+        const members = Array.from({ length: 7 }, (_, i) => `member:m${i}`);
+        for (const member of members) await permissions.addUserPrincipal(member, "group:staff");
+        await permissions.addUserPrincipal("member:m2", "group:editors");
+        await server.request("PATCH", "/v1/articles/a1", {
+          user: "alice:pw",
+          body: { permissions: { read: ["group:editors", "group:staff"] } },
+        });
+        const expected = [
+          [ALICE, []],
+          [BOB, ["group:editors", "group:staff"]],
+          [CAROL, ["group:auditors"]],
+          ["group:auditors", []],
+          ["group:editors", ["group:staff"]],
+          ["group:staff", []],
+          ...members.map((m) => [m, m === "member:m2" ? ["group:editors", "group:staff"] : ["group:staff"]]),
+        ].sort((a, b) => ((a[0] as string) < (b[0] as string) ? -1 : 1));
+        for (const limit of [2, 5, 100]) {
+          const pages = await walkNextPages(server, `/v1/articles/a1/readers?_limit=${limit}`, "alice:pw", 20);
+          const seen = pages.flatMap((p) => p.body.data.map((r: { principal: string; through: string[] }) => [r.principal, r.through]));
+          expect(seen, `_limit=${limit}`).to.deep.equal(expected);
+          expect(pages.every((p) => p.body.data.length <= limit)).to.equal(true);
+        }
+        const staff = (await get("/v1/articles/a1/readers?_limit=100", "alice:pw")).body.data.find(
+          (r: { principal: string }) => r.principal === "group:editors",
+        );
+        expect(staff.grants).to.deep.equal([{ source: "record", uri: "/articles/a1", permission: "read" }]);
+      });
     });
 
     describe("/permissions", () => {
@@ -200,6 +234,7 @@ for (const backend of BACKENDS)
           { id: "b1", collection_id: "articles", resource_name: "record", uri: "/articles/b1", permissions: ["read"] },
           { id: "b2", collection_id: "articles", resource_name: "record", uri: "/articles/b2", permissions: ["read"] },
           { id: "b3", collection_id: "articles", resource_name: "record", uri: "/articles/b3", permissions: ["read"] },
+          { id: "notes", resource_name: "collection", uri: "/notes", permissions: ["read", "write", "create"] },
         ]);
         const alice = await get("/v1/permissions", "alice:pw");
         expect(alice.body.data.map((e: { uri: string; permissions: string[] }) => `${e.uri} ${e.permissions.join(",")}`)).to.deep.equal([
@@ -208,7 +243,48 @@ for (const backend of BACKENDS)
           "/articles/b1 read,write",
           "/articles/b2 read,write",
           "/articles/b3 read,write",
+          "/notes read,write,create",
+          "/reviews create",
         ]);
+      });
+
+      it("lists records held only through a permission that does not grant read, and the caller's own records", async () => {
+        const put = (path: string, user: string, body: object) => server.request("PUT", path, { user, body });
+        expect((await put("/v1/reviews/rv2", "alice:pw", { data: {}, permissions: { comment: [BOB] } })).status).to.equal(201);
+        expect((await put("/v1/reviews/rv1", "alice:pw", { data: {}, permissions: { read: ["group:editors"] } })).status).to.equal(201);
+        await put("/v1/reviews/rv3", "alice:pw", { data: {}, permissions: { comment: [CAROL] } });
+        for (const id of ["n2", "n1"]) expect((await put(`/v1/notes/${id}`, "bob:pw", { data: {} })).status).to.equal(201);
+        await put("/v1/notes/n3", "alice:pw", { data: {} });
+        // Bob cannot read rv2, yet holds comment there: Kinto's /permissions names it.
+        expect((await get("/v1/reviews/rv2", "bob:pw")).status).to.equal(403);
+        const expected = [
+          "/articles create",
+          "/articles/a1 read",
+          "/notes read,write,create",
+          "/notes/n1 read,write",
+          "/notes/n2 read,write",
+          "/reviews/rv1 read",
+          "/reviews/rv2 comment",
+        ];
+        for (const limit of [1, 2, 3, 100]) {
+          const pages = await walkNextPages(server, `/v1/permissions?_limit=${limit}`, "bob:pw", 20);
+          const seen = pages.flatMap((p) =>
+            p.body.data.map((e: { uri: string; permissions: string[] }) => `${e.uri} ${e.permissions.join(",")}`),
+          );
+          expect(seen, `_limit=${limit}`).to.deep.equal(expected);
+          expect(pages.every((p) => p.body.data.length <= limit)).to.equal(true);
+        }
+        const note = (await get("/v1/permissions", "bob:pw")).body.data.find((e: { uri: string }) => e.uri === "/notes/n1");
+        expect(note).to.deep.equal({
+          id: "n1",
+          collection_id: "notes",
+          resource_name: "record",
+          uri: "/notes/n1",
+          permissions: ["read", "write"],
+        });
+        const anonymous = await get("/v1/permissions");
+        expect(anonymous.status).to.equal(200);
+        expect(anonymous.body.data).to.deep.equal([]);
       });
 
       it("lists what anonymous callers hold through system.Everyone", async () => {

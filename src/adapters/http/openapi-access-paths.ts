@@ -148,7 +148,7 @@ export function accessPaths(resources: readonly ResourceDefinition[]): JsonObjec
         operationId: "list_permissions",
         summary: "Every object the caller holds a permission on",
         description:
-          "Kinto's `/permissions`: for each shareable collection (by name), the collection when the caller holds a permission on it (settings principals or its ACL), then each record the caller reads through the record's own ACL (by id), with every permission the caller holds there. User collections are not listed.",
+          "Kinto's `/permissions`, by collection name: for a shareable collection, the collection when the caller holds a permission on it (settings principals or its ACL), then each record whose own ACL names one of the caller's principals for any permission, custom ones included (by id); for a user collection (authenticated callers), the caller's own collection and records. Each with every permission the caller holds there.",
         parameters: PAGE_PARAMETERS,
         responses: { "200": ok("A page of objects.", ACCESSIBLE_OBJECTS, true), ...errorResponses([]) },
       },
@@ -182,7 +182,7 @@ export function accessPaths(resources: readonly ResourceDefinition[]): JsonObjec
         operationId: `readers_${name}`,
         summary: `Who may read a ${name} record, through groups`,
         description:
-          "For callers who may write the record: every principal a grant of read names (settings, collection and record ACLs, bound permissions), and every user or group holding one of them through groups, by principal. `system.Everyone` and `system.Authenticated` are listed, not expanded.",
+          "For callers who may write the record: every principal a grant of read names (settings, collection and record ACLs, bound permissions), and every user or group holding one of them through groups, by principal (code point order), a page read per page. `system.Everyone` and `system.Authenticated` are listed, not expanded.",
         parameters: PAGE_PARAMETERS,
         responses: { "200": ok("A page of readers.", READERS, true), ...errorResponses([401, 403, 404]) },
       },

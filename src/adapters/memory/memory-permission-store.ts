@@ -1,9 +1,14 @@
 /** In-process PermissionStore: the reference fake the application tests trust (same contract as the others). */
 /* eslint-disable @typescript-eslint/require-await -- the port is async; memory answers at once */
-import { DEFAULT_GROUP_MAX_DEPTH, type ObjectPermissions, type PermissionStore } from "../../application/ports/permission-store.js";
+import {
+  DEFAULT_GROUP_MAX_DEPTH,
+  type Member,
+  type ObjectPermissions,
+  type PermissionStore,
+} from "../../application/ports/permission-store.js";
 import { boundPairs, type BoundPermissionsFn } from "../../domain/permissions.js";
 import { AUTHENTICATED } from "../../domain/principals.js";
-import { reachedWithin } from "../../application/nested-principals.js";
+import { holdersOfEach, memberPage, reachedWithin, shortestParents } from "../../application/nested-principals.js";
 import { wildcardMatcher } from "../../domain/wildcard.js";
 
 export class MemoryPermissionStore implements PermissionStore {
@@ -67,6 +72,15 @@ export class MemoryPermissionStore implements PermissionStore {
     const members = await reachedWithin([principal], this.groupMaxDepth, async (ids) => ids.map((id) => this.holders.get(id) ?? []));
     members.delete(principal);
     return members;
+  }
+
+  async principalParents(ids: readonly string[]): Promise<Map<string, string>> {
+    return shortestParents(ids, this.groupMaxDepth, async (level) => level.map((id) => this.users.get(id) ?? []));
+  }
+
+  async membersPage(principals: readonly string[], after: string | undefined, limit: number): Promise<Member[]> {
+    const through = await holdersOfEach(principals, this.groupMaxDepth, async (ids) => ids.map((id) => this.holders.get(id) ?? []));
+    return memberPage(through, after, limit);
   }
 
   async addPrincipalToAce(objectId: string, permission: string, principal: string): Promise<void> {

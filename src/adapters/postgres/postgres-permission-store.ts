@@ -3,10 +3,16 @@
  * (principal, permission, object_id) index — never a VALUES join, which the planner answers with
  * a scan of every ACE (what makes Kinto slow).
  */
-import { DEFAULT_GROUP_MAX_DEPTH, type ObjectPermissions, type PermissionStore } from "../../application/ports/permission-store.js";
+import {
+  DEFAULT_GROUP_MAX_DEPTH,
+  type Member,
+  type ObjectPermissions,
+  type PermissionStore,
+} from "../../application/ports/permission-store.js";
 import type { PrincipalsAndCheck, PrincipalsWithCheck } from "../../application/ports/principals-with-check.js";
 import { boundPairs, type BoundPermissionsFn } from "../../domain/permissions.js";
 import { AUTHENTICATED } from "../../domain/principals.js";
+import { compareCodePoints } from "../../application/nested-principals.js";
 import { prefixRange, wildcardToLike } from "./like-pattern.js";
 import { holdersReached, principalsReached } from "./principal-closure-sql.js";
 import type { PostgresDatabase } from "./postgres-database.js";
@@ -34,6 +40,40 @@ const DIRECT_PRINCIPALS = {
 const MEMBERS_OF = {
   name: "tessera_perm_members_of",
   text: `WITH RECURSIVE ${holdersReached("$1::text", "$2::int")} SELECT DISTINCT id FROM held WHERE id <> $1`,
+};
+/*
+ * membersOf of each of $1 in one walk (the pairs (id, via) kept apart, as holdersReached does for
+ * one), then one page: ids after $3 in "C" order (code points), at most $4 rows sent. The walk
+ * itself reads every member within the depth bound: user_principals holds no order to resume from.
+ */
+const MEMBERS_PAGE = {
+  name: "tessera_perm_members_page",
+  text: `WITH RECURSIVE held (id, via, depth) AS (
+      SELECT h.user_id, s.via, 1 FROM unnest($1::text[]) AS s (via)
+        CROSS JOIN LATERAL (SELECT u.user_id FROM user_principals u WHERE u.principal = s.via OFFSET 0) AS h
+      UNION
+      SELECT h.user_id, r.via, r.depth + 1 FROM held r
+        CROSS JOIN LATERAL (SELECT u.user_id FROM user_principals u WHERE u.principal = r.id OFFSET 0) AS h
+      WHERE r.depth < $2)
+    SELECT id, array_agg(DISTINCT via COLLATE "C") AS through FROM held
+    WHERE id <> via AND ($3::text IS NULL OR id > $3::text)
+    GROUP BY id ORDER BY id LIMIT $4`,
+};
+/*
+ * principalParents: the links walked down from $1 within the bound ($2) in one statement; each
+ * principal keeps the row of its lowest level, the least parent there ("C" order, code points).
+ */
+const PRINCIPAL_PARENTS = {
+  name: "tessera_perm_principal_parents",
+  text: `WITH RECURSIVE walk (parent, principal, depth) AS (
+      SELECT s.id COLLATE "C", d.principal, 1 FROM unnest($1::text[]) AS s (id)
+        CROSS JOIN LATERAL (SELECT u.principal FROM user_principals u WHERE u.user_id = s.id OFFSET 0) AS d
+      UNION
+      SELECT w.principal, d.principal, w.depth + 1 FROM walk w
+        CROSS JOIN LATERAL (SELECT u.principal FROM user_principals u WHERE u.user_id = w.principal OFFSET 0) AS d
+      WHERE w.depth < $2)
+    SELECT DISTINCT ON (principal) principal, parent FROM walk WHERE principal <> ALL($1::text[])
+    ORDER BY principal, depth, parent`,
 };
 const ADD_ACE = {
   name: "tessera_perm_add_ace",
@@ -146,6 +186,23 @@ export class PostgresPermissionStore implements PermissionStore, PrincipalsWithC
   async membersOf(principal: string): Promise<Set<string>> {
     const rows = await this.run<{ id: string }>(MEMBERS_OF, [principal, this.groupMaxDepth]);
     return new Set(rows.map((row) => row.id));
+  }
+
+  async principalParents(ids: readonly string[]): Promise<Map<string, string>> {
+    if (ids.length === 0) return new Map();
+    const rows = await this.run<{ principal: string; parent: string }>(PRINCIPAL_PARENTS, [[...new Set(ids)], this.groupMaxDepth]);
+    return new Map(rows.map((row) => [row.principal, row.parent]));
+  }
+
+  async membersPage(principals: readonly string[], after: string | undefined, limit: number): Promise<Member[]> {
+    if (principals.length === 0 || limit <= 0) return [];
+    const rows = await this.run<{ id: string; through: string[] }>(MEMBERS_PAGE, [
+      [...new Set(principals)],
+      this.groupMaxDepth,
+      after ?? null,
+      limit,
+    ]);
+    return rows.map((row) => ({ id: row.id, through: [...row.through].sort(compareCodePoints) }));
   }
 
   async addPrincipalToAce(objectId: string, permission: string, principal: string): Promise<void> {

@@ -3,10 +3,15 @@
  * reverse indexes (see redis-permission-scripts.ts) are updated in the same Lua step as the ACEs,
  * so checks are one pipeline of SMISMEMBER and listings one pipeline of SUNION per bound pair.
  */
-import { DEFAULT_GROUP_MAX_DEPTH, type ObjectPermissions, type PermissionStore } from "../../application/ports/permission-store.js";
+import {
+  DEFAULT_GROUP_MAX_DEPTH,
+  type Member,
+  type ObjectPermissions,
+  type PermissionStore,
+} from "../../application/ports/permission-store.js";
 import { boundPairs, type BoundPermission, type BoundPermissionsFn } from "../../domain/permissions.js";
 import { AUTHENTICATED } from "../../domain/principals.js";
-import { reachedWithin } from "../../application/nested-principals.js";
+import { holdersOfEach, memberPage, reachedWithin, shortestParents } from "../../application/nested-principals.js";
 import { RedisPool, repliesOf, runScript, type RedisConnectionOptions, unlinkByPrefix } from "./redis-connection.js";
 import {
   ADD_ACE,
@@ -90,6 +95,17 @@ export class RedisPermissionStore implements PermissionStore {
     const members = await reachedWithin([principal], this.groupMaxDepth, (ids) => this.setsOf("pu", ids));
     members.delete(principal);
     return members;
+  }
+
+  /** One pipeline per level. */
+  async principalParents(ids: readonly string[]): Promise<Map<string, string>> {
+    return shortestParents(ids, this.groupMaxDepth, (level) => this.setsOf("u", level));
+  }
+
+  /** Reads whole reverse sets (a Redis set has no order): one pipeline per level, a page returned. */
+  async membersPage(principals: readonly string[], after: string | undefined, limit: number): Promise<Member[]> {
+    const through = await holdersOfEach([...new Set(principals)], this.groupMaxDepth, (ids) => this.setsOf("pu", ids));
+    return memberPage(through, after, limit);
   }
 
   /** The members of the `kind` set of each id, in one pipeline. */

@@ -13,10 +13,11 @@ import type { Filter, SortKey } from "../listing.js";
 import type { PaginationTokens } from "../pagination-token.js";
 import type { PermissionStore } from "../ports/permission-store.js";
 import type { RecordStore } from "../ports/record-store.js";
-import type { SharedRecords } from "../ports/shared-records.js";
+import type { Grants, SharedRecords } from "../ports/shared-records.js";
 import { RecordTargets } from "../record-targets.js";
 import type { Requester } from "../requester.js";
 import { permissionFor, type ResourceDefinition } from "../resources.js";
+import { compareCodePoints } from "../nested-principals.js";
 import { groupChains, type ChainBounds } from "./group-chains.js";
 
 export interface AccessServiceDeps {
@@ -102,16 +103,14 @@ export class AccessService {
     const kind = this.kindOf(resource);
     const scope = kind.scope(requester, resource);
     const acls = memoizedAcls(this.deps.permissions, knownPermissions(resource));
-    // Started with the record read, not after the decision: the walk through the user's groups
-    // and the collection's ACL (a cache warmed, decided on later) cost no round trip of their own.
+    // Started with the record read, not after the decision: the tree of the user's groups (one
+    // statement on PostgreSQL) and the collection's ACL (a cache warmed, decided on later) add no
+    // round trip to the critical path.
     // A kind without ACL never asks the permission backend: its one grant is the caller's own id.
     const keepsAcl = kind.recordAcls(resource) !== undefined;
     const own = requester.userId === undefined ? [] : [requester.userId];
     const read = this.targets.callerAndTarget(kind, requester, resource, scope, id);
-    let known: readonly string[] | undefined; // the caller's principals, once read: the walk may end when it reached them all
-    void read.then(([c]) => (known = c.principals)).catch(() => undefined);
-    const enough = (reached: ReadonlyMap<string, string[]>) => known !== undefined && known.every((p) => reached.has(p));
-    const walk = groupChains(this.deps.permissions, requester.userId, keepsAcl ? undefined : own, this.deps.chainBounds, enough);
+    const walk = groupChains(this.deps.permissions, requester.userId, keepsAcl ? undefined : own, this.deps.chainBounds);
     const warm = keepsAcl ? acls([{ objectId: `/${resource.name}`, permission: READ }]) : undefined;
     const [[caller, target], chains] = await Promise.all([read, walk, warm]);
     const readPermission = permissionFor(resource, "read");
@@ -154,36 +153,37 @@ export class AccessService {
     const owner = caller.userId === undefined ? [] : [caller.userId];
     const fromAcls = await kind.holders(resource, READ, id, target.acl ?? {}, acls);
     const held = fromAcls ?? [{ objectId: recordId(resource, id), permission: READ, source: "owner" as const, principals: owner }];
-    const readers = new Map<string, { grants: Reader["grants"][number][]; through: Set<string> }>();
-    const entry = (principal: string) => {
-      let found = readers.get(principal);
-      if (!found) readers.set(principal, (found = { grants: [], through: new Set() }));
-      return found;
-    };
+    const named = new Map<string, Reader["grants"][number][]>();
     for (const grant of held)
-      for (const principal of grant.principals)
-        entry(principal).grants.push({ objectId: grant.objectId, permission: grant.permission, source: grant.source });
+      for (const principal of grant.principals) {
+        let grants = named.get(principal);
+        if (!grants) named.set(principal, (grants = []));
+        grants.push({ objectId: grant.objectId, permission: grant.permission, source: grant.source });
+      }
     // Everyone and Authenticated stand for every caller: they are listed, never expanded.
-    const groups = fromAcls === undefined ? [] : [...readers.keys()].filter((p) => p !== EVERYONE && p !== AUTHENTICATED);
-    const members = await Promise.all(groups.map((group) => this.deps.permissions.membersOf(group)));
-    groups.forEach((group, i) => {
-      for (const member of members[i] ?? []) entry(member).through.add(group);
-    });
-    const sorted = [...readers.keys()].filter((p) => after === undefined || p > after).sort();
-    const entries = sorted.slice(0, page.limit).map((principal) => {
-      const found = readers.get(principal)!;
-      return { principal, grants: found.grants, through: [...found.through].sort() };
-    });
+    const groups = fromAcls === undefined ? [] : [...named.keys()].filter((p) => p !== EVERYONE && p !== AUTHENTICATED);
+    // One page of members, one more to know whether a page follows: the principals the grants
+    // name (the ACL, read whole anyway) are merged in; any of them holding another through a group
+    // and ranked within this page is within the members read too.
+    const members = groups.length === 0 ? [] : await this.deps.permissions.membersPage(groups, after, page.limit + 1);
+    const readers = new Map<string, { grants: Reader["grants"]; through: readonly string[] }>();
+    for (const [principal, grants] of named)
+      if (after === undefined || compareCodePoints(principal, after) > 0) readers.set(principal, { grants, through: [] });
+    for (const member of members) readers.set(member.id, { grants: readers.get(member.id)?.grants ?? [], through: member.through });
+    const sorted = [...readers.keys()].sort(compareCodePoints);
+    const entries = sorted.slice(0, page.limit).map((principal) => ({ principal, ...readers.get(principal)! }));
     if (sorted.length <= page.limit || entries.length === 0) return { entries };
     const last = entries.at(-1)!.principal;
     return { entries, nextToken: this.deps.tokens.encode(READERS_SORT, filters, { cursor: { values: [last] }, upTo: 0 }) };
   }
 
   /**
-   * Every object the caller holds a permission on, Kinto's `/permissions`: for each shareable
-   * resource (by name), its collection when the caller holds a permission on it, then each record
-   * the caller reads through its own ACL (by id), with every permission the caller holds there.
-   * One page costs one listing and one ACL read per resource it touches, whatever the totals.
+   * Every object the caller holds a permission on, Kinto's `/permissions`, by resource name: the
+   * collection when the caller holds a permission on it, then its records by id, each with every
+   * permission the caller holds there. Records of a shareable resource: those whose own ACL names
+   * one of the caller's principals for any permission (custom ones too, whether or not they grant
+   * read); of a user resource: the caller's own collection and records (none for an anonymous
+   * caller). One page costs one listing and one ACL read per resource it touches, whatever the totals.
    */
   async accessibleObjects(
     requester: Requester,
@@ -197,8 +197,10 @@ export class AccessService {
     const caller = await requester.caller();
     const entries: AccessibleObject[] = [];
     let more = false;
-    const shareable = resources.filter((r) => this.kindOf(r).recordAcls(r) !== undefined).sort((a, b) => (a.name < b.name ? -1 : 1));
-    for (const resource of shareable) {
+    const listed = resources
+      .filter((r) => this.kindOf(r).recordAcls(r) !== undefined || requester.userId !== undefined)
+      .sort((a, b) => (a.name < b.name ? -1 : 1));
+    for (const resource of listed) {
       if (afterCollection !== undefined && resource.name < afterCollection) continue;
       const resumeAt = resource.name === afterCollection ? afterId : undefined;
       if (entries.length >= page.limit) {
@@ -216,11 +218,12 @@ export class AccessService {
         more = true; // checked on the next page: its records may be none
         break;
       }
-      const records = await this.readableThroughAcl(kind, caller, resource, resumeAt ?? "", remaining + 1);
+      const records = await this.recordsHeld(kind, requester, caller, resource, resumeAt ?? "", remaining + 1);
       const ids = records.slice(0, remaining);
-      const current = await this.deps.shared.currentAcls(ids, kind.recordAcls(resource)!);
+      const recordAcls = kind.recordAcls(resource);
+      const current = recordAcls === undefined ? undefined : await this.deps.shared.currentAcls(ids, recordAcls);
       for (const id of ids) {
-        const acl = Object.fromEntries(Object.entries(current.get(id) ?? {}).map(([p, s]) => [p, [...s]]));
+        const acl = current && Object.fromEntries(Object.entries(current.get(id) ?? {}).map(([p, s]) => [p, [...s]]));
         const held = await this.heldPermissions(kind, caller, resource, id, acl, acls);
         if (held.length > 0) entries.push({ collection: resource.name, id, permissions: held });
       }
@@ -248,33 +251,50 @@ export class AccessService {
     return names.filter((_, i) => decisions[i]?.allowed === true);
   }
 
-  /** Ids of the records after `afterId` the caller reads through their own ACL, by id: the restricted listing's grants. */
-  private async readableThroughAcl(
+  /**
+   * Ids of the records after `afterId`, by id, on which the caller holds a permission through the
+   * record itself: its own ACL naming one of their principals (any permission of the resource),
+   * or, for a user resource, being the caller's own.
+   */
+  private async recordsHeld(
     kind: ResourceKindPolicy,
+    requester: Requester,
     caller: Caller,
     resource: ResourceDefinition,
     afterId: string,
     limit: number,
   ): Promise<string[]> {
-    const selection = await this.deps.shared.select(kind.recordAcls(resource)!, kind.grants(caller, resource, READ));
-    const entries = await selection.list(
-      { collection: resource.name, parentId: "" },
-      {
-        filters: afterId === "" ? [] : [{ field: "id", operator: "gt", value: afterId }],
-        sort: [
-          { field: "id", descending: false },
-          { field: "last_modified", descending: true },
-        ],
-        limit,
-        includeDeleted: false,
-      },
-    );
+    const recordAcls = kind.recordAcls(resource);
+    const grants = anyPermissionGrants(kind, caller, resource);
+    // No grants on a kind with ACLs: nothing is held (a selection without grants would be every record).
+    if (recordAcls !== undefined && grants === undefined) return [];
+    const selection = recordAcls === undefined ? this.deps.records : await this.deps.shared.select(recordAcls, grants);
+    const entries = await selection.list(kind.scope(requester, resource), {
+      filters: afterId === "" ? [] : [{ field: "id", operator: "gt", value: afterId }],
+      sort: [
+        { field: "id", descending: false },
+        { field: "last_modified", descending: true },
+      ],
+      limit,
+      includeDeleted: false,
+    });
     return entries.map((e) => e.id);
   }
 
   private kindOf(resource: ResourceDefinition): ResourceKindPolicy {
     return this.deps.kinds[resource.kind];
   }
+}
+
+/**
+ * The kind's read grants widened to every permission a record's ACL may hold: the records on
+ * which the caller holds anything through the record's own ACL, as Kinto's `/permissions` lists.
+ */
+function anyPermissionGrants(kind: ResourceKindPolicy, caller: Caller, resource: ResourceDefinition): Grants | undefined {
+  const read = kind.grants(caller, resource, READ);
+  const permissions = kind.recordAcls(resource)?.permissions;
+  if (read === undefined || permissions === undefined) return undefined;
+  return { ...read, permissions, boundPermissions: (objectId) => permissions.map((permission) => ({ objectId, permission })) };
 }
 
 /** The decision as explain answers it: each held principal with its chain (from the user's walk). */

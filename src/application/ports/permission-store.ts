@@ -6,6 +6,12 @@ import type { BoundPermissionsFn } from "../../domain/permissions.js";
  */
 export const DEFAULT_GROUP_MAX_DEPTH = 5;
 
+/** One id holding some of the principals asked of membersPage, and which of them (sorted). */
+export interface Member {
+  readonly id: string;
+  readonly through: readonly string[];
+}
+
 /** Permission name → principals holding it on one object. */
 export type ObjectPermissions = Record<string, Set<string>>;
 
@@ -50,11 +56,28 @@ export interface PermissionStore {
   directPrincipals(ids: readonly string[]): Promise<Map<string, Set<string>>>;
 
   /**
+   * How the principals of `ids` are reached through nesting, as one shortest-path tree: for each
+   * principal stored for one of `ids` (level 1) or reached from those within the depth bound, the
+   * id it is reached from at its lowest level (several there: the least in code point order). The
+   * ids asked get no entry. What explain's chains are made of; one round trip on PostgreSQL.
+   */
+  principalParents(ids: readonly string[]): Promise<Map<string, string>>;
+
+  /**
    * Every id (user or group, never `principal` itself) whose principals, expanded through
    * nesting within the depth bound, hold `principal`: the ids whose view changes when
    * `principal`'s own memberships change. `system.Authenticated` among them means every user.
    */
   membersOf(principal: string): Promise<Set<string>>;
+
+  /**
+   * One page of the members of several principals (membersOf of each, united): the ids after
+   * `after` (none: from the start), sorted by code point (compareCodePoints: the order of
+   * UTF-8 bytes, PostgreSQL's "C" collation), at most `limit`, each with the principals among `principals` it holds (an id is never listed
+   * through itself). A page costs the backend at most `group_max_depth` round trips and returns
+   * `limit` rows at most, whatever the number of members.
+   */
+  membersPage(principals: readonly string[], after: string | undefined, limit: number): Promise<Member[]>;
 
   /** Adds the principal to the ACE (object, permission); idempotent. */
   addPrincipalToAce(objectId: string, permission: string, principal: string): Promise<void>;
