@@ -30,8 +30,9 @@ describe("LiveFeed replays: gained access, and a replay read alone", function ()
     const filtered = await world.subscribe("bob", 102, [{ field: "kind", operator: "eq", value: "a" }]);
     const after = await world.subscribe("bob", 103); // the gain is at or below its cursor: nothing owed
     await Promise.all([all.waitFor("live"), filtered.waitFor("live"), after.waitFor("live")]);
-    expect(all.lines).to.deep.equal(["create g1@100", "create g2@101", "live"]);
-    expect(filtered.lines).to.deep.equal(["create g1@100", "live"]);
+    // Gained, so never a creation (docs/api.md, "Sync"), though the writes were.
+    expect(all.lines).to.deep.equal(["update g1@100", "update g2@101", "live"]);
+    expect(filtered.lines).to.deep.equal(["update g1@100", "live"]);
     expect(after.lines).to.deep.equal(["live"]);
   });
 

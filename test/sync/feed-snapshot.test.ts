@@ -49,7 +49,9 @@ for (const backend of SYNC_BACKENDS) {
       const filtered = await live("?kind=a");
 
       let hiddenAt = 0;
-      const held = holdSharedRead(stores, (entries) => entries.some((e) => e.id === "x" && e.lastModified === hiddenAt));
+      // Matched by its data: the feed may read the version before the PATCH's answer tells its timestamp.
+      const hidden = (e: { id: string }) => e.id === "x" && (e as { data?: { state?: unknown } }).data?.state === "hidden";
+      const held = holdSharedRead(stores, (entries) => entries.some(hidden));
       try {
         hiddenAt = await write("PATCH", "/v1/articles/x", { data: { state: "hidden" }, permissions: { read: [] } });
         await held.reached;
