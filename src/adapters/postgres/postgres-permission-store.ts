@@ -91,7 +91,7 @@ const CHECK_WITH_EXTRA = `EXISTS (SELECT 1 FROM unnest($1::text[], $2::text[]) A
 const PRINCIPALS_AND_CHECK = {
   name: "tessera_perm_principals_and_check",
   text: `WITH extra AS (SELECT DISTINCT principal FROM (${principalsHeld("$4", "$5")}) AS held)
-    SELECT ARRAY(SELECT principal FROM extra) AS principals, ${CHECK_WITH_EXTRA}, ${linkedFurther("extra")} AS deeper`,
+    SELECT ARRAY(SELECT principal FROM extra) AS principals, ${CHECK_WITH_EXTRA}, ${linkedFurther("ARRAY(SELECT principal FROM extra)")} AS deeper`,
 };
 // PRINCIPALS_AND_CHECK through nested groups ($4: the user and system.Authenticated, $5:
 // group_max_depth), when the principals stored for them lead further.

@@ -34,14 +34,13 @@ const READS = `FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::t
  */
 const GET_WITH_ACL: Statement = {
   name: "tessera_records_get_with_acl",
-  text: `${RECORD_AND_ACL},
-      CASE WHEN i.user_id IS NOT NULL THEN p.principals END AS principals,
-      i.user_id IS NOT NULL AND p.deeper AS deeper
-    ${READS}
-    CROSS JOIN LATERAL (
-      WITH held AS (SELECT DISTINCT principal FROM (${principalsHeld("i.user_id", "$8")}) AS d WHERE i.user_id IS NOT NULL)
-      SELECT coalesce(ARRAY(SELECT principal FROM held), '{}') AS principals, ${linkedFurther("held")} AS deeper) AS p
-    ORDER BY i.n`,
+  text: `SELECT x.*, x.principals IS NOT NULL AND ${linkedFurther("x.principals")} AS deeper FROM (
+    ${RECORD_AND_ACL}, i.n,
+      CASE WHEN i.user_id IS NOT NULL THEN
+        (SELECT coalesce(array_agg(DISTINCT principal), '{}') FROM (${principalsHeld("i.user_id", "$8")}) AS held)
+      END AS principals
+    ${READS} OFFSET 0) AS x
+    ORDER BY x.n`,
 };
 
 /** GET_WITH_ACL again for the reads whose principals lead further: expanded through nested groups as userPrincipals does ($9: group_max_depth). */

@@ -49,9 +49,9 @@ export function principalsHeld(user: string, other: string): string {
   return `SELECT u.principal FROM user_principals u WHERE u.user_id = ${user} OR u.user_id = ${other}`;
 }
 
-/** TRUE when one of the principals of `relation` (a relation with a `principal` column) holds principals of its own. */
-export function linkedFurther(relation: string): string {
-  return `EXISTS (SELECT 1 FROM ${relation} AS f
+/** TRUE when one of `principals` (a text[] expression) holds principals of its own: a probe of the primary key each. */
+export function linkedFurther(principals: string): string {
+  return `EXISTS (SELECT 1 FROM unnest(${principals}) AS f (principal)
         CROSS JOIN LATERAL (SELECT 1 FROM user_principals u WHERE u.user_id = f.principal OFFSET 0) AS l)`;
 }
 
