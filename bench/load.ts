@@ -4,6 +4,7 @@
  * the server's resident memory is sampled.
  */
 import autocannon from "autocannon";
+import { cpuProbe } from "./cpu-time.js";
 import type { ServerProcess } from "./server-process.js";
 import type { Figure } from "./workloads.js";
 
@@ -29,9 +30,19 @@ export interface Measurement {
   readonly total: number;
   /** Highest VmRSS of the server during the measured run, MB. */
   readonly rssMb: number;
+  /** CPU per answered request during the measured run, µs: the server process, the PostgreSQL backends (cpu-time.ts). */
+  readonly serverCpuUs: number;
+  readonly sqlCpuUs: number;
 }
 
-export async function measure(server: ServerProcess, backend: string, figure: Figure, settings: LoadSettings): Promise<Measurement> {
+/** `sqlUrl`: the database whose backends' CPU counts (none: only the server's). */
+export async function measure(
+  server: ServerProcess,
+  backend: string,
+  figure: Figure,
+  settings: LoadSettings,
+  sqlUrl?: string,
+): Promise<Measurement> {
   const options = { url: server.url, connections: figure.connections, pipelining: 1, timeout: 30, requests: figure.requests };
   if (settings.warmup > 0) {
     await figure.beforeRun?.();
@@ -39,9 +50,12 @@ export async function measure(server: ServerProcess, backend: string, figure: Fi
   }
   await figure.beforeRun?.();
   const rejectedBefore = figure.rejectedInside?.() ?? 0;
+  const cpu = cpuProbe(server.pid, sqlUrl);
+  await cpu.start();
   const stopSampling = server.sampleRss();
   const result = await autocannon({ ...options, duration: settings.duration });
   const rssMb = stopSampling();
+  const [serverCpuUs, sqlCpuUs] = cpu.stop(result["2xx"] + result.non2xx);
   const statuses: Record<string, number> = {};
   for (const [code, { count }] of Object.entries(result.statusCodeStats ?? {}))
     if (!code.startsWith("2") && count > 0) statuses[code] = count;
@@ -58,5 +72,7 @@ export async function measure(server: ServerProcess, backend: string, figure: Fi
     rejectedInside: (figure.rejectedInside?.() ?? 0) - rejectedBefore,
     total: result["2xx"] + result.non2xx,
     rssMb,
+    serverCpuUs,
+    sqlCpuUs,
   };
 }

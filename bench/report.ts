@@ -1,7 +1,7 @@
 /** Printing figures: one line per measurement, and the medians and ratios of a comparison. */
 import type { Measurement } from "./load.js";
 
-const HEADER = ["workload", "backend", "c", "req/s", "p50 ms", "p99 ms", "errors", "non-2xx", "rss MB"];
+const HEADER = ["workload", "backend", "c", "req/s", "p50 ms", "p99 ms", "errors", "non-2xx", "rss MB", "node µs", "sql µs"];
 
 function statusText(m: Measurement): string {
   const parts = Object.entries(m.statuses).map(([code, count]) => `${code}:${count}`);
@@ -24,6 +24,8 @@ export function line(m: Measurement): string {
     String(m.errors).padStart(8),
     String(m.non2xx).padStart(8),
     String(m.rssMb).padStart(8),
+    m.serverCpuUs.toFixed(0).padStart(8),
+    m.sqlCpuUs.toFixed(0).padStart(8),
   ];
   return cells.join(" ") + statusText(m);
 }
@@ -59,29 +61,34 @@ export function medians(all: readonly Measurement[]): Measurement[] {
       total: sum((m) => m.total),
       statuses,
       rssMb: Math.max(...same.map((m) => m.rssMb)),
+      serverCpuUs: median(same.map((m) => m.serverCpuUs)),
+      sqlCpuUs: median(same.map((m) => m.sqlCpuUs)),
     };
   });
 }
 
-/** Medians of A and B per figure and the ratio B/A (req/s: > 1 is better; latency: < 1 is better). */
+/**
+ * Medians of A and B per figure and the ratio B/A (req/s: > 1 is better; latency and CPU per
+ * request, the server's and its PostgreSQL backends' together: < 1 is better).
+ */
 export function comparison(a: readonly Measurement[], b: readonly Measurement[], names: [string, string]): string {
   const keys = [...new Set([...a, ...b].map(figureKey))];
   const out = [
     `A = ${names[0]}`,
     `B = ${names[1]}`,
-    `${"figure".padEnd(34)} ${"A req/s".padStart(9)} ${"B req/s".padStart(9)} ${"B/A".padStart(6)} ${"A p50".padStart(7)} ${"B p50".padStart(7)} ${"B/A".padStart(6)} ${"A p99".padStart(7)} ${"B p99".padStart(7)} ${"B/A".padStart(6)} rounds`,
+    `${"figure".padEnd(34)} ${"A req/s".padStart(9)} ${"B req/s".padStart(9)} ${"B/A".padStart(6)} ${"A p50".padStart(7)} ${"B p50".padStart(7)} ${"B/A".padStart(6)} ${"A p99".padStart(7)} ${"B p99".padStart(7)} ${"B/A".padStart(6)} ${"A cpu".padStart(7)} ${"B cpu".padStart(7)} ${"B/A".padStart(6)} rounds`,
   ];
   for (const k of keys) {
     const of = (list: readonly Measurement[], pick: (m: Measurement) => number) => median(list.filter((m) => figureKey(m) === k).map(pick));
     const cols: string[] = [k.padEnd(34)];
-    for (const [pick, digits] of [
-      [(m: Measurement) => m.requestsPerSecond, 0],
-      [(m: Measurement) => m.p50, 1],
-      [(m: Measurement) => m.p99, 1],
+    for (const [pick, digits, width] of [
+      [(m: Measurement) => m.requestsPerSecond, 0, 9],
+      [(m: Measurement) => m.p50, 1, 7],
+      [(m: Measurement) => m.p99, 1, 7],
+      [(m: Measurement) => m.serverCpuUs + m.sqlCpuUs, 0, 7],
     ] as const) {
       const ma = of(a, pick);
       const mb = of(b, pick);
-      const width = digits === 0 ? 9 : 7;
       cols.push(ma.toFixed(digits).padStart(width), mb.toFixed(digits).padStart(width), (mb / ma).toFixed(2).padStart(6));
     }
     cols.push(String(a.filter((m) => figureKey(m) === k).length));

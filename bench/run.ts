@@ -281,18 +281,20 @@ async function runWorkload(
     port,
   );
   try {
+    const sqlUrl = backend === "memory" ? undefined : databaseUrl(options.postgres, options.database);
     const figures = await PREPARE[workload]({
       base: server.url,
       backend,
       connections: options.connections,
       sizes: options.sizes,
-      sqlUrl: backend === "memory" ? undefined : databaseUrl(options.postgres, options.database),
+      sqlUrl,
       redisUrl: backend === "redis" ? options.redis : undefined,
       log,
     });
     for (const figure of figures) {
       for (let i = 1; i <= options.series; i++) {
-        const measured = await measure(server, backend, figure, i === 1 ? options.load : { ...options.load, warmup: 0 });
+        const load = i === 1 ? options.load : { ...options.load, warmup: 0 };
+        const measured = await measure(server, backend, figure, load, sqlUrl);
         report(options.series > 1 ? { ...measured, label: `${measured.label} #${i}` } : measured);
       }
     }

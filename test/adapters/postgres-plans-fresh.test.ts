@@ -109,6 +109,18 @@ describe("PostgreSQL plans made on the small tables of a young deployment", func
       for (const sent of statements) await expectIndexedGenericPlan(sent);
     });
 
+    it("walks a caller's nested groups, when they lead further, through the user_principals indexes", async () => {
+      const user = `account:nested${++fresh}`;
+      await permissions.addUserPrincipal(user, `group:inner${fresh}`);
+      await permissions.addUserPrincipal(`group:inner${fresh}`, `group:outer${fresh}`);
+      const query = { objectId: `/fresh/n${fresh}`, permissions: ["read"], principalsOf: user };
+      const statements = [
+        await statementOf(database, /RECURSIVE/, () => permissions.principalsAndCheck(user, [user], query.objectId, "read")),
+        await statementOf(database, /RECURSIVE/, () => reader.getWithAcl(scope, `n${fresh}`, query)),
+      ];
+      for (const sent of statements) await expectIndexedGenericPlan(sent);
+    });
+
     it("lists a scope's changes and losses since a timestamp, and what a caller was granted, through their indexes", async () => {
       const since: ListQuery = {
         filters: [{ field: "last_modified", operator: "gt", value: 1 }],

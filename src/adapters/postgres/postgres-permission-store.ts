@@ -14,7 +14,7 @@ import { boundPairs, type BoundPermissionsFn } from "../../domain/permissions.js
 import { AUTHENTICATED } from "../../domain/principals.js";
 import { compareCodePoints } from "../../application/nested-principals.js";
 import { prefixRange, wildcardToLike } from "./like-pattern.js";
-import { holdersReached, principalsReached } from "./principal-closure-sql.js";
+import { holdersReached, linkedFurther, mustWalk, principalsHeld, principalsReached } from "./principal-closure-sql.js";
 import type { PostgresDatabase } from "./postgres-database.js";
 
 const ADD_USER_PRINCIPAL = {
@@ -121,16 +121,26 @@ const CHECK = {
          CROSS JOIN LATERAL (SELECT 1 FROM access_control_entries e
            WHERE e.object_id = b.object_id AND e.permission = b.permission AND e.principal = ANY($3::text[]) LIMIT 1) AS a) AS allowed`,
 };
-// CHECK with the user's extra principals ($4, $5 as USER_PRINCIPALS) added to the known ones ($3), which it also returns.
-const PRINCIPALS_AND_CHECK = {
-  name: "tessera_perm_principals_and_check",
-  text: `WITH RECURSIVE ${principalsReached("$4::text[]", "$5::int")}, extra AS (SELECT DISTINCT principal FROM reach)
-    SELECT ARRAY(SELECT principal FROM extra) AS principals,
-      EXISTS (SELECT 1 FROM unnest($1::text[], $2::text[]) AS b(object_id, permission)
+// The check of CHECK, over the known principals ($3) and those of `extra`.
+const CHECK_WITH_EXTRA = `EXISTS (SELECT 1 FROM unnest($1::text[], $2::text[]) AS b(object_id, permission)
         CROSS JOIN LATERAL (SELECT 1 FROM access_control_entries e
           WHERE e.object_id = b.object_id AND e.permission = b.permission
-            AND e.principal = ANY($3::text[] || ARRAY(SELECT principal FROM extra)) LIMIT 1) AS a) AS allowed`,
+            AND e.principal = ANY($3::text[] || ARRAY(SELECT principal FROM extra)) LIMIT 1) AS a) AS allowed`;
+// CHECK with the user's principals stored at depth 1 ($4: the user, $5: system.Authenticated) added
+// to the known ones ($3), which it also returns, and whether they lead further (the fast path).
+const PRINCIPALS_AND_CHECK = {
+  name: "tessera_perm_principals_and_check",
+  text: `WITH extra AS (SELECT DISTINCT principal FROM (${principalsHeld("$4", "$5")}) AS held)
+    SELECT ARRAY(SELECT principal FROM extra) AS principals, ${CHECK_WITH_EXTRA}, ${linkedFurther("ARRAY(SELECT principal FROM extra)")} AS deeper`,
 };
+// PRINCIPALS_AND_CHECK through nested groups ($4: the user and system.Authenticated, $5:
+// group_max_depth), when the principals stored for them lead further.
+const PRINCIPALS_AND_CHECK_NESTED = {
+  name: "tessera_perm_principals_and_check_nested",
+  text: `WITH RECURSIVE ${principalsReached("$4::text[]", "$5::int")}, extra AS (SELECT DISTINCT principal FROM reach)
+    SELECT ARRAY(SELECT principal FROM extra) AS principals, ${CHECK_WITH_EXTRA}`,
+};
+type CheckRow = { principals: string[]; allowed: boolean; deeper?: boolean };
 // Deletes only the pairs that go away and inserts only new ones, so the two parts never touch one row.
 const REPLACE = {
   name: "tessera_perm_replace",
@@ -292,14 +302,11 @@ export class PostgresPermissionStore implements PermissionStore, PrincipalsWithC
     getBoundPermissions?: BoundPermissionsFn,
   ): Promise<PrincipalsAndCheck> {
     const pairs = boundPairs(objectId, permission, getBoundPermissions);
-    const rows = await this.run<{ principals: string[]; allowed: boolean }>(PRINCIPALS_AND_CHECK, [
-      pairs.map((p) => p.objectId),
-      pairs.map((p) => p.permission),
-      [...known],
-      [userId, AUTHENTICATED],
-      this.groupMaxDepth,
-    ]);
-    return { principals: new Set(rows[0]?.principals ?? []), allowed: rows[0]?.allowed === true };
+    const checked = [pairs.map((p) => p.objectId), pairs.map((p) => p.permission), [...known]];
+    let [row] = await this.run<CheckRow>(PRINCIPALS_AND_CHECK, [...checked, userId, AUTHENTICATED]);
+    if (mustWalk(row?.deeper, this.groupMaxDepth))
+      [row] = await this.run<CheckRow>(PRINCIPALS_AND_CHECK_NESTED, [...checked, [userId, AUTHENTICATED], this.groupMaxDepth]);
+    return { principals: new Set(row?.principals ?? []), allowed: row?.allowed === true };
   }
 
   async objectPermissions(objectId: string, permissions?: readonly string[]): Promise<ObjectPermissions> {

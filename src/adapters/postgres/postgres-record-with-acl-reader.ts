@@ -11,31 +11,47 @@ import type { Scope } from "../../application/ports/record-store.js";
 import type { JsonObject } from "../../domain/json.js";
 import { AUTHENTICATED } from "../../domain/principals.js";
 import type { PostgresDatabase, Statement } from "./postgres-database.js";
-import { principalsReached } from "./principal-closure-sql.js";
+import { linkedFurther, mustWalk, principalsHeld, principalsReached } from "./principal-closure-sql.js";
 import { StatementBursts } from "./statement-bursts.js";
 
-/**
- * One row per read, in the reads' order (a missing record is a LEFT JOIN miss); the ACL as
- * [permission, principal] pairs, each looked up by its key prefix ($6/$7: the reads' permissions
- * as (read number, permission) pairs); a NULL user skips the principals, else they are expanded
- * through nested groups as userPrincipals does ($9: group_max_depth).
- */
-const GET_WITH_ACL: Statement = {
-  name: "tessera_records_get_with_acl",
-  text: `SELECT r.last_modified, r.data,
+/** The record and its ACL: [permission, principal] pairs, each looked up by its key prefix. */
+const RECORD_AND_ACL = `SELECT r.last_modified, r.data,
       (SELECT json_agg(json_build_array(a.permission, a.principal))
         FROM unnest($6::int[], $7::text[]) AS q (n, permission) CROSS JOIN LATERAL (
           SELECT a.permission, a.principal FROM access_control_entries a
           WHERE a.object_id = i.object_id AND a.permission = q.permission OFFSET 0) AS a
-        WHERE q.n = i.n) AS acl,
+        WHERE q.n = i.n) AS acl`;
+const READS = `FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[]) WITH ORDINALITY AS i (collection, parent_id, id, object_id, user_id, n)
+    LEFT JOIN LATERAL (
+      SELECT r.last_modified, r.data FROM records r
+      WHERE r.collection = i.collection AND r.parent_id = i.parent_id AND r.id = i.id AND NOT r.deleted LIMIT 1) AS r ON TRUE`;
+
+/**
+ * One row per read, in the reads' order (a missing record is a LEFT JOIN miss); the ACL as
+ * [permission, principal] pairs ($6/$7: the reads' permissions as (read number, permission)
+ * pairs); a NULL user skips the principals, else those stored for the user and
+ * system.Authenticated ($8) come with whether they lead further (`deeper`: principal-closure-sql.ts).
+ */
+const GET_WITH_ACL: Statement = {
+  name: "tessera_records_get_with_acl",
+  text: `SELECT x.*, x.principals IS NOT NULL AND ${linkedFurther("x.principals")} AS deeper FROM (
+    ${RECORD_AND_ACL}, i.n,
+      CASE WHEN i.user_id IS NOT NULL THEN
+        (SELECT coalesce(array_agg(DISTINCT principal), '{}') FROM (${principalsHeld("i.user_id", "$8")}) AS held)
+      END AS principals
+    ${READS} OFFSET 0) AS x
+    ORDER BY x.n`,
+};
+
+/** GET_WITH_ACL again for the reads whose principals lead further: expanded through nested groups as userPrincipals does ($9: group_max_depth). */
+const GET_WITH_ACL_NESTED: Statement = {
+  name: "tessera_records_get_with_acl_nested",
+  text: `${RECORD_AND_ACL},
       CASE WHEN i.user_id IS NOT NULL THEN
         (WITH RECURSIVE ${principalsReached("ARRAY[i.user_id, $8]", "$9::int")}
           SELECT coalesce(array_agg(DISTINCT principal), '{}') FROM reach)
       END AS principals
-    FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[]) WITH ORDINALITY AS i (collection, parent_id, id, object_id, user_id, n)
-    LEFT JOIN LATERAL (
-      SELECT r.last_modified, r.data FROM records r
-      WHERE r.collection = i.collection AND r.parent_id = i.parent_id AND r.id = i.id AND NOT r.deleted LIMIT 1) AS r ON TRUE
+    ${READS}
     ORDER BY i.n`,
 };
 
@@ -53,6 +69,8 @@ interface Row extends Record<string, unknown> {
   data: JsonObject | null;
   acl: [string, string][] | null;
   principals: string[] | null;
+  /** GET_WITH_ACL only. */
+  deeper?: boolean;
 }
 
 export class PostgresRecordWithAclReader {
@@ -72,33 +90,47 @@ export class PostgresRecordWithAclReader {
     return alone;
   }
 
+  /**
+   * The reads in one statement; those whose caller's principals lead further read again, whole,
+   * through the walk: record, ACL and principals always come from one snapshot.
+   */
   private async read(reads: readonly Read[]): Promise<RecordWithAcl[]> {
-    const numbers: number[] = [];
-    const permissions: string[] = [];
-    reads.forEach(({ query }, i) => {
-      for (const permission of query.permissions) {
-        numbers.push(i + 1);
-        permissions.push(permission);
-      }
-    });
-    const values = [
-      reads.map((read) => read.scope.collection),
-      reads.map((read) => read.scope.parentId),
-      reads.map((read) => read.id),
-      reads.map((read) => read.query.objectId),
-      reads.map((read) => read.query.principalsOf ?? null),
-      numbers,
-      permissions,
-      AUTHENTICATED,
-      this.groupMaxDepth,
-    ];
-    const rows = await this.database.query<Row>("storage", GET_WITH_ACL, values);
+    const rows = await this.database.query<Row>("storage", GET_WITH_ACL, valuesOf(reads));
+    const deeper = reads.filter((_, i) => mustWalk(rows[i]?.deeper, this.groupMaxDepth));
+    const walked =
+      deeper.length === 0 ? [] : await this.database.query<Row>("storage", GET_WITH_ACL_NESTED, [...valuesOf(deeper), this.groupMaxDepth]);
+    let next = 0;
     return rows.map((row, i) => {
-      const id = reads[i]?.id ?? "";
-      const record = row.last_modified !== null && row.data ? { id, lastModified: Number(row.last_modified), data: row.data } : undefined;
-      return { record, acl: aclOf(row.acl ?? []), principals: row.principals ? new Set(row.principals) : undefined };
+      const read = reads[i];
+      const used = read === deeper[next] ? (walked[next++] ?? row) : row;
+      const id = read?.id ?? "";
+      const record =
+        used.last_modified !== null && used.data ? { id, lastModified: Number(used.last_modified), data: used.data } : undefined;
+      return { record, acl: aclOf(used.acl ?? []), principals: used.principals ? new Set(used.principals) : undefined };
     });
   }
+}
+
+/** $1–$8 of GET_WITH_ACL (and GET_WITH_ACL_NESTED) for these reads. */
+function valuesOf(reads: readonly Read[]): unknown[] {
+  const numbers: number[] = [];
+  const permissions: string[] = [];
+  reads.forEach(({ query }, i) => {
+    for (const permission of query.permissions) {
+      numbers.push(i + 1);
+      permissions.push(permission);
+    }
+  });
+  return [
+    reads.map((read) => read.scope.collection),
+    reads.map((read) => read.scope.parentId),
+    reads.map((read) => read.id),
+    reads.map((read) => read.query.objectId),
+    reads.map((read) => read.query.principalsOf ?? null),
+    numbers,
+    permissions,
+    AUTHENTICATED,
+  ];
 }
 
 function aclOf(entries: readonly (readonly [string, string])[]): ObjectPermissions {

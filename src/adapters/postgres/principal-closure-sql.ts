@@ -35,3 +35,27 @@ export function holdersReached(principal: string, maxDepth: string): string {
         CROSS JOIN LATERAL (SELECT u.user_id FROM user_principals u WHERE u.principal = r.id OFFSET 0) AS h
       WHERE r.depth < ${maxDepth})`;
 }
+
+/**
+ * The fast path of a walk down (docs/benchmarks.md, W1/W3): planning the recursive CTE costs a
+ * read more than the lookups themselves, and most callers hold no group that is itself in a group.
+ * A statement reads the principals stored for a user and one other id (system.Authenticated; depth
+ * 1: two lookups of the primary key; an `unnest` of the two cost three times as much to plan) with
+ * `linkedFurther` over them; only when that says a walk would find more does the adapter send the
+ * statement again with the walk (`principalsReached`) in its place, so what it answers still
+ * comes from one snapshot.
+ */
+export function principalsHeld(user: string, other: string): string {
+  return `SELECT u.principal FROM user_principals u WHERE u.user_id = ${user} OR u.user_id = ${other}`;
+}
+
+/** TRUE when one of `principals` (a text[] expression) holds principals of its own: a probe of the primary key each. */
+export function linkedFurther(principals: string): string {
+  return `EXISTS (SELECT 1 FROM unnest(${principals}) AS f (principal)
+        CROSS JOIN LATERAL (SELECT 1 FROM user_principals u WHERE u.user_id = f.principal OFFSET 0) AS l)`;
+}
+
+/** Whether a walk bounded by `maxDepth` would reach more than the depth-1 principals read with `linkedFurther` (`deeper`). */
+export function mustWalk(deeper: boolean | null | undefined, maxDepth: number): boolean {
+  return deeper === true && maxDepth > 1;
+}
