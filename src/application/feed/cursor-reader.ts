@@ -279,12 +279,14 @@ export class CursorReader {
   }
 
   /**
-   * When every member is restricted to the same principals (a solo replay, one user's streams),
-   * the store may leave out the versions none of them reads (SharedRecords.changes): a replay
-   * then costs what its grants reach, not every change of the scope. Audience still judges each
-   * entry; losses are read and judged as for any group.
+   * A replay read alone whose members are all restricted to the same principals: the store may
+   * leave out the versions none of them reads (SharedRecords.changes), so that a replay costs
+   * what its grants reach, not every change of the scope. Audience still judges each entry;
+   * losses are read and judged as for any group. A scope's shared reads stay whole: their bursts
+   * are short, and seldom serve one caller alone.
    */
   private commonReaders(): ChangeReaders | undefined {
+    if (!this.mode.caughtUp) return undefined;
     let principals: ReadonlySet<string> | undefined;
     for (const member of this.members) {
       if (member.principals === undefined) return undefined;
