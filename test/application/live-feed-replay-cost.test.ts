@@ -51,6 +51,25 @@ describe("LiveFeed: what a restricted replay reads", function () {
     expect(bob.lines).to.deep.equal(["update x5@104", "create x1100@1199", "live"]);
   });
 
+  it("stops asking for the readable ids once they were more than a page", async () => {
+    for (let n = 1; n <= 1100; n += 1) await world.put("alice", `x${n}`, { n }, { read: ["bob"] }); // 99 + n
+    let asked = 0;
+    const accessible = world.acls.principalsAccessibleObjects.bind(world.acls);
+    world.acls.principalsAccessibleObjects = (...args) => {
+      asked += 1;
+      return accessible(...args);
+    };
+    const hold = world.records.holdTimestamp(1); // the replay's first read, after the listing that authorized it
+    const bob = await world.subscribe("bob", 0);
+    await hold.reached;
+    const askedToSubscribe = asked;
+    hold.release();
+    await bob.waitFor("live");
+    expect(bob.lines.length).to.equal(1101);
+    // Two pages of changes: the ids are asked for the first only (1,100 of them, more than a page).
+    expect(asked - askedToSubscribe).to.equal(1);
+  });
+
   it("reads every change for a caller with collection-level read", async () => {
     for (let n = 1; n <= 3; n += 1) await world.put("alice", `x${n}`, { n }); // 99 + n
     const carol = await world.subscribe("carol", 0);

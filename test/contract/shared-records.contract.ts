@@ -179,6 +179,7 @@ export function sharedRecordsContract(setup: SharedRecordsSetup): void {
       // A page of two: r2 (nobody of theirs) does not take r3's place; r5's tombstone has no ACL left.
       const page = await shared.changes(SCOPE, { after: 0, upTo: Number.MAX_SAFE_INTEGER, limit: 2 }, ACLS, true, readers);
       expect(page.entries.map((e) => e.id)).to.deep.equal(["r1", "r3"]);
+      expect(page.narrowed).to.equal(true);
       expect(plain(page.acls.get("r3"))).to.deep.equal({ write: ["group:b"] });
     });
   });

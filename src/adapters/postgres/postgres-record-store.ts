@@ -330,7 +330,7 @@ export class PostgresRecordStore implements RecordStore {
       for (const [permission, principal] of row.acl ?? []) (permissions[permission] ??= new Set()).add(principal);
       acls.set(row.id, permissions);
     }
-    return { entries: rows.map(entryOf), acls };
+    return { entries: rows.map(entryOf), acls, narrowed: readers !== undefined };
   }
 
   /** The text of a listing (`list`), its values bound in `params`. */

@@ -61,6 +61,8 @@ export class CursorReader {
   private scheduled = false;
   /** Solo: its gains after the cursor were read (once, before its first read of changes). */
   private gainsRead = false;
+  /** Solo: the store narrowed its last read of changes to the members' readers (or was not asked yet). */
+  private narrows = true;
   /** The highest timestamp a subscriber of this group has read up to. */
   private highWater = 0;
   /** Single-record writes signalled during a burst: re-checked if the burst read past them. */
@@ -272,7 +274,9 @@ export class CursorReader {
     readers: ChangeReaders | undefined,
   ): Promise<{ entries: RecordOrTombstone[]; judged: Map<string, ReadonlySet<string>> }> {
     const range = { after: low, upTo, limit: this.mode.page };
-    const { entries, acls } = await this.deps.shared.changes(this.scope, range, this.deps.acls, restricted, readers);
+    const { entries, acls, narrowed } = await this.deps.shared.changes(this.scope, range, this.deps.acls, restricted, readers);
+    // Not narrowed (they read more than a page): asking again would cost without sparing anything.
+    if (readers && narrowed !== true) this.narrows = false;
     const judged = new Map<string, ReadonlySet<string>>();
     for (const [id, acl] of acls) judged.set(id, readersOf(this.deps.readPermissions, acl));
     return { entries, judged };
@@ -286,7 +290,7 @@ export class CursorReader {
    * are short, and seldom serve one caller alone.
    */
   private commonReaders(): ChangeReaders | undefined {
-    if (!this.mode.caughtUp) return undefined;
+    if (!this.mode.caughtUp || !this.narrows) return undefined;
     let principals: ReadonlySet<string> | undefined;
     for (const member of this.members) {
       if (member.principals === undefined) return undefined;

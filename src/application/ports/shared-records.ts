@@ -75,6 +75,8 @@ export interface RecordSelection {
 export interface ChangesWithAcls {
   readonly entries: RecordOrTombstone[];
   readonly acls: ReadonlyMap<string, ObjectPermissions>;
+  /** The entries were narrowed to the `readers` asked (SharedRecords.changes). */
+  readonly narrowed?: boolean;
 }
 
 export interface ChangeRange {

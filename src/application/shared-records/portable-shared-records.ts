@@ -184,7 +184,7 @@ export class PortableSharedRecords implements SharedRecords {
       includeDeleted: true,
       ...(ids ? { access: { ids } } : {}),
     });
-    return { entries, acls: withAcls ? await this.aclsOfVersions(entries, acls) : new Map() };
+    return { entries, acls: withAcls ? await this.aclsOfVersions(entries, acls) : new Map(), narrowed: ids !== undefined };
   }
 
   /** The ids whose ACL gives one of the readers' permissions to one of their principals, when at most `limit`. */
