@@ -144,8 +144,9 @@ export interface SharedRecords {
    * `limit`; with `withAcls`, each version with the ACL (RecordAcls.permissions) that governed it,
    * read in the same snapshot or paired by version: a version's ACL is never a later write's.
    * With `readers` (and `withAcls`), a store may leave out the versions whose ACL shows them
-   * nothing, judged in the same snapshot (`limit` then counts the others); it never leaves out
-   * one they see, and the caller still judges every entry it gets.
+   * nothing (`limit` then counts the others, `narrowed` says so), judged in the same snapshot,
+   * or where there is none by the ACL as it is when read (an ACL being rewritten then decides:
+   * docs/adr/0016); the caller still judges every entry it gets.
    */
   changes(scope: Scope, range: ChangeRange, acls: RecordAcls, withAcls: boolean, readers?: ChangeReaders): Promise<ChangesWithAcls>;
 
