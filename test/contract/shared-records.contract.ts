@@ -167,5 +167,20 @@ export function sharedRecordsContract(setup: SharedRecordsSetup): void {
       expect(plain((await shared.currentAcls(["r1", "none"], ACLS)).get("r1"))).to.deep.equal({ read: ["bob"], write: ["alice"] });
       expect(plain((await shared.aclsOfVersions([first], ACLS)).get("r1"))).to.deep.equal({ read: ["bob"], write: ["alice"] });
     });
+
+    it("reads, for restricted readers who read a page at most, only the changes their ACEs grant them", async () => {
+      await shared.create(SCOPE, "r1", {}, {}, ACLS, acl(["bob"], ["alice"]));
+      await shared.create(SCOPE, "r2", {}, {}, ACLS, acl([], ["alice"]));
+      await shared.create(SCOPE, "r3", {}, {}, ACLS, acl([], ["group:b"]));
+      await shared.create(SCOPE, "r4", {}, {}, ACLS, acl(["carol"], ["alice"]));
+      const last = await shared.create(SCOPE, "r5", {}, {}, ACLS, acl(["bob"], []));
+      await shared.delete(SCOPE, "r5", {}, ACLS, { acl: acl(["bob"], []), version: last.lastModified });
+      const readers = { principals: ["bob", "group:b"], permissions: ["read", "write"] };
+      // A page of two: r2 (nobody of theirs) does not take r3's place; r5's tombstone has no ACL left.
+      const page = await shared.changes(SCOPE, { after: 0, upTo: Number.MAX_SAFE_INTEGER, limit: 2 }, ACLS, true, readers);
+      expect(page.entries.map((e) => e.id)).to.deep.equal(["r1", "r3"]);
+      expect(page.narrowed).to.equal(true);
+      expect(plain(page.acls.get("r3"))).to.deep.equal({ write: ["group:b"] });
+    });
   });
 }

@@ -292,22 +292,31 @@ export class PostgresRecordStore implements RecordStore {
 
   /**
    * The listing's statement over the page, with each entry's ACL looked up by its key prefix (as
-   * the record-with-ACL read does) in the same statement, so from the same snapshot.
+   * the record-with-ACL read does) in the same statement, so from the same snapshot. With
+   * `readers`, only the entries whose ACEs grant them, checked row by row as a restricted
+   * listing of changes does (grantsRecordSql): the page holds what they read, not every change.
    */
   async changesWithAcls(
     scope: Scope,
     range: { readonly after: number; readonly upTo: number; readonly limit: number },
     acl: { readonly objectIdPrefix: string; readonly permissions: readonly string[] },
+    readers?: JoinedGrants,
   ): Promise<ChangesWithAcls> {
     if (range.limit <= 0) return { entries: [], acls: new Map() };
     const params = new SqlParams();
-    const page = this.listSql(params, scope, {
-      filters: [{ field: MODIFIED_FIELD, operator: "gt", value: range.after }],
-      sort: [{ field: MODIFIED_FIELD, descending: false }],
-      limit: range.limit,
-      upTo: range.upTo,
-      includeDeleted: true,
-    });
+    const page = this.listSql(
+      params,
+      scope,
+      {
+        filters: [{ field: MODIFIED_FIELD, operator: "gt", value: range.after }],
+        sort: [{ field: MODIFIED_FIELD, descending: false }],
+        limit: range.limit,
+        upTo: range.upTo,
+        includeDeleted: true,
+      },
+      undefined,
+      readers && (() => grantsRecordSql(params, readers, "r.id")),
+    );
     const text = `SELECT e.id, e.last_modified, e.data_json, e.deleted,
         (SELECT json_agg(json_build_array(a.permission, a.principal))
           FROM unnest(${params.add([...acl.permissions], "text[]")}) AS q (permission) CROSS JOIN LATERAL (
@@ -321,17 +330,18 @@ export class PostgresRecordStore implements RecordStore {
       for (const [permission, principal] of row.acl ?? []) (permissions[permission] ??= new Set()).add(principal);
       acls.set(row.id, permissions);
     }
-    return { entries: rows.map(entryOf), acls };
+    return { entries: rows.map(entryOf), acls, narrowed: readers !== undefined };
   }
 
   /** The text of a listing (`list`), its values bound in `params`. */
-  private listSql(params: SqlParams, scope: Scope, query: ListQuery, grants?: JoinedGrants): string {
+  private listSql(params: SqlParams, scope: Scope, query: ListQuery, grants?: JoinedGrants, condition?: () => string): string {
     const source = this.sourceSql(params, scope, query, {
       includeDeleted: query.includeDeleted,
       grants,
       more: () => [
         ...(query.upTo !== undefined ? [`r.last_modified <= ${params.add(query.upTo, "bigint")}`] : []),
         ...(query.after ? [keysetSql(params, query.sort, query.after)] : []),
+        ...(condition ? [condition()] : []),
       ],
     });
     // Tombstones of records the caller's principals lost (docs/adr/0011) join the live entries.

@@ -14,6 +14,7 @@ import {
   type AclChange,
   type AclEntries,
   type ChangeRange,
+  type ChangeReaders,
   type ChangesWithAcls,
   type Grants,
   type RecordAcls,
@@ -121,8 +122,9 @@ export class PostgresSharedRecords implements SharedRecords {
     });
   }
 
-  async changes(scope: Scope, range: ChangeRange, acls: RecordAcls, withAcls: boolean): Promise<ChangesWithAcls> {
-    if (withAcls) return this.records.changesWithAcls(scope, range, acls);
+  /** With `readers`, the versions none of them reads are left out in the statement (the joined grants of a restricted listing). */
+  async changes(scope: Scope, range: ChangeRange, acls: RecordAcls, withAcls: boolean, readers?: ChangeReaders): Promise<ChangesWithAcls> {
+    if (withAcls) return this.records.changesWithAcls(scope, range, acls, readers && { ...readers, objectIdPrefix: acls.objectIdPrefix });
     const entries = await this.records.list(scope, {
       filters: [{ field: MODIFIED_FIELD, operator: "gt", value: range.after }],
       sort: [{ field: MODIFIED_FIELD, descending: false }],

@@ -19,7 +19,7 @@ import { ID_FIELD, MODIFIED_FIELD, type Filter } from "../listing.js";
 import type { FeedEvent } from "./feed-types.js";
 import type { ChangeSignal } from "../ports/change-broadcast.js";
 import type { RecordStore, Scope } from "../ports/record-store.js";
-import { readersOf, type RecordAcls, type SharedRecords } from "../ports/shared-records.js";
+import { readersOf, type ChangeReaders, type RecordAcls, type SharedRecords } from "../ports/shared-records.js";
 import { readsVersion, showsGained } from "../shared-records/restricted-view.js";
 
 const MAX_PAGES_PER_READ = 1000;
@@ -61,6 +61,8 @@ export class CursorReader {
   private scheduled = false;
   /** Solo: its gains after the cursor were read (once, before its first read of changes). */
   private gainsRead = false;
+  /** Solo: the store narrowed its last read of changes to the members' readers (or was not asked yet). */
+  private narrows = true;
   /** The highest timestamp a subscriber of this group has read up to. */
   private highWater = 0;
   /** Single-record writes signalled during a burst: re-checked if the burst read past them. */
@@ -193,17 +195,20 @@ export class CursorReader {
       const upTo = await store.collectionTimestamp(this.scope);
       if (upTo <= low) return true;
       const restricted = this.audience.hasRestricted;
-      const { entries, judged } = await this.judgedChanges(low, upTo, restricted);
+      const readers = this.commonReaders();
+      const { entries, judged } = await this.judgedChanges(low, upTo, restricted, readers);
       const last = entries.length === size ? entries[size - 1] : undefined;
       const bound = last ? last.lastModified : upTo;
       const losses = restricted ? (await store.lostAccessAfter(this.scope, low)).filter((l) => l.lastModified <= bound) : [];
       const inPage = new Set(entries.map((e) => e.id));
       // A record of the page is judged on its version's ACL (absent: unconfirmed); one only lost, on its ACL now.
-      const readers = new Map([
+      const readersById = new Map([
         ...(await this.readersOf([...new Set(losses.map((l) => l.id))].filter((id) => !inPage.has(id)))),
         ...judged,
       ]);
-      const read: SharedRead = { entries, bound, losses, readers, matching: await this.matching(low, bound) };
+      // Narrowed, (low, bound] holds more records than the page: the filters are asked about the page's only.
+      const matching = await this.matching(low, bound, readers ? entries.filter((e) => !e.deleted).map((e) => e.id) : undefined);
+      const read: SharedRead = { entries, bound, losses, readers: readersById, matching };
       if (this.deps.shared.aclMayTrailRecord && restricted)
         for (const entry of entries) {
           const found = judged.get(entry.id);
@@ -266,12 +271,33 @@ export class CursorReader {
     low: number,
     upTo: number,
     restricted: boolean,
+    readers: ChangeReaders | undefined,
   ): Promise<{ entries: RecordOrTombstone[]; judged: Map<string, ReadonlySet<string>> }> {
     const range = { after: low, upTo, limit: this.mode.page };
-    const { entries, acls } = await this.deps.shared.changes(this.scope, range, this.deps.acls, restricted);
+    const { entries, acls, narrowed } = await this.deps.shared.changes(this.scope, range, this.deps.acls, restricted, readers);
+    // Not narrowed (they read more than a page): asking again would cost without sparing anything.
+    if (readers && narrowed !== true) this.narrows = false;
     const judged = new Map<string, ReadonlySet<string>>();
     for (const [id, acl] of acls) judged.set(id, readersOf(this.deps.readPermissions, acl));
     return { entries, judged };
+  }
+
+  /**
+   * A replay read alone whose members are all restricted to the same principals: the store may
+   * leave out the versions none of them reads (SharedRecords.changes), so that a replay costs
+   * what its grants reach, not every change of the scope. Audience still judges each entry;
+   * losses are read and judged as for any group. A scope's shared reads stay whole: their bursts
+   * are short, and seldom serve one caller alone.
+   */
+  private commonReaders(): ChangeReaders | undefined {
+    if (!this.mode.caughtUp || !this.narrows) return undefined;
+    let principals: ReadonlySet<string> | undefined;
+    for (const member of this.members) {
+      if (member.principals === undefined) return undefined;
+      if (principals === undefined) principals = member.principals;
+      else if (principals !== member.principals && !sameSet(principals, member.principals)) return undefined;
+    }
+    return principals && { principals: [...principals], permissions: this.deps.readPermissions };
   }
 
   /** The readers of each version's own ACL, for the versions whose ACL was not rewritten since (see judgedChanges). */
@@ -333,8 +359,8 @@ export class CursorReader {
     return new Map([...acls].map(([id, acl]) => [id, readersOf(this.deps.readPermissions, acl)] as const));
   }
 
-  /** Per distinct filter set of the members, the records in (low, bound] it keeps. */
-  private async matching(low: number, bound: number): Promise<Map<string, Set<string>>> {
+  /** Per distinct filter set of the members, the records in (low, bound] it keeps (among `ids` when given). */
+  private async matching(low: number, bound: number, ids: readonly string[] | undefined): Promise<Map<string, Set<string>>> {
     const sets = new Map<string, readonly Filter[]>();
     for (const subscription of this.members)
       if (subscription.filterKey !== "") sets.set(subscription.filterKey, subscription.request.filters);
@@ -346,6 +372,7 @@ export class CursorReader {
         limit: this.mode.page,
         upTo: bound,
         includeDeleted: false,
+        ...(ids ? { access: { ids } } : {}),
       });
       matching.set(key, new Set(kept.map(entryKey)));
     }

@@ -75,12 +75,24 @@ export interface RecordSelection {
 export interface ChangesWithAcls {
   readonly entries: RecordOrTombstone[];
   readonly acls: ReadonlyMap<string, ObjectPermissions>;
+  /** The entries were narrowed to the `readers` asked (SharedRecords.changes). */
+  readonly narrowed?: boolean;
 }
 
 export interface ChangeRange {
   readonly after: number;
   readonly upTo: number;
   readonly limit: number;
+}
+
+/**
+ * A restricted reader of changes (every reader of a group restricted to the same principals, as a
+ * solo replay is): a version shows to it when its ACL gives one of `permissions` to one of
+ * `principals` (restricted-view.ts readsVersion, readersOf).
+ */
+export interface ChangeReaders {
+  readonly principals: readonly string[];
+  readonly permissions: readonly string[];
 }
 
 export interface SharedRecords {
@@ -131,8 +143,12 @@ export interface SharedRecords {
    * The scope's records and tombstones with `last_modified` in (after, upTo], ascending, at most
    * `limit`; with `withAcls`, each version with the ACL (RecordAcls.permissions) that governed it,
    * read in the same snapshot or paired by version: a version's ACL is never a later write's.
+   * With `readers` (and `withAcls`), a store may leave out the versions whose ACL shows them
+   * nothing (`limit` then counts the others, `narrowed` says so), judged in the same snapshot,
+   * or where there is none by the ACL as it is when read (an ACL being rewritten then decides:
+   * docs/adr/0016); the caller still judges every entry it gets.
    */
-  changes(scope: Scope, range: ChangeRange, acls: RecordAcls, withAcls: boolean): Promise<ChangesWithAcls>;
+  changes(scope: Scope, range: ChangeRange, acls: RecordAcls, withAcls: boolean, readers?: ChangeReaders): Promise<ChangesWithAcls>;
 
   /** The records' ACLs as they are now (whatever version they belong to), by id: one read per set of permissions. */
   currentAcls(ids: readonly string[], acls: RecordAcls): Promise<Map<string, ObjectPermissions>>;

@@ -12,6 +12,7 @@
  *   but for a listing from a position, started from the changes since (changes-first-listing.ts).
  */
 import type { JsonObject } from "../../domain/json.js";
+import { READ } from "../../domain/permissions.js";
 import type { RecordOrTombstone, StoredRecord, Tombstone } from "../../domain/records.js";
 import { MODIFIED_FIELD, type CountQuery, type ListQuery, type RecordAccess } from "../listing.js";
 import type { ObjectPermissions, PermissionStore } from "../ports/permission-store.js";
@@ -22,6 +23,7 @@ import {
   type AclChange,
   type AclEntries,
   type ChangeRange,
+  type ChangeReaders,
   type ChangesWithAcls,
   type Grants,
   type RecordAcls,
@@ -166,15 +168,35 @@ export class PortableSharedRecords implements SharedRecords {
     });
   }
 
-  async changes(scope: Scope, range: ChangeRange, acls: RecordAcls, withAcls: boolean): Promise<ChangesWithAcls> {
+  /**
+   * With `readers` who read at most a page of records now (the ids their ACEs name, asked of the
+   * permission backend as a restricted listing does), the page is read among those ids: its cost
+   * follows what they read, not every change. More readable ids than a page: every change, as
+   * without `readers` (an id list that long costs more than the changes it would spare).
+   */
+  async changes(scope: Scope, range: ChangeRange, acls: RecordAcls, withAcls: boolean, readers?: ChangeReaders): Promise<ChangesWithAcls> {
+    const ids = withAcls && readers ? await this.fewReadable(acls, readers, range.limit) : undefined;
     const entries = await this.records.list(scope, {
       filters: [{ field: MODIFIED_FIELD, operator: "gt", value: range.after }],
       sort: [{ field: MODIFIED_FIELD, descending: false }],
       limit: range.limit,
       upTo: range.upTo,
       includeDeleted: true,
+      ...(ids ? { access: { ids } } : {}),
     });
-    return { entries, acls: withAcls ? await this.aclsOfVersions(entries, acls) : new Map() };
+    return { entries, acls: withAcls ? await this.aclsOfVersions(entries, acls) : new Map(), narrowed: ids !== undefined };
+  }
+
+  /** The ids whose ACL gives one of the readers' permissions to one of their principals, when at most `limit`. */
+  private async fewReadable(acls: RecordAcls, readers: ChangeReaders, limit: number): Promise<string[] | undefined> {
+    // Grants matching exactly these ACE permissions on the records (no collection-level pair).
+    const ids = await grantedIds(this.permissions, acls, {
+      principals: readers.principals,
+      permission: READ,
+      boundPermissions: (objectId) => readers.permissions.map((permission) => ({ objectId, permission })),
+      permissions: readers.permissions,
+    });
+    return ids.length <= limit ? ids : undefined;
   }
 
   currentAcls(ids: readonly string[], acls: RecordAcls): Promise<Map<string, ObjectPermissions>> {
