@@ -1,4 +1,4 @@
-import type { Member } from "./ports/permission-store.js";
+import type { GroupMember } from "./ports/permission-store.js";
 
 /**
  * The walk through nested groups that every permission backend does, level by level: the ids
@@ -100,7 +100,7 @@ export async function shortestParents(
 }
 
 /** A page of holdersOfEach's answer as PermissionStore.membersPage gives it. */
-export function memberPage(through: ReadonlyMap<string, ReadonlySet<string>>, after: string | undefined, limit: number): Member[] {
+export function memberPage(through: ReadonlyMap<string, ReadonlySet<string>>, after: string | undefined, limit: number): GroupMember[] {
   const ids = [...through.keys()].filter((id) => after === undefined || compareCodePoints(id, after) > 0).sort(compareCodePoints);
   return ids.slice(0, Math.max(0, limit)).map((id) => ({ id, through: [...(through.get(id) ?? [])].sort(compareCodePoints) }));
 }

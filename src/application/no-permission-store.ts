@@ -2,7 +2,7 @@
  * The permission backend of a deployment without one (only user resources): it holds nothing,
  * grants nothing and stores nothing, so the services never test for a missing backend.
  */
-import type { Member, ObjectPermissions, PermissionStore } from "./ports/permission-store.js";
+import type { GroupMember, ObjectPermissions, PermissionStore } from "./ports/permission-store.js";
 
 const nothing = (): Promise<void> => Promise.resolve();
 const noPrincipals = (): Promise<Set<string>> => Promise.resolve(new Set<string>());
@@ -18,7 +18,7 @@ export const NO_PERMISSION_STORE: PermissionStore = Object.freeze({
     Promise.resolve(new Map(ids.map((id) => [id, new Set<string>()]))),
   membersOf: noPrincipals,
   principalParents: (): Promise<Map<string, string>> => Promise.resolve(new Map<string, string>()),
-  membersPage: (): Promise<Member[]> => Promise.resolve([]),
+  membersPage: (): Promise<GroupMember[]> => Promise.resolve([]),
   addPrincipalToAce: nothing,
   removePrincipalFromAce: nothing,
   objectPermissionPrincipals: noPrincipals,

@@ -4,7 +4,7 @@
  * that each of them names only what it changes.
  */
 import type { BoundPermissionsFn } from "../domain/permissions.js";
-import type { Member, ObjectPermissions, PermissionStore } from "./ports/permission-store.js";
+import type { GroupMember, ObjectPermissions, PermissionStore } from "./ports/permission-store.js";
 
 export abstract class PermissionStoreDecorator implements PermissionStore {
   constructor(protected readonly inner: PermissionStore) {}
@@ -36,7 +36,7 @@ export abstract class PermissionStoreDecorator implements PermissionStore {
   principalParents(ids: readonly string[]): Promise<Map<string, string>> {
     return this.inner.principalParents(ids);
   }
-  membersPage(principals: readonly string[], after: string | undefined, limit: number): Promise<Member[]> {
+  membersPage(principals: readonly string[], after: string | undefined, limit: number): Promise<GroupMember[]> {
     return this.inner.membersPage(principals, after, limit);
   }
   addPrincipalToAce(objectId: string, permission: string, principal: string): Promise<void> {

@@ -2,7 +2,7 @@
 /* eslint-disable @typescript-eslint/require-await -- the port is async; memory answers at once */
 import {
   DEFAULT_GROUP_MAX_DEPTH,
-  type Member,
+  type GroupMember,
   type ObjectPermissions,
   type PermissionStore,
 } from "../../application/ports/permission-store.js";
@@ -78,7 +78,7 @@ export class MemoryPermissionStore implements PermissionStore {
     return shortestParents(ids, this.groupMaxDepth, async (level) => level.map((id) => this.users.get(id) ?? []));
   }
 
-  async membersPage(principals: readonly string[], after: string | undefined, limit: number): Promise<Member[]> {
+  async membersPage(principals: readonly string[], after: string | undefined, limit: number): Promise<GroupMember[]> {
     const through = await holdersOfEach(principals, this.groupMaxDepth, async (ids) => ids.map((id) => this.holders.get(id) ?? []));
     return memberPage(through, after, limit);
   }

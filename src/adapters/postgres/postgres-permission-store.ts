@@ -5,7 +5,7 @@
  */
 import {
   DEFAULT_GROUP_MAX_DEPTH,
-  type Member,
+  type GroupMember,
   type ObjectPermissions,
   type PermissionStore,
 } from "../../application/ports/permission-store.js";
@@ -204,7 +204,7 @@ export class PostgresPermissionStore implements PermissionStore, PrincipalsWithC
     return new Map(rows.map((row) => [row.principal, row.parent]));
   }
 
-  async membersPage(principals: readonly string[], after: string | undefined, limit: number): Promise<Member[]> {
+  async membersPage(principals: readonly string[], after: string | undefined, limit: number): Promise<GroupMember[]> {
     if (principals.length === 0 || limit <= 0) return [];
     const rows = await this.run<{ id: string; through: string[] }>(MEMBERS_PAGE, [
       [...new Set(principals)],

@@ -5,7 +5,7 @@
  */
 import {
   DEFAULT_GROUP_MAX_DEPTH,
-  type Member,
+  type GroupMember,
   type ObjectPermissions,
   type PermissionStore,
 } from "../../application/ports/permission-store.js";
@@ -103,7 +103,7 @@ export class RedisPermissionStore implements PermissionStore {
   }
 
   /** Reads whole reverse sets (a Redis set has no order): one pipeline per level, a page returned. */
-  async membersPage(principals: readonly string[], after: string | undefined, limit: number): Promise<Member[]> {
+  async membersPage(principals: readonly string[], after: string | undefined, limit: number): Promise<GroupMember[]> {
     const through = await holdersOfEach([...new Set(principals)], this.groupMaxDepth, (ids) => this.setsOf("pu", ids));
     return memberPage(through, after, limit);
   }

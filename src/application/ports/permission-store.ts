@@ -7,7 +7,7 @@ import type { BoundPermissionsFn } from "../../domain/permissions.js";
 export const DEFAULT_GROUP_MAX_DEPTH = 5;
 
 /** One id holding some of the principals asked of membersPage, and which of them (sorted). */
-export interface Member {
+export interface GroupMember {
   readonly id: string;
   readonly through: readonly string[];
 }
@@ -77,7 +77,7 @@ export interface PermissionStore {
    * through itself). A page costs the backend at most `group_max_depth` round trips and returns
    * `limit` rows at most, whatever the number of members.
    */
-  membersPage(principals: readonly string[], after: string | undefined, limit: number): Promise<Member[]>;
+  membersPage(principals: readonly string[], after: string | undefined, limit: number): Promise<GroupMember[]>;
 
   /** Adds the principal to the ACE (object, permission); idempotent. */
   addPrincipalToAce(objectId: string, permission: string, principal: string): Promise<void>;
