@@ -99,7 +99,7 @@ export async function shortestParents(
   return parents;
 }
 
-/** A page of holdersOfEach's answer as PermissionStore.membersPage gives it. */
+/** A page of holdersOfEach's answer, in the shape of PermissionStore.membersPage. */
 export function memberPage(through: ReadonlyMap<string, ReadonlySet<string>>, after: string | undefined, limit: number): GroupMember[] {
   const ids = [...through.keys()].filter((id) => after === undefined || compareCodePoints(id, after) > 0).sort(compareCodePoints);
   return ids.slice(0, Math.max(0, limit)).map((id) => ({ id, through: [...(through.get(id) ?? [])].sort(compareCodePoints) }));
