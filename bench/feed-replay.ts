@@ -18,6 +18,7 @@ import { flushRedisPermissions, percentile, seedReadableRecords } from "./readab
 import { authorization, backendSettings, baseServerSettings, databaseUrl, principalOf, recreateDatabase, withClient } from "./seed.js";
 import { cliOf, freePort, runNode, settingsEnv, startProcess, type ServerProcess } from "./server-process.js";
 import { RedisPermissionStore } from "../src/adapters/redis/redis-permission-store.js";
+import { argument } from "./argument.js";
 
 const DATABASE = "tessera_bench_feed_replay";
 const REDIS_PREFIX = "tessera-bench-feed-replay:";
@@ -26,11 +27,6 @@ const READER = "reader:feed-replay";
 /** Reads every record: the records the reader does not read still have a reader, as shared data does. */
 const OTHER = "other:feed-replay";
 const READ_BY_READER = 100;
-
-function argument(name: string, fallback: string): string {
-  const index = process.argv.indexOf(`--${name}`);
-  return index >= 0 ? (process.argv[index + 1] ?? fallback) : fallback;
-}
 
 type Backend = "postgresql" | "redis";
 const backends = argument("backends", "postgresql,redis").split(",") as Backend[];

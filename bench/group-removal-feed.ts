@@ -19,6 +19,7 @@ import { TOKENS } from "../src/bootstrap/tokens.js";
 import { flushRedisPermissions, percentile, seedReadableRecords } from "./readable-records-seed.js";
 import { authorization, backendSettings, baseServerSettings, databaseUrl, principalOf, recreateDatabase, withClient } from "./seed.js";
 import { cliOf, freePort, runNode, settingsEnv, startProcess } from "./server-process.js";
+import { argument } from "./argument.js";
 
 const DATABASE = "tessera_bench_group_removal";
 const REDIS_PREFIX = "tessera-bench-group-removal:";
@@ -26,11 +27,6 @@ const OWNER = "owner:group-removal";
 const READER = "reader:group-removal";
 const GROUP = "group:bench";
 const COLLECTION = "grouped";
-
-function argument(name: string, fallback: string): string {
-  const index = process.argv.indexOf(`--${name}`);
-  return index >= 0 ? (process.argv[index + 1] ?? fallback) : fallback;
-}
 
 const backend = argument("backend", "postgresql") as "postgresql" | "redis";
 const records = Number(argument("records", "10000"));

@@ -16,16 +16,12 @@ import path from "node:path";
 import { flushRedisPermissions, percentile, seedReadableRecords } from "./readable-records-seed.js";
 import { authorization, backendSettings, baseServerSettings, databaseUrl, principalOf, recreateDatabase, withClient } from "./seed.js";
 import { cliOf, freePort, runNode, settingsEnv, startProcess } from "./server-process.js";
+import { argument } from "./argument.js";
 
 const DATABASE = "tessera_bench_since_feed";
 const REDIS_PREFIX = "tessera-bench-since-feed:";
 const OWNER = "owner:since-feed";
 const READER = "reader:since-feed";
-
-function argument(name: string, fallback: string): string {
-  const index = process.argv.indexOf(`--${name}`);
-  return index >= 0 ? (process.argv[index + 1] ?? fallback) : fallback;
-}
 
 const backends = argument("backends", "postgresql,redis").split(",") as ("postgresql" | "redis")[];
 const sizes = argument("sizes", "100,10000,100000").split(",").map(Number);
