@@ -3,9 +3,10 @@
  * same run: a Tessera server on PostgreSQL (storage and permissions in one database) holding
  * 10,000 articles, read by a caller who holds the record only through nested groups (reader ->
  * group:l1 -> group:l2 -> group:l3, beside 97 other groups on 3 levels), so explain walks the
- * whole chain. Requests go one at a time, GET and explain alternating, over one keep-alive
- * connection (node:http) from this process to a `serve` child process (its own event loop, as in production).
- * Never part of `npm test`.
+ * whole chain. The floors, in the same rounds: a GET by a user the record's ACL names directly
+ * (one statement, no groups) and `__lbheartbeat__` (no statement). Requests go one at a time,
+ * the four alternating, over one keep-alive connection (node:http) from this process to a
+ * `serve` child process (its own event loop, as in production). Never part of `npm test`.
  *
  *   npm run build && node dist/bench/explain-p99.js [rounds=2000] [records=10000]
  */
@@ -18,6 +19,8 @@ import { cliOf, freePort, runNode, settingsEnv, startProcess } from "./server-pr
 const SERVER = process.env.TESSERA_BENCH_POSTGRES_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
 const DATABASE = "tessera_bench_explain";
 const READER = "reader:bench-password";
+/** A user without groups, named by r2's ACL. */
+const DIRECT = "direct:bench-password";
 const BUILD = path.resolve(import.meta.dirname, "..", "..");
 const sql = databaseUrl(SERVER, DATABASE);
 
@@ -40,6 +43,7 @@ async function seed(client: pg.Client, records: number): Promise<void> {
     [records],
   );
   await client.query("INSERT INTO access_control_entries VALUES ('/articles/r1', 'read', 'group:l3')");
+  await client.query("INSERT INTO access_control_entries VALUES ('/articles/r2', 'read', $1)", [principalOf(DIRECT)]);
   const reader = principalOf(READER);
   const links: [string, string][] = [
     [reader, "group:l1"],
@@ -97,36 +101,41 @@ async function main(): Promise<void> {
     port,
   );
   try {
-    const credentials = authorization(READER);
+    const reader = authorization(READER);
     const record = `${server.url}/v1/articles/r1`;
     const chain = [principalOf(READER), "group:l1", "group:l2", "group:l3"];
-    const isRecord = (body: { data: Record<string, unknown> }) => {
-      if (body.data.id !== "r1") throw new Error("GET answered another record");
+    const isRecord = (id: string) => (body: { data: Record<string, unknown> }) => {
+      if (body.data.id !== id) throw new Error(`GET answered another record than ${id}`);
     };
     const isExplained = (body: { data: Record<string, unknown> }) => {
       const grants = body.data.grants as { principals: { chain?: string[] }[] }[];
       if (body.data.allowed !== true || JSON.stringify(grants[0]?.principals[0]?.chain) !== JSON.stringify(chain))
         throw new Error(`explain answered ${JSON.stringify(body.data)}`);
     };
-    for (let i = 0; i < 200; i++) {
-      await timed(record, credentials, isRecord);
-      await timed(`${record}/explain?permission=read`, credentials, isExplained);
-    }
-    const gets: number[] = [];
-    const explains: number[] = [];
-    for (let i = 0; i < rounds; i++) {
-      gets.push(await timed(record, credentials, isRecord));
-      explains.push(await timed(`${record}/explain?permission=read`, credentials, isExplained));
-    }
-    gets.sort((a, b) => a - b);
-    explains.sort((a, b) => a - b);
+    const requests: { label: string; send: () => Promise<number>; times: number[] }[] = [
+      { label: "GET /v1/articles/r1 (through the groups)", send: () => timed(record, reader, isRecord("r1")), times: [] },
+      { label: "GET /v1/articles/r1/explain", send: () => timed(`${record}/explain?permission=read`, reader, isExplained), times: [] },
+      {
+        label: "GET /v1/articles/r2 (named by its ACL)",
+        send: () => timed(`${server.url}/v1/articles/r2`, authorization(DIRECT), isRecord("r2")),
+        times: [],
+      },
+      { label: "GET /v1/__lbheartbeat__", send: () => timed(`${server.url}/v1/__lbheartbeat__`, reader, () => undefined), times: [] },
+    ];
+    for (let i = 0; i < 200; i++) for (const request of requests) await request.send();
+    for (let i = 0; i < rounds; i++) for (const request of requests) request.times.push(await request.send());
+    const sorted = requests.map(({ times }) => [...times].sort((a, b) => a - b));
     console.log(`${records} records, ${rounds} rounds; the reader holds r1 through reader -> group:l1 -> group:l2 -> group:l3`);
     console.log("request | median ms | p99 ms");
-    console.log(`GET /v1/articles/r1 | ${percentile(gets, 50).toFixed(3)} | ${percentile(gets, 99).toFixed(3)}`);
-    console.log(`GET /v1/articles/r1/explain | ${percentile(explains, 50).toFixed(3)} | ${percentile(explains, 99).toFixed(3)}`);
-    console.log(
-      `explain / GET: median ${(percentile(explains, 50) / percentile(gets, 50)).toFixed(2)}, p99 ${(percentile(explains, 99) / percentile(gets, 99)).toFixed(2)}`,
+    requests.forEach(({ label }, i) =>
+      console.log(`${label} | ${percentile(sorted[i]!, 50).toFixed(3)} | ${percentile(sorted[i]!, 99).toFixed(3)}`),
     );
+    const [throughGroups, explained, named] = sorted as [number[], number[], number[]];
+    const ratio = (a: readonly number[], b: readonly number[], p: number) => (percentile(a, p) / percentile(b, p)).toFixed(2);
+    console.log(
+      `explain / GET through the groups: median ${ratio(explained, throughGroups, 50)}, p99 ${ratio(explained, throughGroups, 99)}`,
+    );
+    console.log(`explain / GET named by the ACL: median ${ratio(explained, named, 50)}, p99 ${ratio(explained, named, 99)}`);
   } finally {
     agent.destroy();
     await server.stop();

@@ -119,16 +119,19 @@ export class Authorizer {
     permission: string,
     knownAcl: Acl | undefined,
   ): Promise<boolean> {
-    const { held, elsewhere } = this.localGrants(caller, resource, objectId, permission, knownAcl);
-    if (held.length > 0) return true;
+    const grants = boundPermissionsOf(resource)(objectId, permission);
+    const on = { collection: collectionObjectId(resource.name), objectId, knownAcl };
+    // Allocates no list on the way to "yes": this runs on every read (W1).
+    const holds = (_source: LocalSource, principals: readonly string[] | undefined) => holdsAny(caller, principals);
+    if (grants.some((grant) => decidedHere(grant, resource, on, holds))) return true;
+    const elsewhere = leftElsewhere(grants, objectId, knownAcl);
     if (elsewhere.length === 0) return false;
     return this.permissions.checkPermission(objectId, permission, caller.principals, () => elsewhere);
   }
 
   /**
-   * The grants of `permission` on the object (bound permissions) and those decided here: the
-   * settings principals (grants on the collection) and `knownAcl` (grants on the object itself);
-   * `elsewhere` are the grants left to the permission backend.
+   * The grants of `permission` on the object (bound permissions), those decided here that the
+   * caller holds (decidedHere), and `elsewhere`, the grants left to the permission backend.
    */
   private localGrants(
     caller: Caller,
@@ -137,20 +140,43 @@ export class Authorizer {
     permission: string,
     knownAcl: Acl | undefined,
   ): { grants: BoundPermission[]; held: HeldGrant[]; elsewhere: BoundPermission[] } {
-    const collection = collectionObjectId(resource.name);
     const grants = boundPermissionsOf(resource)(objectId, permission);
+    const on = { collection: collectionObjectId(resource.name), objectId, knownAcl };
     const held: HeldGrant[] = [];
-    for (const grant of grants) {
-      const settings = grant.objectId === collection ? matching(caller, resource.settingsPrincipals[grant.permission]) : [];
-      if (settings.length > 0) held.push({ ...grant, source: "settings", principals: settings });
-      const own = knownAcl && grant.objectId === objectId ? matching(caller, knownAcl[grant.permission]) : [];
-      if (own.length > 0) held.push({ ...grant, source: "record", principals: own });
-    }
-    // The object's own grants are decided on `knownAcl` alone, read with the record it governs: the
-    // backend, asked later, could answer for a newer ACL than the version being decided on.
-    const elsewhere = knownAcl ? grants.filter((grant) => grant.objectId !== objectId) : grants;
-    return { grants, held, elsewhere };
+    for (const grant of grants)
+      decidedHere(grant, resource, on, (source, principals) => {
+        const named = matching(caller, principals);
+        if (named.length > 0) held.push({ ...grant, source, principals: named });
+        return false;
+      });
+    return { grants, held, elsewhere: leftElsewhere(grants, objectId, knownAcl) };
   }
+}
+
+type LocalSource = "settings" | "record";
+
+/**
+ * The one rule of what is decided without the permission backend: a grant on the collection by
+ * the settings principals, a grant on the object itself by `knownAcl`. Offers `visit` each such
+ * source in that order; true as soon as `visit` says so.
+ */
+function decidedHere(
+  grant: BoundPermission,
+  resource: ResourceDefinition,
+  on: { readonly collection: string; readonly objectId: string; readonly knownAcl: Acl | undefined },
+  visit: (source: LocalSource, principals: readonly string[] | undefined) => boolean,
+): boolean {
+  if (grant.objectId === on.collection && visit("settings", resource.settingsPrincipals[grant.permission])) return true;
+  return on.knownAcl !== undefined && grant.objectId === on.objectId && visit("record", on.knownAcl[grant.permission]);
+}
+
+/**
+ * The grants asked of the backend. The object's own grants are decided on `knownAcl` alone, read
+ * with the record it governs: the backend, asked later, could answer for a newer ACL than the
+ * version being decided on.
+ */
+function leftElsewhere(grants: readonly BoundPermission[], objectId: string, knownAcl: Acl | undefined): BoundPermission[] {
+  return knownAcl ? grants.filter((grant) => grant.objectId !== objectId) : [...grants];
 }
 
 /**

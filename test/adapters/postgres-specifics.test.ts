@@ -425,7 +425,7 @@ describe("PostgreSQL specifics", function () {
       await rejection(database.query("storage", "SELECT pg_sleep(1)"));
     });
 
-    it("turns JIT and parallel workers off, keeping the session options of the URL", async () => {
+    it("turns JIT and parallel workers off and keeps generic plans, with the session options of the URL", async () => {
       const url = new URL(databaseUrl(MAIN));
       url.searchParams.set("options", "-c synchronous_commit=off");
       const database = open({ url: url.toString() });
@@ -433,6 +433,7 @@ describe("PostgreSQL specifics", function () {
         (await database.query<{ value: string }>("storage", "SELECT current_setting($1) AS value", [name]))[0]!.value;
       expect(await setting("jit")).to.equal("off");
       expect(await setting("max_parallel_workers_per_gather")).to.equal("0");
+      expect(await setting("plan_cache_mode")).to.equal("force_generic_plan");
       expect(await setting("synchronous_commit")).to.equal("off");
     });
 
