@@ -99,14 +99,19 @@ export class Authorizer {
   /** The principals holding `permission` on the object through each grant, as `explain` reads them (no resource policy). */
   async holders(resource: ResourceDefinition, objectId: string, permission: string, knownAcl: Acl, acls: AclReader): Promise<HeldGrant[]> {
     const grants = boundPermissionsOf(resource)(objectId, permission);
-    const collection = collectionObjectId(resource.name);
+    const on = { collection: collectionObjectId(resource.name), objectId, knownAcl };
     const held: HeldGrant[] = [];
     const add = (grant: BoundPermission, source: GrantSource, principals: readonly string[] | undefined) => {
       if (principals && principals.length > 0) held.push({ ...grant, source, principals: [...new Set(principals)] });
     };
-    for (const grant of grants) if (grant.objectId === collection) add(grant, "settings", resource.settingsPrincipals[grant.permission]);
-    for (const grant of grants) if (grant.objectId === objectId) add(grant, "record", knownAcl[grant.permission]);
-    const elsewhere = grants.filter((grant) => grant.objectId !== objectId);
+    // Every settings grant, then every record grant: the answer lists them in that order.
+    for (const only of ["settings", "record"] as const)
+      for (const grant of grants)
+        decidedHere(grant, resource, on, (source, principals) => {
+          if (source === only) add(grant, source, principals);
+          return false;
+        });
+    const elsewhere = leftElsewhere(grants, objectId, knownAcl);
     const read = elsewhere.length === 0 ? new Map<string, ObjectPermissions>() : await acls(elsewhere);
     for (const grant of elsewhere) add(grant, "acl", [...(read.get(grant.objectId)?.[grant.permission] ?? [])]);
     return held;
@@ -175,8 +180,8 @@ function decidedHere(
  * with the record it governs: the backend, asked later, could answer for a newer ACL than the
  * version being decided on.
  */
-function leftElsewhere(grants: readonly BoundPermission[], objectId: string, knownAcl: Acl | undefined): BoundPermission[] {
-  return knownAcl ? grants.filter((grant) => grant.objectId !== objectId) : [...grants];
+function leftElsewhere(grants: BoundPermission[], objectId: string, knownAcl: Acl | undefined): BoundPermission[] {
+  return knownAcl ? grants.filter((grant) => grant.objectId !== objectId) : grants;
 }
 
 /**

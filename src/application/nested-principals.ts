@@ -54,14 +54,11 @@ export async function holdersOfEach(
       const vias = frontier.get(ids[index++] ?? "") ?? new Set<string>();
       for (const holder of holders)
         for (const via of vias) {
-          if (seen.has(pairKey(holder, via))) continue;
-          seen.add(pairKey(holder, via));
-          let held = through.get(holder);
-          if (!held) through.set(holder, (held = new Set()));
-          held.add(via);
-          let pending = next.get(holder);
-          if (!pending) next.set(holder, (pending = new Set()));
-          pending.add(via);
+          const key = pairKey(holder, via);
+          if (seen.has(key)) continue;
+          seen.add(key);
+          addTo(through, holder, via);
+          addTo(next, holder, via);
         }
     }
     frontier = next;
@@ -119,4 +116,10 @@ export function compareCodePoints(a: string, b: string): number {
 
 function pairKey(id: string, via: string): string {
   return `${via.length}:${via}${id}`;
+}
+
+function addTo(sets: Map<string, Set<string>>, key: string, value: string): void {
+  const set = sets.get(key);
+  if (set) set.add(value);
+  else sets.set(key, new Set([value]));
 }
