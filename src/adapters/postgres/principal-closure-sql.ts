@@ -37,8 +37,10 @@ export function holdersReached(principal: string, maxDepth: string): string {
 }
 
 /**
- * The fast path of a walk down (docs/benchmarks.md, W1/W3): planning the recursive CTE costs a
- * read more than the lookups themselves, and most callers hold no group that is itself in a group.
+ * The fast path of a walk down (docs/benchmarks.md, W1/W3): most callers hold no group that is
+ * itself in a group. It was made when PostgreSQL planned the recursive CTE at every call, which
+ * cost a read more than the lookups themselves; connections now keep generic plans, and the flat
+ * statement still spares those callers the walk's execution.
  * A statement reads the principals stored for a user and one other id (system.Authenticated; depth
  * 1: two lookups of the primary key; an `unnest` of the two cost three times as much to plan) with
  * `linkedFurther` over them; only when that says a walk would find more does the adapter send the
