@@ -36,7 +36,7 @@ const SWEEP = {
 export class PostgresCache implements Cache {
   private readonly prefix: string;
   private readonly sweepEvery: number;
-  private setsSinceSweep = 0;
+  private writesSinceSweep = 0;
 
   constructor(
     private readonly database: PostgresDatabase,
@@ -57,10 +57,7 @@ export class PostgresCache implements Cache {
 
   async set(key: string, value: JsonValue, ttlSeconds: number): Promise<void> {
     await this.database.query("cache", SET, [this.prefix + key, JSON.stringify(value), Math.round(ttlSeconds * 1000)]);
-    if (++this.setsSinceSweep >= this.sweepEvery) {
-      this.setsSinceSweep = 0;
-      await this.database.query("cache", SWEEP);
-    }
+    await this.countWrite();
   }
 
   async expire(key: string, ttlSeconds: number): Promise<void> {
@@ -86,6 +83,14 @@ export class PostgresCache implements Cache {
     const { lower, upper } = prefixRange(this.prefix);
     if (upper === undefined) await this.database.query("cache", "DELETE FROM cache WHERE key >= $1", [lower]);
     else await this.database.query("cache", "DELETE FROM cache WHERE key >= $1 AND key < $2", [lower, upper]);
+  }
+
+  /** Sweeps once every `sweepEvery` writes, so that no write path lets expired rows pile up. */
+  private async countWrite(): Promise<void> {
+    if (++this.writesSinceSweep >= this.sweepEvery) {
+      this.writesSinceSweep = 0;
+      await this.database.query("cache", SWEEP);
+    }
   }
 
   heartbeat(): Promise<boolean> {
