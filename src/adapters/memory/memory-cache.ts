@@ -46,6 +46,19 @@ export class MemoryCache implements Cache {
     if (entry) entry.expiresAt = this.clock.now() + ttlSeconds * 1000;
   }
 
+  /** Atomic: nothing is awaited between the read and the write (`set` stores before it yields). */
+  async increment(key: string, by: number, ttlSeconds: number): Promise<number> {
+    const entry = this.live(key);
+    const current: unknown = entry ? JSON.parse(entry.json) : undefined;
+    if (entry && typeof current === "number" && Number.isSafeInteger(current)) {
+      const next = current + by;
+      entry.json = JSON.stringify(next);
+      return next;
+    }
+    await this.set(key, by, ttlSeconds);
+    return by;
+  }
+
   async ttl(key: string): Promise<number> {
     const entry = this.live(key);
     return entry ? (entry.expiresAt - this.clock.now()) / 1000 : -2;

@@ -8,7 +8,7 @@ import { NOW_MS } from "./sql-clock.js";
 export interface PostgresCacheOptions {
   /** Prepended to every key (flush removes only keys under it). Default "tessera:cache:". */
   readonly prefix?: string;
-  /** Expired entries are swept (a bounded batch) once every this many `set` calls. Default 200. */
+  /** Expired entries are swept (a bounded batch) once every this many `set` or `increment` calls. Default 200. */
   readonly sweepEvery?: number;
 }
 
@@ -17,6 +17,17 @@ const SET = {
   name: "tessera_cache_set",
   text: `INSERT INTO cache (key, value, expires) VALUES ($1, $2, ${NOW_MS} + $3::bigint)
          ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value, expires = EXCLUDED.expires`,
+};
+// A live row holding a JSON integer (18 digits at most, so the cast cannot overflow) keeps counting
+// and keeps its expiry; an expired one, or one holding any other JSON, starts over as a new row would.
+const COUNTING = `cache.expires > ${NOW_MS} AND cache.value ~ '^-?[0-9]{1,18}$'`;
+const INCREMENT = {
+  name: "tessera_cache_increment",
+  text: `INSERT INTO cache (key, value, expires) VALUES ($1, $2::bigint::text, ${NOW_MS} + $3::bigint)
+         ON CONFLICT (key) DO UPDATE SET
+           value = CASE WHEN ${COUNTING} THEN (cache.value::bigint + $2::bigint)::text ELSE EXCLUDED.value END,
+           expires = CASE WHEN ${COUNTING} THEN cache.expires ELSE EXCLUDED.expires END
+         RETURNING value`,
 };
 const EXPIRE = {
   name: "tessera_cache_expire",
@@ -58,6 +69,13 @@ export class PostgresCache implements Cache {
   async set(key: string, value: JsonValue, ttlSeconds: number): Promise<void> {
     await this.database.query("cache", SET, [this.prefix + key, JSON.stringify(value), Math.round(ttlSeconds * 1000)]);
     await this.countWrite();
+  }
+
+  /** One statement: ON CONFLICT DO UPDATE locks the row, so concurrent increments queue, across processes. */
+  async increment(key: string, by: number, ttlSeconds: number): Promise<number> {
+    const rows = await this.database.query<{ value: string }>("cache", INCREMENT, [this.prefix + key, by, Math.round(ttlSeconds * 1000)]);
+    await this.countWrite();
+    return Number(rows[0]?.value);
   }
 
   async expire(key: string, ttlSeconds: number): Promise<void> {

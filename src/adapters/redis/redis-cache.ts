@@ -1,7 +1,7 @@
 /** Cache on Redis (ioredis): one string key `<prefix><key>` per entry holding JSON, expiry in ms. */
 import type { Cache } from "../../application/ports/cache.js";
 import type { JsonValue } from "../../domain/json.js";
-import { RedisPool, type RedisConnectionOptions, unlinkByPrefix } from "./redis-connection.js";
+import { luaScript, RedisPool, runScript, type RedisConnectionOptions, unlinkByPrefix } from "./redis-connection.js";
 
 export const DEFAULT_CACHE_PREFIX = "tessera:cache:";
 
@@ -11,6 +11,20 @@ const HEARTBEAT_KEY = "__heartbeat__";
 function millis(ttlSeconds: number): number {
   return ttlSeconds > 0 ? Math.max(1, Math.round(ttlSeconds * 1000)) : 0;
 }
+
+/**
+ * ARGV: key, by, ttl in ms. INCRBY reads a JSON integer as it reads a Redis one; it refuses
+ * anything else (a string, an object, a float), which starts over from 0. A key INCRBY created has
+ * no expiry yet (PTTL -1); a live one keeps its own.
+ */
+const INCREMENT = luaScript(`local key, by, ms = ARGV[1], ARGV[2], ARGV[3]
+local value = redis.pcall("INCRBY", key, by)
+if type(value) == "table" and value.err then
+  redis.call("SET", key, by, "PX", ms)
+  return tonumber(by)
+end
+if redis.call("PTTL", key) == -1 then redis.call("PEXPIRE", key, ms) end
+return value`);
 
 function parse(json: string | null): JsonValue | undefined {
   return json === null ? undefined : (JSON.parse(json) as JsonValue);
@@ -47,6 +61,12 @@ export class RedisCache implements Cache {
   async expire(key: string, ttlSeconds: number): Promise<void> {
     // PEXPIRE 0 deletes the key at once, as an elapsed ttl should.
     await this.pool.run((client) => client.pexpire(this.prefix + key, millis(ttlSeconds)));
+  }
+
+  /** One script, which Redis runs atomically: no other client's command comes between read and write. */
+  async increment(key: string, by: number, ttlSeconds: number): Promise<number> {
+    const args = [this.prefix + key, String(by), String(millis(ttlSeconds))];
+    return Number(await this.pool.run((client) => runScript(client, INCREMENT, args)));
   }
 
   async ttl(key: string): Promise<number> {

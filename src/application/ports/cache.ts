@@ -17,6 +17,13 @@ export interface Cache {
   /** Sets a new time to live on an existing key; a no-op when missing. */
   expire(key: string, ttlSeconds: number): Promise<void>;
 
+  /**
+   * Adds `by` (an integer, may be negative) to the integer at `key` and returns the new value, atomically
+   * across every process sharing the backend. A missing or expired key (or one holding a non-integer)
+   * starts from 0 and lives `ttlSeconds` (> 0, fractions allowed) from now; an existing key keeps its expiry.
+   */
+  increment(key: string, by: number, ttlSeconds: number): Promise<number>;
+
   /** Seconds left before the key expires (fractions allowed), or a negative number when missing. */
   ttl(key: string): Promise<number>;
 
