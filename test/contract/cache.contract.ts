@@ -180,6 +180,94 @@ export function cacheContract(name: string, open: (options?: CacheOpenOptions) =
       });
     });
 
+    describe("increment", () => {
+      it("starts a missing key at `by`, living the ttl given", async () => {
+        expect(await cache.increment("n", 3, 10)).to.equal(3);
+        expect(await cache.increment("n", 4, 10)).to.equal(7);
+        expect(await cache.ttl("n"))
+          .to.be.greaterThan(9)
+          .and.at.most(10);
+      });
+
+      it("keeps the remaining ttl of an existing key, neither extended nor shortened", async () => {
+        await cache.increment("counted", 1, 10);
+        await cache.set("stored", 5, 10);
+        expect(await cache.increment("counted", 1, 100)).to.equal(2);
+        expect(await cache.increment("stored", 1, 100)).to.equal(6);
+        expect(await cache.increment("stored", 1, 1)).to.equal(7);
+        for (const key of ["counted", "stored"]) {
+          expect(await cache.ttl(key), key)
+            .to.be.greaterThan(9)
+            .and.at.most(10);
+        }
+      });
+
+      it("adds a negative `by`", async () => {
+        expect(await cache.increment("n", -2, 10)).to.equal(-2);
+        expect(await cache.increment("n", -3, 10)).to.equal(-5);
+        expect(await cache.increment("n", 8, 10)).to.equal(3);
+      });
+
+      it("starts an expired key again from 0, with a fresh ttl", async () => {
+        await cache.increment("counted", 5, 0.05);
+        await cache.set("stored", 5, 0.05);
+        await sleep(150);
+        for (const key of ["counted", "stored"]) {
+          expect(await cache.increment(key, 2, 10), key).to.equal(2);
+          expect(await cache.ttl(key), key)
+            .to.be.greaterThan(9)
+            .and.at.most(10);
+        }
+      });
+
+      it("starts a key holding a non-integer from 0, with a fresh ttl", async () => {
+        const values: Record<string, JsonValue> = {
+          text: "text",
+          digits: "12",
+          float: 1.5,
+          object: { a: 1 },
+          list: [1],
+          yes: true,
+          nothing: null,
+        };
+        for (const [key, value] of Object.entries(values)) await cache.set(key, value, 1000);
+        for (const key of Object.keys(values)) {
+          expect(await cache.increment(key, 2, 10), key).to.equal(2);
+          expect(await cache.get(key), key).to.equal(2);
+          expect(await cache.ttl(key), key).to.be.at.most(10);
+        }
+      });
+
+      it("is read back by get as a JSON number", async () => {
+        await cache.increment("n", 41, 10);
+        await cache.increment("n", 1, 10);
+        expect(await cache.get("n")).to.equal(42);
+        await cache.set("n", 10, 10);
+        await cache.increment("n", -1, 10);
+        expect(await cache.get("n")).to.equal(9);
+      });
+
+      it("counts under the prefix", async () => {
+        await withPrefixes(["prefix_", ""], async ([prefixed, bare]) => {
+          await bare.set("prefix_n", 4, 10);
+          expect(await prefixed.increment("n", 1, 10)).to.equal(5);
+          expect(await bare.get("prefix_n")).to.equal(5);
+          expect(await bare.get("n")).to.equal(undefined);
+        });
+      });
+
+      it("is atomic across instances: 50 concurrent increments return 1..50", async () => {
+        await withPrefixes(["shared_", "shared_"], async ([one, two]) => {
+          // Two waves: the first races to create the key, the second to update it.
+          const wave = () => Promise.all(Array.from({ length: 25 }, (_, i) => (i % 2 === 0 ? one : two).increment("hits", 1, 60)));
+          const returned = [...(await wave()), ...(await wave())];
+          expect(returned.sort((a, b) => a - b)).to.deep.equal(Array.from({ length: 50 }, (_, i) => i + 1));
+          expect(await one.get("hits")).to.equal(50);
+          expect(await two.get("hits")).to.equal(50);
+        });
+      });
+    });
+
     describe("delete and flush", () => {
       it("deletes a key and returns its value", async () => {
         await cache.set("foobar", { a: "toto" }, 42);
