@@ -21,8 +21,8 @@ export class Authenticator {
     for (const policy of this.policies) {
       const result = await policy.authenticate(request);
       if (result === undefined) continue;
-      const { userId, principals = [] } = typeof result === "string" ? { userId: result } : result;
-      return authenticatedRequester(`${policy.name}:${userId}`, this.groupFinder, this.groupsFromPermissions, principals);
+      const { userId, principals = [], stillValid } = typeof result === "string" ? { userId: result } : result;
+      return authenticatedRequester(`${policy.name}:${userId}`, this.groupFinder, this.groupsFromPermissions, principals, stillValid);
     }
     return anonymousRequester();
   }

@@ -3,6 +3,7 @@
  * (which needs the permission backend) is computed on first use and then shared, once per
  * request or once per batch.
  */
+import { UnauthenticatedError } from "../domain/errors.js";
 import { ANONYMOUS, callerPrincipals, type Caller } from "../domain/principals.js";
 
 export interface Requester {
@@ -14,7 +15,10 @@ export interface Requester {
    * they were read together with something else (a record, in one statement). Else undefined.
    */
   groupsToRead?(): ((extra: Iterable<string>) => Promise<Caller>) | undefined;
-  /** The caller as resolved now (a new lookup, never the shared one): for a long-lived view that must follow membership. */
+  /**
+   * The caller as resolved now (a new lookup, never the shared one): for a long-lived view that
+   * must follow membership. Rejects with UnauthenticatedError once the credential no longer holds.
+   */
   resolveAgain?(): Promise<Caller>;
 }
 
@@ -34,12 +38,14 @@ export const noGroups: GroupFinder = () => Promise.resolve([]);
  * A requester whose extra principals come from the group finder, asked at most once.
  * `groupsFromPermissions`: the finder is the permission backend's userPrincipals.
  * `fromCredential`: principals the credential itself carries (groups of a token), always held.
+ * `stillValid`: whether the credential still holds, asked by `resolveAgain` (a revoked password ends the streams it opened).
  */
 export function authenticatedRequester(
   userId: string,
   groupFinder: GroupFinder,
   groupsFromPermissions = false,
   fromCredential: readonly string[] = [],
+  stillValid?: () => Promise<boolean>,
 ): Requester {
   let pending: Promise<Caller> | undefined;
   const principals = (extra: Iterable<string>): Caller =>
@@ -49,7 +55,10 @@ export function authenticatedRequester(
     userId,
     // A store that checks access together with the principals knows only its own: not the credential's.
     groupsToRead: () => (groupsFromPermissions && fromCredential.length === 0 && pending === undefined ? adopt : undefined),
-    resolveAgain: async () => principals(await groupFinder(userId, fromCredential)),
+    resolveAgain: async () => {
+      if (stillValid !== undefined && !(await stillValid())) throw new UnauthenticatedError();
+      return principals(await groupFinder(userId, fromCredential));
+    },
     caller() {
       pending ??= groupFinder(userId, fromCredential).then(
         (extra) => principals(extra),

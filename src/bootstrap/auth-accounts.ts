@@ -7,6 +7,7 @@ import type { Container, ServiceIdentifier } from "inversify";
 import { AccountService } from "../application/accounts/account-service.js";
 import { AccountSignIn } from "../application/accounts/account-sign-in.js";
 import type { AccountStore } from "../application/accounts/account-store.js";
+import type { ChangeEvents } from "../application/events.js";
 import type { Cache } from "../application/ports/cache.js";
 import type { Clock } from "../application/ports/clock.js";
 import type { PermissionStore } from "../application/ports/permission-store.js";
@@ -24,6 +25,9 @@ export const ACCOUNT_STORE = Symbol("AccountStore") as ServiceIdentifier<Account
 /** Bound only when accounts are on. */
 export const ACCOUNTS = Symbol("Accounts") as ServiceIdentifier<Accounts>;
 
+/** Password hashes running at once per process (128 MiB each at the default cost). */
+const HASHES_AT_ONCE = 2;
+
 export function accountsEnabled(settings: Settings): boolean {
   return settings.auth.policies.some((p) => p.use === "accounts");
 }
@@ -32,14 +36,17 @@ export function bindAccounts(container: Container, settings: Settings): void {
   if (!accountsEnabled(settings)) return;
   const options = settings.auth.accounts;
   container.bind(ACCOUNTS).toResolvedValue(
-    (store: AccountStore, cache: Cache, clock: Clock, permissions: PermissionStore | undefined): Accounts => {
-      const hasher = new ScryptPasswordHasher({ cost: options.scryptCost });
+    (store: AccountStore, cache: Cache, clock: Clock, events: ChangeEvents, permissions: PermissionStore | undefined): Accounts => {
+      const hasher = new ScryptPasswordHasher({ cost: options.scryptCost, concurrency: HASHES_AT_ONCE });
       const signIn = new AccountSignIn(store, cache, hasher, {
         secret: settings.userIdHmacSecret,
         cacheTtlSeconds: options.cacheTtlSeconds,
         localCacheSeconds: options.localCacheSeconds,
         maxFailedSignIns: options.maxFailedSignIns,
         failedSignInWindowSeconds: options.failedSignInWindowSeconds,
+        // A process-local cache beside accounts other processes share does not see their changes.
+        cacheShared: settings.cache.backend !== "memory" || settings.storage.backend === "memory",
+        hashesAtOnce: HASHES_AT_ONCE,
       });
       const service = new AccountService({
         store,
@@ -48,9 +55,11 @@ export function bindAccounts(container: Container, settings: Settings): void {
         clock,
         settings: options,
         ...(permissions ? { onDeleted: (userId: string) => permissions.removePrincipal(userId) } : {}),
+        // Announced as a principal change: every process's streams of that user follow it, and re-checking the credential ends them.
+        onRevoked: (userId: string) => events.publishPrincipalsChanged(userId),
       });
       return { signIn, service };
     },
-    [ACCOUNT_STORE, TOKENS.Cache, TOKENS.Clock, { serviceIdentifier: TOKENS.PermissionStore, optional: true }],
+    [ACCOUNT_STORE, TOKENS.Cache, TOKENS.Clock, TOKENS.ChangeEvents, { serviceIdentifier: TOKENS.PermissionStore, optional: true }],
   );
 }

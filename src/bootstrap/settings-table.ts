@@ -169,7 +169,7 @@ export const SETTINGS = {
     "Resources and authentication",
     integer(1, 86400),
     30,
-    "how long a verified account credential is remembered in the cache backend",
+    "how long a verified account credential is remembered in the cache backend, counted from its hash (use does not extend it)",
   ),
   account_local_cache_seconds: row(
     "Resources and authentication",
@@ -187,7 +187,7 @@ export const SETTINGS = {
     "Resources and authentication",
     integer(1, 1_000_000),
     10,
-    "failed sign-ins allowed per account and per client address within the window, then 429",
+    "sign-in tries needing a hash allowed per client address within the window, then 429 for that address; an account with that many failures is checked only from addresses with no other try",
   ),
   account_failed_sign_in_window_seconds: row(
     "Resources and authentication",

@@ -129,12 +129,13 @@ describe("account sign-in: the per-process memo", () => {
     expect(await there.verify("alice", "old", undefined)).to.equal(undefined);
   });
 
-  it("lets no guess through a memo, and forgets the memo when the account is throttled", async () => {
+  it("lets no guess through a memo, and keeps the owner's memo while guesses are refused", async () => {
     const here = signInProcess(60);
     expect(await here.verify("alice", "old", undefined)).to.equal("alice");
     for (let i = 0; i < 3; i += 1) expect(await here.verify("alice", `guess-${i}`, undefined)).to.equal(undefined);
     let refused: unknown;
-    await here.verify("alice", "old", undefined).catch((error: unknown) => (refused = error));
+    await here.verify("alice", "guess-3", undefined).catch((error: unknown) => (refused = error));
     expect(refused).to.be.instanceOf(SignInThrottledError);
+    expect(await here.verify("alice", "old", undefined)).to.equal("alice");
   });
 });

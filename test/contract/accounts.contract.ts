@@ -92,15 +92,16 @@ export function accountsContract(name: string, open: () => Promise<SharedAccount
       expect(await b.signIn.verify("alice", "pw", undefined)).to.equal(undefined);
     });
 
-    it("throttles an account after failures on either process, for right and wrong passwords alike", async () => {
+    it("counts an account's failures on both processes: past the bound its guesses are refused, its remembered owner is not", async () => {
       await a.service.put(anonymous, "alice", () => "pw");
       expect(await a.signIn.verify("alice", "pw", undefined)).to.equal("alice"); // remembered
       for (const [i, process] of [a, b, a].entries())
         expect(await process.signIn.verify("alice", `wrong${i}`, undefined)).to.equal(undefined);
-      const error = await rejection(b.signIn.verify("alice", "pw", undefined));
+      const error = await rejection(b.signIn.verify("alice", "wrong3", undefined));
       expect(error).to.be.instanceOf(SignInThrottledError);
       const wait = (error as SignInThrottledError).retryAfterSeconds;
       expect(wait).to.be.within(1, OPTIONS.failedSignInWindowSeconds);
+      expect(await b.signIn.verify("alice", "pw", undefined)).to.equal("alice");
     });
 
     it("throttles a client address across accounts, not other addresses", async () => {
@@ -110,23 +111,25 @@ export function accountsContract(name: string, open: () => Promise<SharedAccount
       expect(await b.signIn.verify("u4", "pw-u4", "192.0.2.8")).to.equal("u4");
     });
 
-    it("counts a throttled address's tries against the account, so a remembered password is no oracle", async () => {
+    it("refuses a throttled address on both processes, a remembered right password too, and charges its tries to no account", async () => {
       for (const id of ["v1", "v2", "v3", "target"]) await a.service.put(anonymous, id, () => `pw-${id}`);
       expect(await a.signIn.verify("target", "pw-target", "10.9.9.9")).to.equal("target"); // remembered, from its owner
       for (const id of ["v1", "v2", "v3"]) await a.signIn.verify(id, "guess", "192.0.2.66"); // the guesser's address is throttled
-      for (let i = 0; i < 3; i += 1)
+      for (let i = 0; i < 5; i += 1)
         expect(await rejection(b.signIn.verify("target", `guess${i}`, "192.0.2.66"))).to.be.instanceOf(SignInThrottledError);
-      // The account reached the bound: even the right password, remembered before, is refused now.
       expect(await rejection(b.signIn.verify("target", "pw-target", "192.0.2.66"))).to.be.instanceOf(SignInThrottledError);
-      expect(await rejection(a.signIn.verify("target", "pw-target", "10.9.9.9"))).to.be.instanceOf(SignInThrottledError);
+      // Not under attack: an address with a try of its own in the window is still checked for it.
+      expect(await b.signIn.verify("v1", "typo", "10.9.9.11")).to.equal(undefined);
+      expect(await b.signIn.verify("target", "typo", "10.9.9.11")).to.equal(undefined);
+      expect(await a.signIn.verify("target", "pw-target", "10.9.9.9")).to.equal("target");
     });
 
-    it("forgets an account's failures after a successful sign-in", async () => {
+    it("takes a right password's try back from the counts", async () => {
       await a.service.put(anonymous, "alice", () => "pw");
-      for (let i = 0; i < 2; i += 1) await a.signIn.verify("alice", "wrong", undefined);
-      expect(await b.signIn.verify("alice", "pw", undefined)).to.equal("alice");
-      for (let i = 0; i < 2; i += 1) await a.signIn.verify("alice", "wrong", undefined);
-      expect(await b.signIn.verify("alice", "pw", undefined)).to.equal("alice");
+      for (let i = 0; i < 2; i += 1) expect(await a.signIn.verify("alice", "wrong", "192.0.2.9")).to.equal(undefined);
+      expect(await b.signIn.verify("alice", "pw", "192.0.2.9")).to.equal("alice");
+      expect(await a.signIn.verify("alice", "wrong-again", "192.0.2.9")).to.equal(undefined);
+      expect(await rejection(b.signIn.verify("alice", "wrong-more", "192.0.2.9"))).to.be.instanceOf(SignInThrottledError);
     });
   });
 }

@@ -43,6 +43,16 @@ class KoaRequestCredentials implements RequestCredentials {
   get clientAddress(): string {
     return this.client.address;
   }
+
+  /** Aborts when the connection closes before the answer was sent. A batch's sub-request has no connection of its own: none. */
+  clientGone(): AbortSignal | undefined {
+    const { res } = this.ctx;
+    if (!res.socket) return undefined;
+    const controller = new AbortController();
+    if (res.destroyed) controller.abort();
+    else res.once("close", () => (res.writableFinished ? undefined : controller.abort()));
+    return controller.signal;
+  }
 }
 
 function outermost(context: RequestContext | undefined): RequestContext | undefined {

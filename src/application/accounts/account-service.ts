@@ -39,6 +39,11 @@ export interface AccountServiceDeps {
   readonly settings: AccountPolicySettings;
   /** Called after a deletion with `account:<id>`: grants to the old account must not pass to a new one of that id. */
   readonly onDeleted?: (userId: string) => Promise<void>;
+  /**
+   * Called with `account:<id>` after its password changed or it was deleted, before the request
+   * returns: the streams its old credential opened end, on every process.
+   */
+  readonly onRevoked?: (userId: string) => Promise<void>;
 }
 
 export const ACCOUNT_RESOURCE = "account";
@@ -102,6 +107,7 @@ export class AccountService {
     const updated = await this.deps.store.updatePassword(id, hash, this.deps.clock.now());
     if (!updated) throw new RecordNotFoundError(ACCOUNT_RESOURCE, id);
     await this.deps.signIn.forget(id);
+    await this.deps.onRevoked?.(accountUserId(id));
     return view(updated);
   }
 
@@ -111,6 +117,7 @@ export class AccountService {
     if (!deleted) throw new RecordNotFoundError(ACCOUNT_RESOURCE, id);
     await this.deps.signIn.forget(id);
     await this.deps.onDeleted?.(accountUserId(id));
+    await this.deps.onRevoked?.(accountUserId(id));
     return { id, lastModified: this.deps.clock.now() };
   }
 

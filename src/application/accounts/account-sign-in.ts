@@ -1,22 +1,29 @@
 /**
- * Checks an account's credentials. The password's hash is paid once per `cacheTtlSeconds`: a
- * verified credential is remembered in the cache backend (shared by every process) under a key
- * derived from the account id by HMAC, holding an HMAC of the credential (never the password).
- * Changing or deleting the account deletes that entry, so the old password is refused once each
- * process's memo (below) has lapsed. Failed sign-ins are counted per account and per client address in the cache backend;
- * past the bound, sign-ins are refused (429) until the window ends, correct or not: a throttled
- * account's remembered credential is deleted, and only a request that misses it reads the counters.
+ * Checks an account's credentials (docs/authentication.md, "Accounts").
  *
- * In front of that read, each process memoises for `localCacheSeconds` the credentials it verified
- * or found remembered: a change or deletion is refused at once by the process that made it, and by
- * the others at the latest `localCacheSeconds` after it completed (0: no memo, today's behaviour).
+ * Remembered credentials: a verified credential is kept in the cache backend for
+ * `cacheTtlSeconds` from its hash, never longer (using it does not extend it), under a key derived
+ * from the account id by HMAC, holding HMACs of the credential and of the password's hash (never
+ * either). A password change or deletion deletes it; each process's memo trusts a credential for
+ * at most `localCacheSeconds` more. When the cache backend is the process's own while the accounts
+ * are shared (`cacheShared: false`), a remembered credential is checked against the store before it
+ * is trusted, so a change on one process is refused on the others as fast as with a shared cache.
+ *
+ * Throttling: every check that needs a hash is counted first, atomically, per client address and
+ * per account, and refunded when the password was right. An address past the bound is refused
+ * without a hash and costs the accounts it tries nothing. An account past the bound (under attack)
+ * is checked only for addresses that tried nothing else in the window, so its owner still gets in.
+ * Hashes take turns by address (HashTurns), unknown ids cost a hash too (a dummy one), and a check
+ * whose clients have all gone is dropped before its hash.
  */
-import { createHmac, timingSafeEqual } from "node:crypto";
+import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import type { JsonValue } from "../../domain/json.js";
 import type { Cache } from "../ports/cache.js";
 import type { AccountStore } from "./account-store.js";
 import { isValidAccountId, MAX_PASSWORD_LENGTH } from "./account-rules.js";
+import { HashTurns } from "./hash-turns.js";
 import type { PasswordHasher } from "./password-hasher.js";
+import { SharedInterest } from "./shared-interest.js";
 import { SignInThrottledError } from "./sign-in-throttled-error.js";
 
 export interface SignInOptions {
@@ -27,25 +34,52 @@ export interface SignInOptions {
   readonly failedSignInWindowSeconds: number;
   /** `account_local_cache_seconds`: how long this process trusts a credential without the cache read. */
   readonly localCacheSeconds?: number;
+  /** Whether every process reading the accounts reads this cache backend too (default true). */
+  readonly cacheShared?: boolean;
+  /** Password checks running at once in this process (the hasher's concurrency; default 2). */
+  readonly hashesAtOnce?: number;
 }
 
-/** Credentials whose HMACs this process keeps (oldest forgotten first). */
+/** Who signed in, and the tag of the password hash they signed in with (to tell later whether it still holds). */
+export interface SignedIn {
+  readonly id: string;
+  readonly passwordTag: string;
+}
+
+/** Credentials (and client addresses) whose HMACs this process keeps (oldest forgotten first). */
 const MACS_KEPT = 1000;
-
-/** Remembered credentials whose refresh time this process keeps (oldest forgotten first). */
-const REFRESHES_KEPT = 10_000;
-
 /** Accounts whose credential this process memoises (oldest forgotten first). */
 const MEMOS_KEPT = 10_000;
+/** Throttled addresses this process remembers (oldest forgotten first). */
+const THROTTLED_KEPT = 10_000;
+/** Checks one address may have waiting for a hash, and all addresses together. */
+const WAITING_PER_ADDRESS = 4;
+const WAITING_IN_ALL = 64;
+
+interface Keys {
+  readonly verified: string;
+  readonly accountFailures: string;
+  readonly addressFailures: string | undefined;
+}
+
+interface Remembered {
+  /** HMAC of the credential. */
+  readonly c: string;
+  /** HMAC of the password hash it was verified against. */
+  readonly h: string;
+}
 
 export class AccountSignIn {
   private readonly macs = new Map<string, { credential: string; account: string }>();
-  /** Verified key → when this process last extended its life (ms). */
-  private readonly refreshed = new Map<string, number>();
-  /** Hashes under way, by credential: concurrent requests with one credential share one hash. */
-  private readonly checking = new Map<string, Promise<string | undefined>>();
-  /** Account HMAC → its correct credential's HMAC, trusted without the cache read until `until` (ms). */
-  private readonly memos = new Map<string, { credential: string; until: number }>();
+  private readonly addressMacs = new Map<string, string>();
+  /** Checks under way, by credential: concurrent requests with one credential share one hash. */
+  private readonly checking = new Map<string, { result: Promise<SignedIn | undefined>; interest: SharedInterest }>();
+  /** Account HMAC → its correct credential's HMAC and password tag, trusted without the cache read until `until` (ms). */
+  private readonly memos = new Map<string, { credential: string; tag: string; until: number }>();
+  /** Client address → until when (ms) this process knows it is throttled: it is refused before any read. */
+  private readonly throttledAddresses = new Map<string, number>();
+  private readonly turns: HashTurns;
+  private dummyHash: Promise<string> | undefined;
   /** Counts `forget` calls: a check that one overlapped memoises nothing (its answer may be stale). */
   private forgets = 0;
 
@@ -55,105 +89,75 @@ export class AccountSignIn {
     private readonly hasher: PasswordHasher,
     private readonly options: SignInOptions,
     private readonly now: () => number = Date.now,
-  ) {}
+  ) {
+    this.turns = new HashTurns({ atOnce: options.hashesAtOnce ?? 2, waitingPerAddress: WAITING_PER_ADDRESS, waitingInAll: WAITING_IN_ALL });
+  }
+
+  /** The account id when `password` is this account's, else undefined. Throws SignInThrottledError when refused. */
+  async verify(
+    id: string,
+    password: string,
+    clientAddress: string | undefined,
+    clientGone?: () => AbortSignal | undefined,
+  ): Promise<string | undefined> {
+    return (await this.signIn(id, password, clientAddress, clientGone))?.id;
+  }
 
   /**
-   * The account id when `password` is this account's, undefined when it is not an account's
-   * credential (unknown id, wrong password). Throws SignInThrottledError past the bound.
+   * Who `id` and `password` sign in as, or undefined when they are no account's credential
+   * (unknown id, wrong password). Throws SignInThrottledError past the bounds. `clientGone`: the
+   * request's signal, asked for only when the check must wait for a hash.
    */
-  async verify(id: string, password: string, clientAddress: string | undefined): Promise<string | undefined> {
+  async signIn(
+    id: string,
+    password: string,
+    clientAddress: string | undefined,
+    clientGone?: () => AbortSignal | undefined,
+  ): Promise<SignedIn | undefined> {
     if (!isValidAccountId(id) || password.length === 0 || password.length > MAX_PASSWORD_LENGTH) return undefined;
+    this.refuseKnownThrottled(clientAddress);
     const { credential, account } = this.macsOf(id, password);
     // Timed and counted before any read, so that a memo never outlives a change by more than the bound.
     const started = this.now();
     const generation = this.forgets;
     const memo = this.memos.get(account);
-    if (memo !== undefined && memo.until > started && sameText(memo.credential, credential)) return id;
-    const verified = `accounts:verified:${account}`;
-    // One cache read for a credential in use. A throttled account has no remembered credential
-    // (reaching the bound deletes it), so a hit never lets a throttled guesser through.
-    const remembered = await this.cache.get(verified);
-    if (typeof remembered === "string" && sameText(remembered, credential)) {
-      this.memoise(account, credential, started, generation);
-      await this.keepAlive(verified);
-      return id;
-    }
+    if (memo !== undefined && memo.until > started && sameText(memo.credential, credential)) return { id, passwordTag: memo.tag };
     const keys = this.keysOf(account, clientAddress);
-    const [accountFailures, addressFailures] = await Promise.all([
-      this.cache.get(keys.accountFailures),
-      keys.addressFailures === undefined ? Promise.resolve(undefined) : this.cache.get(keys.addressFailures),
+    // The address's count is read beside the remembered credential: a throttled address is refused
+    // even a right password here, on every process, so that it cannot tell a right guess from a wrong one.
+    const [stored, fromAddress] = await Promise.all([
+      this.cache.get(keys.verified),
+      keys.addressFailures === undefined ? undefined : this.cache.get(keys.addressFailures),
     ]);
-    if (this.reached(accountFailures)) throw await this.throttled(keys.accountFailures);
-    if (keys.addressFailures !== undefined && this.reached(addressFailures)) {
-      // Each refused try counts against the account too: a throttled address cannot go on
-      // guessing one account and tell a remembered (right) password from a wrong one.
-      await this.countFailure(id, keys.accountFailures, accountFailures);
-      throw await this.throttled(keys.addressFailures);
+    if (keys.addressFailures !== undefined && typeof fromAddress === "number" && fromAddress >= this.options.maxFailedSignIns)
+      throw await this.refuseAddress(keys.addressFailures, clientAddress);
+    const remembered = rememberedOf(stored);
+    if (remembered !== undefined && sameText(remembered.c, credential)) {
+      if (this.options.cacheShared !== false || (await this.stillCurrent(id, remembered.h))) {
+        this.memoise(account, credential, remembered.h, started, generation);
+        return { id, passwordTag: remembered.h };
+      }
     }
-    // On expiry, every request of a busy client misses at once: one hash for them all, per process.
+    // On expiry, every request of a busy client misses at once: one check for them all, per process.
     let pending = this.checking.get(credential);
     if (!pending) {
-      pending = this.check(id, password, credential, keys, accountFailures, addressFailures).finally(() =>
+      const interest = new SharedInterest();
+      const result = this.check(id, password, credential, keys, clientAddress, interest.signal).finally(() =>
         this.checking.delete(credential),
       );
+      pending = { result, interest };
       this.checking.set(credential, pending);
     }
-    const result = await pending;
-    if (result !== undefined) this.memoise(account, credential, started, generation);
+    pending.interest.join(clientGone?.());
+    const result = await pending.result;
+    if (result !== undefined) this.memoise(account, credential, result.passwordTag, started, generation);
     return result;
   }
 
-  /**
-   * Trusts a correct credential in this process until `localCacheSeconds` after `started`, unless
-   * a `forget` ran since (only correct credentials get here: a guess never hits the memo).
-   */
-  private memoise(account: string, credential: string, started: number, generation: number): void {
-    const seconds = this.options.localCacheSeconds ?? 0;
-    if (seconds <= 0 || generation !== this.forgets) return;
-    this.memos.delete(account);
-    if (this.memos.size >= MEMOS_KEPT) this.memos.delete(this.memos.keys().next().value as string);
-    this.memos.set(account, { credential, until: started + seconds * 1000 });
-  }
-
-  private async check(
-    id: string,
-    password: string,
-    credential: string,
-    keys: ReturnType<AccountSignIn["keysOf"]>,
-    accountFailures: JsonValue | undefined,
-    addressFailures: JsonValue | undefined,
-  ): Promise<string | undefined> {
+  /** Whether the account still has the password hash `passwordTag` was made of (read from the store, never a cache). */
+  async stillCurrent(id: string, passwordTag: string): Promise<boolean> {
     const account = await this.store.get(id);
-    if (!account) return undefined; // ids are public (sign-up tells them): nothing to hide, nothing to count
-    if (!(await this.hasher.verify(password, account.passwordHash))) {
-      await this.countFailure(id, keys.accountFailures, accountFailures);
-      if (keys.addressFailures !== undefined) await this.countFailure(undefined, keys.addressFailures, addressFailures);
-      return undefined;
-    }
-    await this.cache.set(keys.verified, credential, this.options.cacheTtlSeconds);
-    // A password change or deletion that ran meanwhile may have deleted the entry before it was written: it wins.
-    const now = await this.store.get(id);
-    if (now?.passwordHash !== account.passwordHash) {
-      await this.cache.delete(keys.verified);
-      return undefined;
-    }
-    if (accountFailures !== undefined) await this.cache.delete(keys.accountFailures);
-    return id;
-  }
-
-  /**
-   * A credential in use stays remembered: its life is extended (at most every third of the TTL
-   * per process). `expire` never recreates a deleted entry, so a password change or a deletion
-   * racing with it still wins.
-   */
-  private async keepAlive(key: string): Promise<void> {
-    const now = this.now();
-    const last = this.refreshed.get(key);
-    if (last !== undefined && now - last < (this.options.cacheTtlSeconds * 1000) / 3) return;
-    this.refreshed.delete(key);
-    if (this.refreshed.size >= REFRESHES_KEPT) this.refreshed.delete(this.refreshed.keys().next().value as string);
-    this.refreshed.set(key, now);
-    await this.cache.expire(key, this.options.cacheTtlSeconds);
+    return account !== undefined && sameText(this.tagOf(account.passwordHash), passwordTag);
   }
 
   /** Forgets the remembered credential of the account (after a password change or deletion). */
@@ -162,6 +166,98 @@ export class AccountSignIn {
     this.forgets += 1;
     this.memos.delete(account);
     await this.cache.delete(this.keysOf(account, undefined).verified);
+  }
+
+  /** Counted, then hashed in the address's turn; the count is refunded when the password was right. */
+  private async check(
+    id: string,
+    password: string,
+    credential: string,
+    keys: Keys,
+    clientAddress: string | undefined,
+    signal: AbortSignal,
+  ): Promise<SignedIn | undefined> {
+    await this.admit(keys, clientAddress);
+    const account = await this.store.get(id);
+    // An unknown id costs the same hash as a known one: timing tells no id apart.
+    const encoded = account?.passwordHash ?? (await this.dummy());
+    const matches = await this.turns.run(clientAddress ?? "", () => this.hasher.verify(password, encoded), signal);
+    if (account === undefined || !matches) return undefined;
+    const passwordTag = this.tagOf(account.passwordHash);
+    await this.cache.set(keys.verified, { c: credential, h: passwordTag }, this.options.cacheTtlSeconds);
+    // A password change or deletion that ran meanwhile may have deleted the entry before it was written: it wins.
+    const now = await this.store.get(id);
+    if (now?.passwordHash !== account.passwordHash) {
+      await this.cache.delete(keys.verified);
+      return undefined;
+    }
+    await this.refund(keys);
+    return { id, passwordTag };
+  }
+
+  /**
+   * Counts the try before its hash, atomically, so that concurrent guesses cannot pass the bound.
+   * A throttled address is refused before the account is counted: its tries cost the victim
+   * nothing. An account past its bound is checked only for an address with no other try in the window.
+   */
+  private async admit(keys: Keys, clientAddress: string | undefined): Promise<void> {
+    const { maxFailedSignIns: max, failedSignInWindowSeconds: window } = this.options;
+    const fromAddress = keys.addressFailures === undefined ? undefined : await this.cache.increment(keys.addressFailures, 1, window);
+    if (keys.addressFailures !== undefined && fromAddress !== undefined && fromAddress > max)
+      throw await this.refuseAddress(keys.addressFailures, clientAddress);
+    const onAccount = await this.cache.increment(keys.accountFailures, 1, window);
+    if (onAccount > max && (fromAddress === undefined || fromAddress > 1)) throw await this.throttled(keys.accountFailures);
+  }
+
+  /** A right password was no failure: its try is taken back from both counts. */
+  private async refund(keys: Keys): Promise<void> {
+    const window = this.options.failedSignInWindowSeconds;
+    await Promise.all([
+      this.cache.increment(keys.accountFailures, -1, window),
+      keys.addressFailures === undefined ? undefined : this.cache.increment(keys.addressFailures, -1, window),
+    ]);
+  }
+
+  /** The refusal of a throttled address, remembered by this process until the address's window ends. */
+  private async refuseAddress(key: string, clientAddress: string | undefined): Promise<SignInThrottledError> {
+    const refusal = await this.throttled(key);
+    if (clientAddress !== undefined) this.rememberThrottled(clientAddress, refusal.retryAfterSeconds);
+    return refusal;
+  }
+
+  /** An address this process saw refused is refused again at once, remembered credential or not, until its window ends. */
+  private refuseKnownThrottled(clientAddress: string | undefined): void {
+    if (clientAddress === undefined || this.throttledAddresses.size === 0) return;
+    const until = this.throttledAddresses.get(clientAddress);
+    if (until === undefined) return;
+    const left = until - this.now();
+    if (left > 0) throw new SignInThrottledError(Math.ceil(left / 1000));
+    this.throttledAddresses.delete(clientAddress);
+  }
+
+  private rememberThrottled(clientAddress: string, seconds: number): void {
+    this.throttledAddresses.delete(clientAddress);
+    if (this.throttledAddresses.size >= THROTTLED_KEPT)
+      this.throttledAddresses.delete(this.throttledAddresses.keys().next().value as string);
+    this.throttledAddresses.set(clientAddress, this.now() + seconds * 1000);
+  }
+
+  /**
+   * Trusts a correct credential in this process until `localCacheSeconds` after `started`, unless
+   * a `forget` ran since (only correct credentials get here: a guess never hits the memo).
+   */
+  private memoise(account: string, credential: string, tag: string, started: number, generation: number): void {
+    const seconds = this.options.localCacheSeconds ?? 0;
+    if (seconds <= 0 || generation !== this.forgets) return;
+    this.memos.delete(account);
+    if (this.memos.size >= MEMOS_KEPT) this.memos.delete(this.memos.keys().next().value as string);
+    this.memos.set(account, { credential, tag, until: started + seconds * 1000 });
+  }
+
+  /** A hash of a random password at the hasher's cost, made once: what an unknown id is checked against. */
+  private dummy(): Promise<string> {
+    this.dummyHash ??= this.hasher.hash(randomBytes(18).toString("base64"));
+    return this.dummyHash;
   }
 
   /**
@@ -180,38 +276,44 @@ export class AccountSignIn {
   }
 
   /** `account`: the HMAC of the account id. */
-  private keysOf(account: string, clientAddress: string | undefined) {
+  private keysOf(account: string, clientAddress: string | undefined): Keys {
     return {
       verified: `accounts:verified:${account}`,
       accountFailures: `accounts:failures:account:${account}`,
-      addressFailures: clientAddress ? `accounts:failures:address:${this.mac(`address\u0000${clientAddress}`)}` : undefined,
+      addressFailures: clientAddress ? `accounts:failures:address:${this.addressMac(clientAddress)}` : undefined,
     };
+  }
+
+  /** The HMAC of a client address, remembered as credentials' are: a signed-in client's requests compute none. */
+  private addressMac(clientAddress: string): string {
+    let mac = this.addressMacs.get(clientAddress);
+    if (mac === undefined) {
+      mac = this.mac(`address\u0000${clientAddress}`);
+      if (this.addressMacs.size >= MACS_KEPT) this.addressMacs.delete(this.addressMacs.keys().next().value as string);
+      this.addressMacs.set(clientAddress, mac);
+    }
+    return mac;
+  }
+
+  private tagOf(passwordHash: string): string {
+    return this.mac(`password-hash\u0000${passwordHash}`);
   }
 
   private mac(text: string): string {
     return createHmac("sha256", this.options.secret).update(text, "utf8").digest("hex");
   }
 
-  private reached(count: JsonValue | undefined): boolean {
-    return typeof count === "number" && count >= this.options.maxFailedSignIns;
-  }
-
   private async throttled(key: string): Promise<SignInThrottledError> {
     const left = await this.cache.ttl(key);
     return new SignInThrottledError(Math.max(1, Math.ceil(left > 0 ? left : this.options.failedSignInWindowSeconds)));
   }
+}
 
-  /**
-   * One more failure in the window that the first failure opened; an account reaching the bound
-   * loses its remembered credential. Read then written, not atomic: failures that race may count
-   * once, so a burst of concurrent guesses may exceed the bound by its width, within one window.
-   */
-  private async countFailure(accountId: string | undefined, key: string, previous: JsonValue | undefined): Promise<void> {
-    const count = typeof previous === "number" ? previous : 0;
-    const left = count === 0 ? this.options.failedSignInWindowSeconds : await this.cache.ttl(key);
-    await this.cache.set(key, count + 1, left > 0 ? left : this.options.failedSignInWindowSeconds);
-    if (accountId !== undefined && count + 1 >= this.options.maxFailedSignIns) await this.forget(accountId);
-  }
+/** A remembered entry as written by `check` (anything else, such as an older format, is no entry). */
+function rememberedOf(value: JsonValue | undefined): Remembered | undefined {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined;
+  const { c, h } = value;
+  return typeof c === "string" && typeof h === "string" ? { c, h } : undefined;
 }
 
 function sameText(a: string, b: string): boolean {

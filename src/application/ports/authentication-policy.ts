@@ -3,6 +3,11 @@ export interface RequestCredentials {
   header(name: string): string | undefined;
   /** The client's address (after trusted proxies), for per-address bounds such as sign-in throttling. */
   readonly clientAddress?: string;
+  /**
+   * A signal that aborts when the client goes before its answer, so that work queued for it (a
+   * password hash) is dropped. Made on demand: most requests never wait for anything.
+   */
+  clientGone?(): AbortSignal | undefined;
 }
 
 /**
@@ -13,6 +18,11 @@ export interface Authenticated {
   /** The user id, without the policy prefix. */
   readonly userId: string;
   readonly principals?: readonly string[];
+  /**
+   * Whether the credential still holds (false once its password was changed or its account
+   * deleted): asked again before a long-lived view (an open stream) follows its caller.
+   */
+  readonly stillValid?: () => Promise<boolean>;
 }
 
 /**
