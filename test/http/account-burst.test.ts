@@ -1,0 +1,48 @@
+/**
+ * A burst of concurrent wrong passwords from one address while someone else signs in: the guesses
+ * beyond the bound are refused before any hash, the address's hashes run one at a time, and the
+ * other user's sign-in is answered before the burst's hashed guesses are (their turn comes first).
+ * The cost is raised so that a hash takes tens of milliseconds and the order is plain.
+ */
+import { expect } from "chai";
+import { startTestServer, type TestServer } from "../support/http.js";
+
+const basic = (credentials: string) => `Basic ${Buffer.from(credentials).toString("base64")}`;
+
+describe("accounts: a burst of guesses from one address while another user signs in", function () {
+  this.timeout(60_000);
+  let server: TestServer;
+  before(async () => {
+    server = await startTestServer({
+      "multiauth.policies": "account",
+      account_scrypt_cost: "14",
+      trusted_proxies: "127.0.0.1 ::1",
+    });
+    for (const id of ["victim", "owner"])
+      expect((await server.request("PUT", `/v1/accounts/${id}`, { body: { data: { password: `pw-${id}` } } })).status).to.equal(201);
+  });
+  after(() => server.stop());
+
+  const signIn = async (credentials: string, address: string) => {
+    const response = await fetch(`${server.url}/v1/accounts/${credentials.split(":")[0]}`, {
+      headers: { Authorization: basic(credentials), "X-Forwarded-For": address },
+    });
+    await response.arrayBuffer();
+    return { status: response.status, at: performance.now() };
+  };
+
+  it("hashes at most the bound of 30 guesses, and answers the other user before the hashed guesses", async () => {
+    const burst = Array.from({ length: 30 }, (_, i) => signIn(`victim:guess-${i}`, "203.0.113.66"));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const owner = await signIn("owner:pw-owner", "198.51.100.7");
+    const guesses = await Promise.all(burst);
+    expect(owner.status).to.equal(200);
+    const hashed = guesses.filter((g) => g.status === 401);
+    expect(guesses.filter((g) => g.status !== 401 && g.status !== 429)).to.deep.equal([]);
+    expect(hashed.length).to.be.within(1, 10);
+    // Hashed one at a time for that address: most of them come after the owner's sign-in.
+    expect(hashed.filter((g) => g.at > owner.at).length).to.be.at.least(hashed.length - 2);
+    // The victim, from an address of its own, is not locked out by the burst.
+    expect((await signIn("victim:pw-victim", "192.0.2.44")).status).to.equal(200);
+  });
+});
