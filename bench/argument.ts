@@ -3,3 +3,13 @@ export function argument(name: string, fallback: string): string {
   const index = process.argv.indexOf(`--${name}`);
   return index >= 0 ? (process.argv[index + 1] ?? fallback) : fallback;
 }
+
+/** `--name first second` (e.g. `--compare A B`): the two values, or undefined when the option is absent. */
+export function argumentPair(name: string): [string, string] | undefined {
+  const index = process.argv.indexOf(`--${name}`);
+  if (index < 0) return undefined;
+  const [first, second] = process.argv.slice(index + 1, index + 3);
+  if (first === undefined || second === undefined || first.startsWith("--") || second.startsWith("--"))
+    throw new Error(`--${name} needs two values`);
+  return [first, second];
+}

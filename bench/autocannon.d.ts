@@ -16,6 +16,8 @@ declare module "autocannon" {
     url: string;
     connections: number;
     duration: number;
+    /** Requests in all, spread over the connections; `duration` is then ignored. */
+    amount?: number;
     pipelining?: number;
     timeout?: number;
     method?: string;

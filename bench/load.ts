@@ -11,6 +11,11 @@ import type { Figure } from "./workloads.js";
 export interface LoadSettings {
   readonly duration: number;
   readonly warmup: number;
+  /**
+   * A fixed number of requests in the measured run instead of `duration` seconds (the warm-up
+   * stays in seconds): for requests that can each be sent once, e.g. sign-ins of distinct accounts.
+   */
+  readonly amount?: number;
 }
 
 export interface Measurement {
@@ -53,7 +58,9 @@ export async function measure(
   const cpu = cpuProbe(server.pid, sqlUrl);
   await cpu.start();
   const stopSampling = server.sampleRss();
-  const result = await autocannon({ ...options, duration: settings.duration });
+  const result = await autocannon(
+    settings.amount === undefined ? { ...options, duration: settings.duration } : { ...options, duration: 0, amount: settings.amount },
+  );
   const rssMb = stopSampling();
   const [serverCpuUs, sqlCpuUs] = cpu.stop(result["2xx"] + result.non2xx);
   const statuses: Record<string, number> = {};
