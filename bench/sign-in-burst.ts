@@ -20,8 +20,9 @@
  *      answer, the owner's included, arrived;
  *   3. signed-in GETs of the owner's account with its now remembered credential (the steady
  *      state; `--connections`, `--warmup` + `--duration` s), then sign-ins that each need a hash:
- *      `--sign-ins` accounts signed up first, each signing in once (`--hash-connections`
- *      connections; the rate is answers over the time from the first request to the last answer).
+ *      `--sign-ins` accounts signed up first, each signing in once from an address of its own
+ *      (`--hash-connections` connections; the rate is answers over the time from the first request
+ *      to the last answer).
  *
  * `--compare A B`: A and B are build directories holding a compiled dist/ (e.g. a git worktree
  * of another commit, built there), started as `bench/run.ts` starts them; rounds alternate A, B,
@@ -287,7 +288,11 @@ async function hashedSignIns(server: ServerProcess, sqlUrl: string | undefined):
       return {
         ...spec,
         path: `/v1/accounts/${account.id}`,
-        headers: { Authorization: authorization(`${account.id}:${account.password}`) },
+        // Each member from an address of its own, as separate people sign in (one address's checks take turns).
+        headers: {
+          Authorization: authorization(`${account.id}:${account.password}`),
+          "X-Forwarded-For": `198.18.${handedOut >> 8}.${handedOut & 255}`,
+        },
       };
     },
     onResponse: () => {

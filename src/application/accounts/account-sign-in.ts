@@ -181,7 +181,13 @@ export class AccountSignIn {
     const account = await this.store.get(id);
     // An unknown id costs the same hash as a known one: timing tells no id apart.
     const encoded = account?.passwordHash ?? (await this.dummy());
-    const matches = await this.turns.run(clientAddress ?? "", () => this.hasher.verify(password, encoded), signal);
+    const matches = await this.turns
+      .run(clientAddress ?? "", () => this.hasher.verify(password, encoded), signal)
+      .catch(async (error: unknown) => {
+        // Refused a turn, or its client gone: no answer was given, so the try is no failure.
+        await this.refund(keys);
+        throw error;
+      });
     if (account === undefined || !matches) return undefined;
     const passwordTag = this.tagOf(account.passwordHash);
     await this.cache.set(keys.verified, { c: credential, h: passwordTag }, this.options.cacheTtlSeconds);
@@ -192,24 +198,33 @@ export class AccountSignIn {
       return undefined;
     }
     await this.refund(keys);
+    // Admitted and right: whatever refusal this process remembers of the address was a passing crowd's.
+    if (clientAddress !== undefined) this.throttledAddresses.delete(clientAddress);
     return { id, passwordTag };
   }
 
   /**
    * Counts the try before its hash, atomically, so that concurrent guesses cannot pass the bound.
+   * A count is a reservation until the answer: a try refused here, or refused a turn, gets no
+   * answer and is taken back, as a right password is, so that only wrong passwords stay counted.
    * A throttled address is refused before the account is counted: its tries cost the victim
    * nothing. An account past its bound is checked only for an address with no other try in the window.
    */
   private async admit(keys: Keys, clientAddress: string | undefined): Promise<void> {
     const { maxFailedSignIns: max, failedSignInWindowSeconds: window } = this.options;
     const fromAddress = keys.addressFailures === undefined ? undefined : await this.cache.increment(keys.addressFailures, 1, window);
-    if (keys.addressFailures !== undefined && fromAddress !== undefined && fromAddress > max)
+    if (keys.addressFailures !== undefined && fromAddress !== undefined && fromAddress > max) {
+      await this.cache.increment(keys.addressFailures, -1, window);
       throw await this.refuseAddress(keys.addressFailures, clientAddress);
+    }
     const onAccount = await this.cache.increment(keys.accountFailures, 1, window);
-    if (onAccount > max && (fromAddress === undefined || fromAddress > 1)) throw await this.throttled(keys.accountFailures);
+    if (onAccount > max && (fromAddress === undefined || fromAddress > 1)) {
+      await this.refund(keys);
+      throw await this.throttled(keys.accountFailures);
+    }
   }
 
-  /** A right password was no failure: its try is taken back from both counts. */
+  /** A try that was no failure (a right password, or one never answered) is taken back from both counts. */
   private async refund(keys: Keys): Promise<void> {
     const window = this.options.failedSignInWindowSeconds;
     await Promise.all([

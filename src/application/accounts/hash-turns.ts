@@ -1,9 +1,10 @@
 /**
  * Password checks take turns by client address, so that one address's burst of guesses never
- * makes another client wait behind it: at most `atOnce` checks run, at most one per address,
- * and when one ends the next address in turn (round robin) starts, not the oldest waiter. Each
- * address may have a few checks waiting; beyond, its new ones are refused (429). A waiting check
- * whose client has gone (its signal aborted) is dropped before it costs a hash.
+ * makes another client wait behind it: at most `atOnce` checks run; when one ends, the waiting
+ * address that has nothing running and was served least recently starts next (round robin), not
+ * the oldest waiter. No slot stays idle while anyone waits: an address alone may use them all.
+ * Each address may have a few checks waiting; beyond, its new ones are refused (429). A waiting
+ * check whose client has gone (its signal aborted) is dropped before it costs a hash.
  */
 import { BackendError } from "../../domain/errors.js";
 import { SignInThrottledError } from "./sign-in-throttled-error.js";
@@ -37,7 +38,8 @@ export class HashTurns {
   /** Runs `work` in `address`'s turn. Rejects when refused, or when `signal` aborts before it starts. */
   async run<T>(address: string, work: () => Promise<T>, signal?: AbortSignal): Promise<T> {
     if (signal?.aborted) throw gone();
-    if (this.running < this.options.atOnce && !this.runningOf.has(address)) this.begin(address);
+    // A free slot means nobody waits (a slot is never left idle while anyone does).
+    if (this.running < this.options.atOnce) this.begin(address);
     else await this.wait(address, signal);
     try {
       return await work();
@@ -90,12 +92,11 @@ export class HashTurns {
     this.startNext();
   }
 
-  /** The least recently served waiting address with nothing running starts its oldest waiter. */
+  /** The waiting address with the fewest checks running, then the least recently served, starts its oldest waiter. */
   private startNext(): void {
     if (this.running >= this.options.atOnce) return;
     let chosen: string | undefined;
-    for (const address of this.waiting.keys())
-      if (!this.runningOf.has(address) && (chosen === undefined || this.turnOf(address) < this.turnOf(chosen))) chosen = address;
+    for (const address of this.waiting.keys()) if (chosen === undefined || this.before(address, chosen)) chosen = address;
     const queue = chosen === undefined ? undefined : this.waiting.get(chosen);
     const next = queue?.shift();
     if (chosen === undefined || !queue || !next) return;
@@ -103,6 +104,11 @@ export class HashTurns {
     this.waitingCount -= 1;
     this.begin(chosen);
     next.start();
+  }
+
+  private before(address: string, other: string): boolean {
+    const [running, otherRunning] = [this.runningOf.get(address) ?? 0, this.runningOf.get(other) ?? 0];
+    return running !== otherRunning ? running < otherRunning : this.turnOf(address) < this.turnOf(other);
   }
 
   private turnOf(address: string): number {
