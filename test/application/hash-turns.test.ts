@@ -15,27 +15,31 @@ function gate(log: string[], name: string) {
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 
 describe("hash turns", () => {
-  it("gives a freed slot to an address with nothing running before the busy one's next check", async () => {
-    const turns = new HashTurns({ atOnce: 2, waitingPerAddress: 4, waitingInAll: 64 });
+  it("keeps the last free slot for another address, and gives it a freed slot before the busy one's next check", async () => {
+    const turns = new HashTurns({ atOnce: 3, waitingPerAddress: 4, waitingInAll: 64 });
     const started: string[] = [];
     const attacker = [1, 2, 3, 4, 5].map((i) => gate(started, `x${i}`));
     const running = attacker.map((g) => turns.run("10.0.0.66", g.work));
     await tick();
-    expect(started).to.deep.equal(["x1", "x2"]); // alone, it may use every slot
+    expect(started).to.deep.equal(["x1", "x2"]); // never the last slot
     const owner = gate(started, "owner");
     const ownerDone = turns.run("10.0.0.7", owner.work);
     await tick();
-    expect(started).to.deep.equal(["x1", "x2"]);
+    expect(started).to.deep.equal(["x1", "x2", "owner"]); // at once, in the slot kept free
+    const other = gate(started, "other");
+    const otherDone = turns.run("10.0.0.8", other.work);
     attacker[0]!.open();
     await tick();
-    expect(started).to.deep.equal(["x1", "x2", "owner"]);
-    attacker[1]!.open();
-    await tick();
-    expect(started).to.deep.equal(["x1", "x2", "owner", "x3"]);
+    expect(started).to.deep.equal(["x1", "x2", "owner", "other"]);
     owner.open();
+    await tick();
+    expect(started).to.deep.equal(["x1", "x2", "owner", "other"]); // x2 runs: the free slot is the last one
+    other.open();
+    await tick();
+    expect(started).to.deep.equal(["x1", "x2", "owner", "other", "x3"]);
     for (const g of attacker) g.open();
-    await Promise.all([...running, ownerDone]);
-    expect(started).to.deep.equal(["x1", "x2", "owner", "x3", "x4", "x5"]);
+    await Promise.all([...running, ownerDone, otherDone]);
+    expect(started).to.deep.equal(["x1", "x2", "owner", "other", "x3", "x4", "x5"]);
     expect(turns.load).to.deep.equal({ running: 0, waiting: 0 });
   });
 

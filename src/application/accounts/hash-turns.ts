@@ -1,10 +1,11 @@
 /**
  * Password checks take turns by client address, so that one address's burst of guesses never
- * makes another client wait behind it: at most `atOnce` checks run; when one ends, the waiting
- * address that has nothing running and was served least recently starts next (round robin), not
- * the oldest waiter. No slot stays idle while anyone waits: an address alone may use them all.
- * Each address may have a few checks waiting; beyond, its new ones are refused (429). A waiting
- * check whose client has gone (its signal aborted) is dropped before it costs a hash.
+ * makes another client wait behind it: at most `atOnce` checks run, and one address never holds
+ * the last free slot (it is kept for whoever comes next: a newcomer waits for no one's hash). When
+ * a check ends, the waiting address with the fewest checks running, then the one served least
+ * recently, starts next (round robin), not the oldest waiter. Each address may have a few checks
+ * waiting; beyond, its new ones are refused (429). A waiting check whose client has gone (its
+ * signal aborted) is dropped before it costs a hash.
  */
 import { BackendError } from "../../domain/errors.js";
 import { SignInThrottledError } from "./sign-in-throttled-error.js";
@@ -38,8 +39,7 @@ export class HashTurns {
   /** Runs `work` in `address`'s turn. Rejects when refused, or when `signal` aborts before it starts. */
   async run<T>(address: string, work: () => Promise<T>, signal?: AbortSignal): Promise<T> {
     if (signal?.aborted) throw gone();
-    // A free slot means nobody waits (a slot is never left idle while anyone does).
-    if (this.running < this.options.atOnce) this.begin(address);
+    if (this.mayStart(address)) this.begin(address);
     else await this.wait(address, signal);
     try {
       return await work();
@@ -96,7 +96,8 @@ export class HashTurns {
   private startNext(): void {
     if (this.running >= this.options.atOnce) return;
     let chosen: string | undefined;
-    for (const address of this.waiting.keys()) if (chosen === undefined || this.before(address, chosen)) chosen = address;
+    for (const address of this.waiting.keys())
+      if (this.mayStart(address) && (chosen === undefined || this.before(address, chosen))) chosen = address;
     const queue = chosen === undefined ? undefined : this.waiting.get(chosen);
     const next = queue?.shift();
     if (chosen === undefined || !queue || !next) return;
@@ -104,6 +105,12 @@ export class HashTurns {
     this.waitingCount -= 1;
     this.begin(chosen);
     next.start();
+  }
+
+  /** A slot is free, and it is not the last one or the address holds none. */
+  private mayStart(address: string): boolean {
+    const free = this.options.atOnce - this.running;
+    return free > 1 || (free === 1 && !this.runningOf.has(address));
   }
 
   private before(address: string, other: string): boolean {
