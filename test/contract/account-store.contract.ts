@@ -16,11 +16,10 @@ export function accountStoreContract(name: string, open: () => Promise<Harness<A
 
     it("creates an account once: a taken id is refused and left unchanged", async () => {
       expect(await store.create({ id: "alice", passwordHash: "h1", lastModified: 10 })).to.deep.equal({
-        id: "alice",
-        passwordHash: "h1",
-        lastModified: 10,
+        status: "created",
+        account: { id: "alice", passwordHash: "h1", lastModified: 10 },
       });
-      expect(await store.create({ id: "alice", passwordHash: "h2", lastModified: 11 })).to.equal(undefined);
+      expect(await store.create({ id: "alice", passwordHash: "h2", lastModified: 11 })).to.deep.equal({ status: "taken" });
       expect((await store.get("alice"))?.passwordHash).to.equal("h1");
     });
 
@@ -49,7 +48,7 @@ export function accountStoreContract(name: string, open: () => Promise<Harness<A
       expect((await store.delete("carol"))?.id).to.equal("carol");
       expect(await store.delete("carol")).to.equal(undefined);
       expect(await store.get("carol")).to.equal(undefined);
-      expect(await store.create({ id: "carol", passwordHash: "again", lastModified: 6 })).to.not.equal(undefined);
+      expect((await store.create({ id: "carol", passwordHash: "again", lastModified: 6 })).status).to.equal("created");
     });
 
     it("lists in id order (code units), by pages after an id", async () => {
@@ -65,7 +64,14 @@ export function accountStoreContract(name: string, open: () => Promise<Harness<A
       const results = await Promise.all(
         Array.from({ length: 8 }, (_, i) => store.create({ id: "race", passwordHash: `h${i}`, lastModified: i })),
       );
-      expect(results.filter((r) => r !== undefined)).to.have.length(1);
+      expect(results.map((r) => r.status).sort()).to.deep.equal(["created", ...Array<string>(7).fill("taken")]);
+    });
+
+    it("frees every id on flush (tests and resets)", async () => {
+      await store.create({ id: "erin", passwordHash: "h", lastModified: 1 });
+      await store.flush();
+      expect(await store.list(10)).to.deep.equal([]);
+      expect((await store.create({ id: "erin", passwordHash: "h2", lastModified: 2 })).status).to.equal("created");
     });
   });
 }

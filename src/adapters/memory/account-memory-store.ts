@@ -1,5 +1,5 @@
 /** Accounts in a Map (one process; nothing survives a restart). */
-import type { AccountStore, StoredAccount } from "../../application/accounts/account-store.js";
+import type { AccountCreation, AccountStore, StoredAccount } from "../../application/accounts/account-store.js";
 
 export class MemoryAccountStore implements AccountStore {
   private readonly accounts = new Map<string, StoredAccount>();
@@ -12,11 +12,11 @@ export class MemoryAccountStore implements AccountStore {
     return Promise.resolve(this.accounts.get(id));
   }
 
-  create(account: StoredAccount): Promise<StoredAccount | undefined> {
-    if (this.accounts.has(account.id)) return Promise.resolve(undefined);
+  create(account: StoredAccount): Promise<AccountCreation> {
+    if (this.accounts.has(account.id)) return Promise.resolve({ status: "taken" });
     const stored = { ...account };
     this.accounts.set(account.id, stored);
-    return Promise.resolve(stored);
+    return Promise.resolve({ status: "created", account: stored });
   }
 
   updatePassword(id: string, passwordHash: string, lastModified: number): Promise<StoredAccount | undefined> {
@@ -37,6 +37,11 @@ export class MemoryAccountStore implements AccountStore {
   list(limit: number, after?: string): Promise<StoredAccount[]> {
     const ids = [...this.accounts.keys()].filter((id) => after === undefined || id > after).sort(byCodeUnit);
     return Promise.resolve(ids.slice(0, limit).map((id) => this.accounts.get(id) as StoredAccount));
+  }
+
+  flush(): Promise<void> {
+    this.accounts.clear();
+    return Promise.resolve();
   }
 }
 

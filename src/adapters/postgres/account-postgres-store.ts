@@ -1,5 +1,5 @@
 /** Accounts in the storage database's `accounts` table (migration Accounts1764201600000). */
-import type { AccountStore, StoredAccount } from "../../application/accounts/account-store.js";
+import type { AccountCreation, AccountStore, StoredAccount } from "../../application/accounts/account-store.js";
 import type { PostgresDatabase } from "./postgres-database.js";
 
 interface AccountRow {
@@ -37,9 +37,10 @@ export class PostgresAccountStore implements AccountStore {
     return account((await this.database.query<AccountRow>("storage", GET, [id]))[0]);
   }
 
-  async create(created: StoredAccount): Promise<StoredAccount | undefined> {
+  async create(created: StoredAccount): Promise<AccountCreation> {
     const rows = await this.database.query<AccountRow>("storage", CREATE, [created.id, created.passwordHash, created.lastModified]);
-    return account(rows[0]);
+    const inserted = account(rows[0]);
+    return inserted ? { status: "created", account: inserted } : { status: "taken" };
   }
 
   async updatePassword(id: string, passwordHash: string, lastModified: number): Promise<StoredAccount | undefined> {
@@ -53,5 +54,9 @@ export class PostgresAccountStore implements AccountStore {
   async list(limit: number, after?: string): Promise<StoredAccount[]> {
     const rows = await this.database.query<AccountRow>("storage", LIST, [after ?? "", limit]);
     return rows.map((row) => account(row) as StoredAccount);
+  }
+
+  async flush(): Promise<void> {
+    await this.database.query("storage", "DELETE FROM accounts");
   }
 }

@@ -117,10 +117,10 @@ export class AccountService {
   private async create(caller: Caller, id: string, password: () => string): Promise<AccountView> {
     this.checkMayCreate(caller, id);
     const hash = await this.deps.hasher.hash(password());
-    const created = await this.deps.store.create({ id, passwordHash: hash, lastModified: this.deps.clock.now() });
+    const creation = await this.deps.store.create({ id, passwordHash: hash, lastModified: this.deps.clock.now() });
+    if (creation.status === "created") return view(creation.account);
     // Taken meanwhile by a concurrent sign-up: as if it had been there first.
-    if (!created) throw this.mayWrite(caller, id) ? new ForbiddenError() : new AccountExistsError(id);
-    return view(created);
+    throw this.mayWrite(caller, id) ? new ForbiddenError() : new AccountExistsError(id);
   }
 
   private checkMayCreate(caller: Caller, id: string): void {
