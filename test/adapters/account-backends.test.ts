@@ -16,6 +16,7 @@ const DATABASE = "tessera_accounts";
 const RUN = `tessera-test:${process.pid}-${Date.now().toString(36)}:accounts:`;
 const clock = { now: () => Date.now() };
 
+/** Deleting would retire the ids the next test signs up again: flushed instead. */
 const emptied = (store: AccountStore): Promise<void> => store.flush();
 
 describe("accounts on memory", () => {

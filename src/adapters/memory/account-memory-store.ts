@@ -1,8 +1,9 @@
-/** Accounts in a Map (one process; nothing survives a restart). */
+/** Accounts in a Map, retired ids in a Set (one process; nothing survives a restart). */
 import type { AccountCreation, AccountStore, StoredAccount } from "../../application/accounts/account-store.js";
 
 export class MemoryAccountStore implements AccountStore {
   private readonly accounts = new Map<string, StoredAccount>();
+  private readonly retired = new Set<string>();
 
   initializeSchema(): Promise<void> {
     return Promise.resolve();
@@ -13,6 +14,7 @@ export class MemoryAccountStore implements AccountStore {
   }
 
   create(account: StoredAccount): Promise<AccountCreation> {
+    if (this.retired.has(account.id)) return Promise.resolve({ status: "retired" });
     if (this.accounts.has(account.id)) return Promise.resolve({ status: "taken" });
     const stored = { ...account };
     this.accounts.set(account.id, stored);
@@ -30,7 +32,10 @@ export class MemoryAccountStore implements AccountStore {
 
   delete(id: string): Promise<StoredAccount | undefined> {
     const existing = this.accounts.get(id);
-    this.accounts.delete(id);
+    if (existing) {
+      this.accounts.delete(id);
+      this.retired.add(id);
+    }
     return Promise.resolve(existing);
   }
 
@@ -41,6 +46,7 @@ export class MemoryAccountStore implements AccountStore {
 
   flush(): Promise<void> {
     this.accounts.clear();
+    this.retired.clear();
     return Promise.resolve();
   }
 }

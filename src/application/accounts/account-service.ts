@@ -31,6 +31,17 @@ export class AccountExistsError extends ForbiddenError {
   }
 }
 
+/**
+ * A sign-up with the id of a deleted account (403): ids are never given again, so that no one
+ * inherits what was granted to the old `account:<id>` (groups, shares, records of user resources).
+ */
+export class AccountRetiredError extends ForbiddenError {
+  constructor(id: string) {
+    super();
+    this.message = `Account ID '${id}' belonged to a deleted account and cannot be used again`;
+  }
+}
+
 export interface AccountServiceDeps {
   readonly store: AccountStore;
   readonly hasher: PasswordHasher;
@@ -119,6 +130,8 @@ export class AccountService {
     const hash = await this.deps.hasher.hash(password());
     const creation = await this.deps.store.create({ id, passwordHash: hash, lastModified: this.deps.clock.now() });
     if (creation.status === "created") return view(creation.account);
+    // Administrators included: no one may become a deleted account's `account:<id>`.
+    if (creation.status === "retired") throw new AccountRetiredError(id);
     // Taken meanwhile by a concurrent sign-up: as if it had been there first.
     throw this.mayWrite(caller, id) ? new ForbiddenError() : new AccountExistsError(id);
   }
