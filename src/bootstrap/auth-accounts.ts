@@ -47,10 +47,20 @@ export function bindAccounts(container: Container, settings: Settings): void {
         signIn,
         clock,
         settings: options,
-        ...(permissions ? { onDeleted: (userId: string) => permissions.removePrincipal(userId) } : {}),
+        ...(permissions ? { onDeleted: (userId: string) => forgetPrincipal(permissions, userId) } : {}),
       });
       return { signIn, service };
     },
     [ACCOUNT_STORE, TOKENS.Cache, TOKENS.Clock, { serviceIdentifier: TOKENS.PermissionStore, optional: true }],
   );
+}
+
+/**
+ * A deleted account's principal, both ways: removed where others hold it, and its own memberships
+ * removed one by one, through the announcing store, so that `_since` and the live feed follow.
+ */
+async function forgetPrincipal(permissions: PermissionStore, userId: string): Promise<void> {
+  await permissions.removePrincipal(userId);
+  const held = (await permissions.directPrincipals([userId])).get(userId) ?? new Set<string>();
+  for (const principal of held) await permissions.removeUserPrincipal(userId, principal);
 }

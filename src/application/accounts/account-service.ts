@@ -48,7 +48,10 @@ export interface AccountServiceDeps {
   readonly signIn: AccountSignIn;
   readonly clock: Clock;
   readonly settings: AccountPolicySettings;
-  /** Called after a deletion with `account:<id>`: grants to the old account must not pass to a new one of that id. */
+  /**
+   * Called after a deletion with `account:<id>`, to remove what the old account held and where
+   * it was held (no one can hold that id again: this is cleaning, not the guard).
+   */
   readonly onDeleted?: (userId: string) => Promise<void>;
 }
 
