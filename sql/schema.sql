@@ -120,6 +120,13 @@ CREATE TABLE IF NOT EXISTS access_resyncs (
   CONSTRAINT pk_access_resyncs PRIMARY KEY (collection, parent_id, principal)
 );
 
+-- Version 9: a deleted account's row stays, retired and without its hash, so that its id can
+-- never be signed up again (no one inherits `account:<id>`).
+ALTER TABLE accounts ADD COLUMN IF NOT EXISTS retired BOOLEAN NOT NULL DEFAULT FALSE;
+ALTER TABLE accounts ALTER COLUMN password_hash DROP NOT NULL;
+ALTER TABLE accounts DROP CONSTRAINT IF EXISTS ck_accounts_hash_while_live;
+ALTER TABLE accounts ADD CONSTRAINT ck_accounts_hash_while_live CHECK (retired = (password_hash IS NULL));
+
 -- TypeORM's migrations table, as its migration runner creates it.
 CREATE TABLE IF NOT EXISTS tessera_migrations (
   "id" SERIAL NOT NULL,
@@ -136,7 +143,8 @@ SELECT v.ts, v.name FROM (VALUES
   (1764028800000, 'LostAccessScopeIndex1764028800000'),
   (1764115200000, 'FeedFence1764115200000'),
   (1764201600000, 'Accounts1764201600000'),
-  (1764288000000, 'GroupChanges1764288000000')
+  (1764288000000, 'GroupChanges1764288000000'),
+  (1764374400000, 'RetiredAccounts1764374400000')
 ) AS v(ts, name)
 WHERE NOT EXISTS (SELECT 1 FROM tessera_migrations m WHERE m.name = v.name)
 ORDER BY v.ts;

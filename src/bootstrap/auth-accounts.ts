@@ -54,7 +54,7 @@ export function bindAccounts(container: Container, settings: Settings): void {
         signIn,
         clock,
         settings: options,
-        ...(permissions ? { onDeleted: (userId: string) => permissions.removePrincipal(userId) } : {}),
+        ...(permissions ? { onDeleted: (userId: string) => forgetPrincipal(permissions, userId) } : {}),
         // Announced as a principal change: every process's streams of that user follow it, and re-checking the credential ends them.
         onRevoked: (userId: string) => events.publishPrincipalsChanged(userId),
       });
@@ -62,4 +62,14 @@ export function bindAccounts(container: Container, settings: Settings): void {
     },
     [ACCOUNT_STORE, TOKENS.Cache, TOKENS.Clock, TOKENS.ChangeEvents, { serviceIdentifier: TOKENS.PermissionStore, optional: true }],
   );
+}
+
+/**
+ * A deleted account's principal, both ways: removed where others hold it, and its own memberships
+ * removed one by one, through the announcing store, so that `_since` and the live feed follow.
+ */
+async function forgetPrincipal(permissions: PermissionStore, userId: string): Promise<void> {
+  await permissions.removePrincipal(userId);
+  const held = (await permissions.directPrincipals([userId])).get(userId) ?? new Set<string>();
+  for (const principal of held) await permissions.removeUserPrincipal(userId, principal);
 }

@@ -16,9 +16,8 @@ const DATABASE = "tessera_accounts";
 const RUN = `tessera-test:${process.pid}-${Date.now().toString(36)}:accounts:`;
 const clock = { now: () => Date.now() };
 
-async function emptied(store: AccountStore): Promise<void> {
-  for (const account of await store.list(100_000)) await store.delete(account.id);
-}
+/** Deleting would retire the ids the next test signs up again: flushed instead. */
+const emptied = (store: AccountStore): Promise<void> => store.flush();
 
 describe("accounts on memory", () => {
   accountStoreContract("memory", () => {

@@ -16,11 +16,10 @@ export function accountStoreContract(name: string, open: () => Promise<Harness<A
 
     it("creates an account once: a taken id is refused and left unchanged", async () => {
       expect(await store.create({ id: "alice", passwordHash: "h1", lastModified: 10 })).to.deep.equal({
-        id: "alice",
-        passwordHash: "h1",
-        lastModified: 10,
+        status: "created",
+        account: { id: "alice", passwordHash: "h1", lastModified: 10 },
       });
-      expect(await store.create({ id: "alice", passwordHash: "h2", lastModified: 11 })).to.equal(undefined);
+      expect(await store.create({ id: "alice", passwordHash: "h2", lastModified: 11 })).to.deep.equal({ status: "taken" });
       expect((await store.get("alice"))?.passwordHash).to.equal("h1");
     });
 
@@ -44,12 +43,50 @@ export function accountStoreContract(name: string, open: () => Promise<Harness<A
       expect(await store.get("ghost")).to.equal(undefined);
     });
 
-    it("deletes, returning what was there, then nothing", async () => {
+    it("deletes, returning what was there, then nothing: deleting twice deletes once", async () => {
       await store.create({ id: "carol", passwordHash: "h", lastModified: 5 });
-      expect((await store.delete("carol"))?.id).to.equal("carol");
+      expect(await store.delete("carol")).to.deep.equal({ id: "carol", passwordHash: "h", lastModified: 5 });
       expect(await store.delete("carol")).to.equal(undefined);
       expect(await store.get("carol")).to.equal(undefined);
-      expect(await store.create({ id: "carol", passwordHash: "again", lastModified: 6 })).to.not.equal(undefined);
+      expect(await store.delete("never-was")).to.equal(undefined);
+    });
+
+    it("retires a deleted id for good: signing it up again is refused as retired, and creates nothing", async () => {
+      await store.create({ id: "carol", passwordHash: "h", lastModified: 5 });
+      await store.delete("carol");
+      for (let attempt = 0; attempt < 2; attempt += 1)
+        expect(await store.create({ id: "carol", passwordHash: "again", lastModified: 6 })).to.deep.equal({ status: "retired" });
+      expect(await store.get("carol")).to.equal(undefined);
+      expect(await store.delete("carol")).to.equal(undefined);
+      // Only that id: its neighbours (case, prefix) are free.
+      expect((await store.create({ id: "Carol", passwordHash: "h2", lastModified: 7 })).status).to.equal("created");
+      expect((await store.create({ id: "caro", passwordHash: "h3", lastModified: 7 })).status).to.equal("created");
+    });
+
+    it("changes no retired account's password", async () => {
+      await store.create({ id: "dave", passwordHash: "old", lastModified: 5 });
+      await store.delete("dave");
+      expect(await store.updatePassword("dave", "new", 9)).to.equal(undefined);
+      expect(await store.get("dave")).to.equal(undefined);
+      expect((await store.create({ id: "dave", passwordHash: "new", lastModified: 10 })).status).to.equal("retired");
+    });
+
+    it("lists live accounts only, skipping retired ids within and across pages", async () => {
+      for (const id of ["a", "b", "c", "d", "e"]) await store.create({ id, passwordHash: `h-${id}`, lastModified: 1 });
+      for (const id of ["b", "c"]) await store.delete(id);
+      expect((await store.list(10)).map((a) => a.id)).to.deep.equal(["a", "d", "e"]);
+      expect((await store.list(2)).map((a) => a.id)).to.deep.equal(["a", "d"]);
+      expect((await store.list(2, "a")).map((a) => a.id)).to.deep.equal(["d", "e"]);
+      expect((await store.list(1, "b")).map((a) => a.id)).to.deep.equal(["d"]);
+    });
+
+    it("frees every id, retired ones included, only on flush (tests and resets)", async () => {
+      await store.create({ id: "erin", passwordHash: "h", lastModified: 1 });
+      await store.create({ id: "frank", passwordHash: "h", lastModified: 1 });
+      await store.delete("erin");
+      await store.flush();
+      expect(await store.list(10)).to.deep.equal([]);
+      expect((await store.create({ id: "erin", passwordHash: "h2", lastModified: 2 })).status).to.equal("created");
     });
 
     it("lists in id order (code units), by pages after an id", async () => {
@@ -65,7 +102,21 @@ export function accountStoreContract(name: string, open: () => Promise<Harness<A
       const results = await Promise.all(
         Array.from({ length: 8 }, (_, i) => store.create({ id: "race", passwordHash: `h${i}`, lastModified: i })),
       );
-      expect(results.filter((r) => r !== undefined)).to.have.length(1);
+      expect(results.map((r) => r.status).sort()).to.deep.equal(["created", ...Array<string>(7).fill("taken")]);
+    });
+
+    it("lets no sign-up racing a deletion take the id: each either came first or is refused as retired", async () => {
+      for (let round = 0; round < 5; round += 1) {
+        const id = `race-${round}`;
+        await store.create({ id, passwordHash: "first", lastModified: 1 });
+        const [deleted, ...creations] = await Promise.all([
+          store.delete(id),
+          ...Array.from({ length: 4 }, (_, i) => store.create({ id, passwordHash: `late${i}`, lastModified: 2 })),
+        ]);
+        expect(deleted?.passwordHash).to.equal("first");
+        for (const creation of creations) expect(creation.status).to.be.oneOf(["taken", "retired"]);
+        expect(await store.get(id)).to.equal(undefined);
+      }
     });
   });
 }

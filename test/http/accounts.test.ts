@@ -73,13 +73,16 @@ describe("accounts over HTTP", () => {
     expect((await server.request("GET", "/v1/", { user: "alice:new-pw" })).body.user.id).to.equal("account:alice");
   });
 
-  it("deletes an account: its password no longer signs in, and its id may be taken again", async () => {
+  it("deletes an account: its password no longer signs in, and its id is never taken again", async () => {
     await signUp("alice", "pw-a");
     const deleted = await server.request("DELETE", "/v1/accounts/alice", { user: "alice:pw-a" });
     expect(deleted.status).to.equal(200);
     expect(deleted.body.data).to.deep.include({ id: "alice", deleted: true });
     expect((await server.request("GET", "/v1/", { user: "alice:pw-a" })).body.user).to.equal(undefined);
-    expect((await signUp("alice", "pw-new")).status).to.equal(201);
+    const again = await signUp("alice", "pw-new");
+    expect(again.status).to.equal(403);
+    expect(again.body.message).to.equal("Account ID 'alice' belonged to a deleted account and cannot be used again");
+    expect((await server.request("GET", "/v1/", { user: "alice:pw-new" })).body.user).to.equal(undefined);
   });
 
   it("lets no one but the owner see or change an account, and lists only one's own", async () => {

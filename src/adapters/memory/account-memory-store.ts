@@ -1,8 +1,9 @@
-/** Accounts in a Map (one process; nothing survives a restart). */
-import type { AccountStore, StoredAccount } from "../../application/accounts/account-store.js";
+/** Accounts in a Map, retired ids in a Set (one process; nothing survives a restart). */
+import type { AccountCreation, AccountStore, StoredAccount } from "../../application/accounts/account-store.js";
 
 export class MemoryAccountStore implements AccountStore {
   private readonly accounts = new Map<string, StoredAccount>();
+  private readonly retired = new Set<string>();
 
   initializeSchema(): Promise<void> {
     return Promise.resolve();
@@ -12,11 +13,12 @@ export class MemoryAccountStore implements AccountStore {
     return Promise.resolve(this.accounts.get(id));
   }
 
-  create(account: StoredAccount): Promise<StoredAccount | undefined> {
-    if (this.accounts.has(account.id)) return Promise.resolve(undefined);
+  create(account: StoredAccount): Promise<AccountCreation> {
+    if (this.retired.has(account.id)) return Promise.resolve({ status: "retired" });
+    if (this.accounts.has(account.id)) return Promise.resolve({ status: "taken" });
     const stored = { ...account };
     this.accounts.set(account.id, stored);
-    return Promise.resolve(stored);
+    return Promise.resolve({ status: "created", account: stored });
   }
 
   updatePassword(id: string, passwordHash: string, lastModified: number): Promise<StoredAccount | undefined> {
@@ -30,13 +32,22 @@ export class MemoryAccountStore implements AccountStore {
 
   delete(id: string): Promise<StoredAccount | undefined> {
     const existing = this.accounts.get(id);
-    this.accounts.delete(id);
+    if (existing) {
+      this.accounts.delete(id);
+      this.retired.add(id);
+    }
     return Promise.resolve(existing);
   }
 
   list(limit: number, after?: string): Promise<StoredAccount[]> {
     const ids = [...this.accounts.keys()].filter((id) => after === undefined || id > after).sort(byCodeUnit);
     return Promise.resolve(ids.slice(0, limit).map((id) => this.accounts.get(id) as StoredAccount));
+  }
+
+  flush(): Promise<void> {
+    this.accounts.clear();
+    this.retired.clear();
+    return Promise.resolve();
   }
 }
 

@@ -31,13 +31,27 @@ export class AccountExistsError extends ForbiddenError {
   }
 }
 
+/**
+ * A sign-up with the id of a deleted account (403): ids are never given again, so that no one
+ * inherits what was granted to the old `account:<id>` (groups, shares, records of user resources).
+ */
+export class AccountRetiredError extends ForbiddenError {
+  constructor(id: string) {
+    super();
+    this.message = `Account ID '${id}' belonged to a deleted account and cannot be used again`;
+  }
+}
+
 export interface AccountServiceDeps {
   readonly store: AccountStore;
   readonly hasher: PasswordHasher;
   readonly signIn: AccountSignIn;
   readonly clock: Clock;
   readonly settings: AccountPolicySettings;
-  /** Called after a deletion with `account:<id>`: grants to the old account must not pass to a new one of that id. */
+  /**
+   * Called after a deletion with `account:<id>`, to remove what the old account held and where
+   * it was held (no one can hold that id again: this is cleaning, not the guard).
+   */
   readonly onDeleted?: (userId: string) => Promise<void>;
   /**
    * Called with `account:<id>` after its password changed or it was deleted, before the request
@@ -124,10 +138,12 @@ export class AccountService {
   private async create(caller: Caller, id: string, password: () => string): Promise<AccountView> {
     this.checkMayCreate(caller, id);
     const hash = await this.deps.hasher.hash(password());
-    const created = await this.deps.store.create({ id, passwordHash: hash, lastModified: this.deps.clock.now() });
+    const creation = await this.deps.store.create({ id, passwordHash: hash, lastModified: this.deps.clock.now() });
+    if (creation.status === "created") return view(creation.account);
+    // Administrators included: no one may become a deleted account's `account:<id>`.
+    if (creation.status === "retired") throw new AccountRetiredError(id);
     // Taken meanwhile by a concurrent sign-up: as if it had been there first.
-    if (!created) throw this.mayWrite(caller, id) ? new ForbiddenError() : new AccountExistsError(id);
-    return view(created);
+    throw this.mayWrite(caller, id) ? new ForbiddenError() : new AccountExistsError(id);
   }
 
   private checkMayCreate(caller: Caller, id: string): void {
