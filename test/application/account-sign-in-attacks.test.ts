@@ -146,17 +146,43 @@ describe("account sign-in under attack", () => {
     expect(hasher.verified).to.equal(3 * MAX);
   });
 
-  it("never keeps a remembered credential past its time to live, however often it is used", async () => {
+  it("hashes a remembered credential in use again in the background, so that no request waits and no entry outlives its life", async () => {
     const signIn = process();
     await signIn.verify("dave", "pw-dave", undefined);
-    for (let i = 0; i < 5; i += 1) {
-      time += 5_000;
-      await signIn.verify("dave", "pw-dave", undefined);
-    }
-    expect(hasher.verified).to.equal(1);
-    time += 5_001; // 30 s after the hash
+    time += 19_000; // within the first two thirds of its life: used as it is
     await signIn.verify("dave", "pw-dave", undefined);
+    expect(hasher.verified).to.equal(1);
+    let release!: () => void;
+    hasher.hold = new Promise((resolve) => (release = resolve));
+    time += 2_000; // in its last third: answered at once, hashed again beside
+    expect(await signIn.verify("dave", "pw-dave", undefined)).to.equal("dave");
+    expect(await signIn.verify("dave", "pw-dave", undefined)).to.equal("dave");
     expect(hasher.verified).to.equal(2);
+    hasher.hold = undefined;
+    release();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    time += 15_000; // 36 s after the first hash, 15 s after the renewal
+    expect(await signIn.verify("dave", "pw-dave", undefined)).to.equal("dave");
+    expect(hasher.verified).to.equal(2);
+  });
+
+  it("forgets in the background a remembered credential whose password changed without it being told", async () => {
+    const signIn = process();
+    await signIn.verify("dave", "pw-dave", undefined);
+    await store.updatePassword("dave", await hasher.hash("new"), time); // as if the change's deletion of the entry were lost
+    time += 21_000;
+    expect(await signIn.verify("dave", "pw-dave", undefined)).to.equal("dave"); // still within its life, once
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(await signIn.verify("dave", "pw-dave", undefined)).to.equal(undefined);
+    expect(await signIn.verify("dave", "new", undefined)).to.equal("dave");
+  });
+
+  it("never keeps a remembered credential past its life, used or not", async () => {
+    const signIn = process();
+    await signIn.verify("dave", "pw-dave", undefined);
+    await store.updatePassword("dave", await hasher.hash("new"), time);
+    time += 30_001;
+    expect(await signIn.verify("dave", "pw-dave", undefined)).to.equal(undefined);
   });
 
   it("with a cache of its own beside shared accounts, refuses the old password within the memo's bound of a change elsewhere", async () => {

@@ -4,7 +4,8 @@
  * Remembered credentials: a verified credential is kept in the cache backend for
  * `cacheTtlSeconds` from its hash, never longer (using it does not extend it), under a key derived
  * from the account id by HMAC, holding HMACs of the credential and of the password's hash (never
- * either). A password change or deletion deletes it; each process's memo trusts a credential for
+ * either). One in use is hashed again in the background in the last third of its life, so that
+ * its user never waits for that hash, and a password changed meanwhile ends it. A password change or deletion deletes it; each process's memo trusts a credential for
  * at most `localCacheSeconds` more. When the cache backend is the process's own while the accounts
  * are shared (`cacheShared: false`), a remembered credential is checked against the store before it
  * is trusted, so a change on one process is refused on the others as fast as with a shared cache.
@@ -67,6 +68,8 @@ interface Remembered {
   readonly c: string;
   /** HMAC of the password hash it was verified against. */
   readonly h: string;
+  /** When it was verified (ms). */
+  readonly v: number;
 }
 
 export class AccountSignIn {
@@ -79,6 +82,8 @@ export class AccountSignIn {
   /** Client address → until when (ms) this process knows it is throttled: it is refused before any read. */
   private readonly throttledAddresses = new Map<string, number>();
   private readonly turns: HashTurns;
+  /** Credentials being hashed again in the background (one renewal at a time each). */
+  private readonly renewing = new Set<string>();
   private dummyHash: Promise<string> | undefined;
   /** Counts `forget` calls: a check that one overlapped memoises nothing (its answer may be stale). */
   private forgets = 0;
@@ -135,6 +140,8 @@ export class AccountSignIn {
     if (remembered !== undefined && sameText(remembered.c, credential)) {
       if (this.options.cacheShared !== false || (await this.stillCurrent(id, remembered.h))) {
         this.memoise(account, credential, remembered.h, started, generation);
+        if (started - remembered.v > (this.options.cacheTtlSeconds * 1000 * 2) / 3)
+          this.renew(id, password, credential, keys, clientAddress);
         return { id, passwordTag: remembered.h };
       }
     }
@@ -189,18 +196,44 @@ export class AccountSignIn {
         throw error;
       });
     if (account === undefined || !matches) return undefined;
-    const passwordTag = this.tagOf(account.passwordHash);
-    await this.cache.set(keys.verified, { c: credential, h: passwordTag }, this.options.cacheTtlSeconds);
-    // A password change or deletion that ran meanwhile may have deleted the entry before it was written: it wins.
-    const now = await this.store.get(id);
-    if (now?.passwordHash !== account.passwordHash) {
-      await this.cache.delete(keys.verified);
-      return undefined;
-    }
+    const passwordTag = await this.remember(id, account.passwordHash, credential, keys);
+    if (passwordTag === undefined) return undefined;
     await this.refund(keys);
     // Admitted and right: whatever refusal this process remembers of the address was a passing crowd's.
     if (clientAddress !== undefined) this.throttledAddresses.delete(clientAddress);
     return { id, passwordTag };
+  }
+
+  /** Writes the remembered credential; undefined (and nothing kept) when the password changed meanwhile. */
+  private async remember(id: string, passwordHash: string, credential: string, keys: Keys): Promise<string | undefined> {
+    const passwordTag = this.tagOf(passwordHash);
+    const remembered: Remembered = { c: credential, h: passwordTag, v: this.now() };
+    await this.cache.set(keys.verified, { ...remembered }, this.options.cacheTtlSeconds);
+    // A password change or deletion that ran meanwhile may have deleted the entry before it was written: it wins.
+    const now = await this.store.get(id);
+    if (now?.passwordHash === passwordHash) return passwordTag;
+    await this.cache.delete(keys.verified);
+    return undefined;
+  }
+
+  /**
+   * Hashes a remembered credential in use again, in the background (in its address's turn, not
+   * counted: it was right): a right one is remembered anew, a wrong one (the password changed
+   * elsewhere) is forgotten. A failure leaves the entry to expire; the next use then hashes.
+   */
+  private renew(id: string, password: string, credential: string, keys: Keys, clientAddress: string | undefined): void {
+    if (this.renewing.has(credential)) return;
+    this.renewing.add(credential);
+    const renewal = async () => {
+      const account = await this.store.get(id);
+      const matches =
+        account !== undefined && (await this.turns.run(clientAddress ?? "", () => this.hasher.verify(password, account.passwordHash)));
+      if (account !== undefined && matches) await this.remember(id, account.passwordHash, credential, keys);
+      else await this.cache.delete(keys.verified);
+    };
+    void renewal()
+      .catch(() => undefined)
+      .finally(() => this.renewing.delete(credential));
   }
 
   /**
@@ -327,8 +360,8 @@ export class AccountSignIn {
 /** A remembered entry as written by `check` (anything else, such as an older format, is no entry). */
 function rememberedOf(value: JsonValue | undefined): Remembered | undefined {
   if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined;
-  const { c, h } = value;
-  return typeof c === "string" && typeof h === "string" ? { c, h } : undefined;
+  const { c, h, v } = value;
+  return typeof c === "string" && typeof h === "string" && typeof v === "number" ? { c, h, v } : undefined;
 }
 
 function sameText(a: string, b: string): boolean {
