@@ -1,10 +1,20 @@
 /** The OpenID Connect policy's settings: Kinto's names and defaults, and every problem named at startup. */
 import { expect } from "chai";
 import { pino } from "pino";
-import { openIdSettings } from "../../src/adapters/auth/openid/openid-settings.js";
+import { openIdSettings, OpenIdSettingsError } from "../../src/adapters/auth/openid/openid-settings.js";
 import { startServer } from "../../src/bootstrap/server.js";
 import { SettingsError } from "../../src/bootstrap/settings.js";
 import { settingsFromIni } from "../support/account-ini.js";
+
+function problemsOf(read: () => unknown): readonly string[] {
+  try {
+    read();
+  } catch (error) {
+    if (error instanceof OpenIdSettingsError) return error.problems;
+    throw error;
+  }
+  return expect.fail("expected an OpenIdSettingsError");
+}
 
 describe("OpenID Connect settings", () => {
   it("reads a Kinto configuration, with Kinto's defaults (sub, Bearer, audience = client_id)", () => {
@@ -63,6 +73,18 @@ describe("OpenID Connect settings", () => {
       'multiauth.policy.sso.client_id is required by the OpenID Connect policy "sso"',
       'multiauth.policy.sso.clock_skew_seconds must be a number of seconds >= 0, not "-5"',
       'multiauth.policy.sso.header_type must be one word, not "Bearer token"',
+    ]);
+  });
+
+  it("reads userinfo: true, false, or auto (the default): on unless an audience is set", () => {
+    const read = (options: Record<string, string>) => openIdSettings("sso", { issuer: "https://idp.example", client_id: "c", ...options });
+    expect(read({}).userinfo).to.equal(true);
+    expect(read({ userinfo: "auto" }).userinfo).to.equal(true);
+    expect(read({ audience: "api" }).userinfo).to.equal(false);
+    expect(read({ audience: "api", userinfo: "true" }).userinfo).to.equal(true);
+    expect(read({ userinfo: "False" }).userinfo).to.equal(false);
+    expect(problemsOf(() => read({ userinfo: "sometimes" }))).to.deep.equal([
+      'multiauth.policy.sso.userinfo must be true, false or auto, not "sometimes"',
     ]);
   });
 

@@ -2,7 +2,7 @@
  * Kinto's OpenIDConnectPolicy, verifying locally: `Authorization: <header_type> <token>` where the
  * token is a JWT signed by one of the provider's keys (issuer, audience, expiry and not-before
  * checked, with `clock_skew_seconds` of tolerance; asymmetric algorithms only). An opaque token
- * is asked to the provider's userinfo endpoint. The user id is `<policy name>:<userid_field>`;
+ * is asked to the provider's userinfo endpoint, when `userinfo` is on. The user id is `<policy name>:<userid_field>`;
  * the groups claim gives `group:<value>` principals.
  *
  * A token this provider does not vouch for yields no user (the next policy may know it; with
@@ -99,6 +99,8 @@ export class OpenIdConnectPolicy implements AuthenticationPolicy {
     const shape = tokenShape(token);
     if (shape.form === "junk") return undefined;
     if (shape.form === "opaque") {
+      // Off: this provider vouches for JWTs only, and an invented opaque token costs nothing.
+      if (!this.settings.userinfo) return undefined;
       const found = await this.userinfo.identify(token);
       if (found) this.remembered.remember(token, found.identity, this.now() + Math.min(found.seconds * 1000, REMEMBER_AT_MOST_MS));
       return found?.identity;

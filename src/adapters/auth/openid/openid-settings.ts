@@ -1,7 +1,7 @@
 /**
  * The settings of one OpenID Connect policy, read from `multiauth.policy.<name>.*` under Kinto's
  * names (`issuer`, `client_id`, `client_secret`, `audience`, `userid_field`, `header_type`) plus
- * ours (`groups_claim`, clock skew, key refresh and cache times).
+ * ours (`groups_claim`, clock skew, key refresh and cache times, whether to ask userinfo).
  */
 import type { JsonValue } from "../../../domain/json.js";
 
@@ -25,6 +25,8 @@ export interface OpenIdSettings {
   readonly jwksCooldownSeconds: number;
   /** Age after which the discovery document and keys are fetched again (rotation). */
   readonly jwksMaxAgeSeconds: number;
+  /** Whether opaque tokens are asked to the userinfo endpoint (`userinfo`, `auto` resolved). */
+  readonly userinfo: boolean;
   /** Longest time a userinfo answer for an opaque token is reused. */
   readonly userinfoCacheSeconds: number;
   /** Time limit of one request to the provider. */
@@ -44,6 +46,7 @@ export const OPENID_SETTING_SUFFIXES: readonly string[] = [
   "clock_skew_seconds",
   "jwks_cooldown_seconds",
   "jwks_max_age_seconds",
+  "userinfo",
   "userinfo_cache_seconds",
   "provider_timeout_seconds",
 ];
@@ -92,6 +95,9 @@ export function openIdSettings(name: string, options: Readonly<Record<string, Js
     }
     return value;
   };
+  const userinfo = (text("userinfo") ?? "auto").toLowerCase();
+  if (!["true", "false", "auto"].includes(userinfo))
+    problems.push(`${prefix}userinfo must be true, false or auto, not "${text("userinfo") ?? ""}"`);
 
   // Kept as written: a JWT's `iss` must equal it exactly, trailing slash included.
   const issuer = required("issuer");
@@ -111,6 +117,8 @@ export function openIdSettings(name: string, options: Readonly<Record<string, Js
     clockSkewSeconds: seconds("clock_skew_seconds", OPENID_DEFAULTS.clockSkewSeconds, 0),
     jwksCooldownSeconds: seconds("jwks_cooldown_seconds", OPENID_DEFAULTS.jwksCooldownSeconds, 0),
     jwksMaxAgeSeconds: seconds("jwks_max_age_seconds", OPENID_DEFAULTS.jwksMaxAgeSeconds, 1),
+    // auto: an `audience` (an API identifier) says tokens are JWT access tokens, checked here.
+    userinfo: userinfo === "auto" ? text("audience") === undefined : userinfo === "true",
     userinfoCacheSeconds: seconds("userinfo_cache_seconds", OPENID_DEFAULTS.userinfoCacheSeconds, 0),
     providerTimeoutSeconds: seconds("provider_timeout_seconds", OPENID_DEFAULTS.providerTimeoutSeconds, 0.1),
   };
