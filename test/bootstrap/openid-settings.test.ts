@@ -88,6 +88,20 @@ describe("OpenID Connect settings", () => {
     ]);
   });
 
+  it("reads the per-address userinfo budget (10 refusals a minute by default), refusing malformed values", () => {
+    const read = (options: Record<string, string>) => openIdSettings("sso", { issuer: "https://idp.example", client_id: "c", ...options });
+    expect(read({})).to.deep.include({ userinfoRefusalsPerAddress: 10, userinfoRefusalWindowSeconds: 60 });
+    expect(read({ userinfo_refusals_per_address: "3", userinfo_refusal_window_seconds: "5" })).to.deep.include({
+      userinfoRefusalsPerAddress: 3,
+      userinfoRefusalWindowSeconds: 5,
+    });
+    expect(problemsOf(() => read({ userinfo_refusals_per_address: "2.5", userinfo_refusal_window_seconds: "0" }))).to.have.members([
+      'multiauth.policy.sso.userinfo_refusals_per_address must be a whole number >= 1, not "2.5"',
+      'multiauth.policy.sso.userinfo_refusal_window_seconds must be a number of seconds >= 1, not "0"',
+    ]);
+    expect(problemsOf(() => read({ userinfo_refusals_per_address: "0" }))).to.have.length(1);
+  });
+
   it("warns about an option it does not know (a typo would be silently ignored)", async () => {
     const lines: string[] = [];
     const running = await startServer(
