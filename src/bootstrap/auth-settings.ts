@@ -6,6 +6,7 @@
  */
 import type { JsonValue } from "../domain/json.js";
 import { unknownSystemPrincipal } from "../domain/principals.js";
+import { reservedPolicyName } from "./policy-names.js";
 import type { SettingName, SettingValue } from "./settings-table.js";
 
 /** One entry of `multiauth.policies`. */
@@ -73,6 +74,10 @@ export function authSettings(
 ): AuthSettings {
   const policies = value("multiauth.policies").map((name) => policySetting(raw, name));
   const uses = new Set(policies.map((p) => p.use));
+  for (const policy of policies) {
+    const reserved = reservedPolicyName(policy.name, policy.use);
+    if (reserved !== undefined) problems.push(reserved);
+  }
   for (const name of value("includes"))
     if (!BUILT_IN_PLUGINS.has(name)) problems.push(`kinto.includes: the Kinto plugin "${name}" is not supported by Tessera (remove it)`);
   if (uses.has("accounts") && !value("userid_hmac_secret"))

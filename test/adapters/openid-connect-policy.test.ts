@@ -16,6 +16,8 @@ import { RESOURCES, signingKey, startProvider, type TestProvider } from "../supp
 
 const PEOPLE = { alice: { groups: ["editors", "/staff/paris"] }, bob: {} };
 const AUDIENCE = RESOURCES.tessera.audience;
+/** With `audience` set, userinfo is off unless asked for. */
+const USERINFO = { userinfo: "true" };
 
 function bearer(token: string) {
   return { header: (name: string) => (name === "authorization" ? `Bearer ${token}` : undefined) };
@@ -259,15 +261,21 @@ describe("OpenID Connect policy against a real provider", function () {
       const token = await provider.opaqueToken("alice");
       expect(token.split(".")).to.have.length(1);
       const start = provider.count("/me");
-      expect(await policy().identify(bearer(token))).to.deep.equal({ subject: "alice", groups: ["group:editors", "group:/staff/paris"] });
-      expect(await policy().identify(bearer(token))).to.deep.equal({ subject: "alice", groups: ["group:editors", "group:/staff/paris"] });
+      expect(await policy(USERINFO).identify(bearer(token))).to.deep.equal({
+        subject: "alice",
+        groups: ["group:editors", "group:/staff/paris"],
+      });
+      expect(await policy(USERINFO).identify(bearer(token))).to.deep.equal({
+        subject: "alice",
+        groups: ["group:editors", "group:/staff/paris"],
+      });
       expect(provider.count("/me") - start).to.equal(1);
       const stored = JSON.stringify([...store.keys()]) + JSON.stringify([...store.values()]);
       expect(stored).to.not.include(token);
     });
 
     it("refuses a token the provider does not know, asking it once per cache period", async () => {
-      const p = policy();
+      const p = policy(USERINFO);
       const start = provider.count("/me");
       expect(await p.identify(bearer("not-a-token-the-provider-issued"))).to.equal(undefined);
       expect(await p.identify(bearer("not-a-token-the-provider-issued"))).to.equal(undefined);
@@ -288,7 +296,7 @@ describe("OpenID Connect policy against a real provider", function () {
       caches = [new RedisCache({ url: REDIS_URL, prefix }), new RedisCache({ url: REDIS_URL, prefix })];
       const token = await provider.opaqueToken("alice");
       const start = provider.count("/me");
-      const [first, second] = caches.map((cache) => policy({}, undefined, provider.issuer, cache));
+      const [first, second] = caches.map((cache) => policy(USERINFO, undefined, provider.issuer, cache));
       expect(await first?.identify(bearer(token))).to.deep.include({ subject: "alice" });
       expect(await second?.identify(bearer(token))).to.deep.include({ subject: "alice" });
       expect(provider.count("/me") - start).to.equal(1);

@@ -69,6 +69,44 @@ describe("authentication policies from multiauth settings", () => {
   });
 });
 
+describe("policy names that principals give a meaning to", () => {
+  const openid = (name: string) =>
+    `${BASE}multiauth.policies = ${name}\nmultiauth.policy.${name}.use = openid\n` +
+    `multiauth.policy.${name}.issuer = https://sso.example\nmultiauth.policy.${name}.client_id = c`;
+
+  // group:<sub> would be a group principal, system.* the system principals, account:<sub> an account's owner.
+  for (const name of ["group", "system", "System.corp", "account"])
+    it(`refuses at startup an OpenID policy named "${name}", naming it`, () => {
+      expect(problemsOf(() => settingsFromIni(openid(name)))).to.contain(`a policy may not be named "${name}"`);
+    });
+
+  it("refuses the names whatever their implementation, but account for the accounts policy", () => {
+    const named = (name: string, use: string) => `${BASE}multiauth.policies = ${name}\nmultiauth.policy.${name}.use = ${use}`;
+    expect(problemsOf(() => settingsFromIni(named("group", "accounts")))).to.contain('named "group"');
+    expect(problemsOf(() => settingsFromIni(named("system", "basicauth")))).to.contain('named "system"');
+    expect(problemsOf(() => settingsFromIni(named("account", "basicauth")))).to.contain('named "account"');
+    // A colon in a name makes "a:b" + "c" and "a" + "b:c" one user id.
+    expect(problemsOf(() => settingsFromIni(`${BASE}multiauth.policies = corp:staff`))).to.contain('named "corp:staff"');
+  });
+
+  it("accepts account for the accounts policy, by Kinto's names or none, and names that merely resemble", () => {
+    for (const use of [
+      "",
+      "accounts",
+      "kinto.plugins.accounts.AccountsPolicy",
+      "kinto.plugins.accounts.authentication.AccountsAuthenticationPolicy",
+    ]) {
+      const settings = settingsFromIni(`${BASE}multiauth.policies = account${use ? `\nmultiauth.policy.account.use = ${use}` : ""}`);
+      expect(settings.auth.policies, use).to.deep.equal([{ name: "account", use: "accounts", options: {} }]);
+    }
+    const similar = settingsFromIni(
+      `${BASE}multiauth.policies = groups systems accountant\n` +
+        ["groups", "systems", "accountant"].map((n) => `multiauth.policy.${n}.use = basicauth`).join("\n"),
+    );
+    expect(similar.auth.policies.map((p) => p.name)).to.deep.equal(["groups", "systems", "accountant"]);
+  });
+});
+
 describe("authentication chain over HTTP", () => {
   const bearer: TesseraExtension = {
     authenticationPolicies: {

@@ -1,10 +1,20 @@
 /** The OpenID Connect policy's settings: Kinto's names and defaults, and every problem named at startup. */
 import { expect } from "chai";
 import { pino } from "pino";
-import { openIdSettings } from "../../src/adapters/auth/openid/openid-settings.js";
+import { openIdSettings, OpenIdSettingsError } from "../../src/adapters/auth/openid/openid-settings.js";
 import { startServer } from "../../src/bootstrap/server.js";
 import { SettingsError } from "../../src/bootstrap/settings.js";
 import { settingsFromIni } from "../support/account-ini.js";
+
+function problemsOf(read: () => unknown): readonly string[] {
+  try {
+    read();
+  } catch (error) {
+    if (error instanceof OpenIdSettingsError) return error.problems;
+    throw error;
+  }
+  return expect.fail("expected an OpenIdSettingsError");
+}
 
 describe("OpenID Connect settings", () => {
   it("reads a Kinto configuration, with Kinto's defaults (sub, Bearer, audience = client_id)", () => {
@@ -64,6 +74,32 @@ describe("OpenID Connect settings", () => {
       'multiauth.policy.sso.clock_skew_seconds must be a number of seconds >= 0, not "-5"',
       'multiauth.policy.sso.header_type must be one word, not "Bearer token"',
     ]);
+  });
+
+  it("reads userinfo: true, false, or auto (the default): on unless an audience is set", () => {
+    const read = (options: Record<string, string>) => openIdSettings("sso", { issuer: "https://idp.example", client_id: "c", ...options });
+    expect(read({}).userinfo).to.equal(true);
+    expect(read({ userinfo: "auto" }).userinfo).to.equal(true);
+    expect(read({ audience: "api" }).userinfo).to.equal(false);
+    expect(read({ audience: "api", userinfo: "true" }).userinfo).to.equal(true);
+    expect(read({ userinfo: "False" }).userinfo).to.equal(false);
+    expect(problemsOf(() => read({ userinfo: "sometimes" }))).to.deep.equal([
+      'multiauth.policy.sso.userinfo must be true, false or auto, not "sometimes"',
+    ]);
+  });
+
+  it("reads the per-address userinfo budget (10 refusals a minute by default), refusing malformed values", () => {
+    const read = (options: Record<string, string>) => openIdSettings("sso", { issuer: "https://idp.example", client_id: "c", ...options });
+    expect(read({})).to.deep.include({ userinfoRefusalsPerAddress: 10, userinfoRefusalWindowSeconds: 60 });
+    expect(read({ userinfo_refusals_per_address: "3", userinfo_refusal_window_seconds: "5" })).to.deep.include({
+      userinfoRefusalsPerAddress: 3,
+      userinfoRefusalWindowSeconds: 5,
+    });
+    expect(problemsOf(() => read({ userinfo_refusals_per_address: "2.5", userinfo_refusal_window_seconds: "0" }))).to.have.members([
+      'multiauth.policy.sso.userinfo_refusals_per_address must be a whole number >= 1, not "2.5"',
+      'multiauth.policy.sso.userinfo_refusal_window_seconds must be a number of seconds >= 1, not "0"',
+    ]);
+    expect(problemsOf(() => read({ userinfo_refusals_per_address: "0" }))).to.have.length(1);
   });
 
   it("warns about an option it does not know (a typo would be silently ignored)", async () => {

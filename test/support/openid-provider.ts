@@ -4,7 +4,7 @@
  * with a resource indicator, yields a JWT access token whose `sub` is the client id and whose
  * `groups` claim is the person's groups. Opaque tokens for the userinfo path are minted by the
  * provider's own models (a grant and an access token), then answered by its userinfo endpoint.
- * Every request the provider receives is counted by path.
+ * Every request the provider receives is counted by path, and may be held a while (a slow provider).
  */
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -59,6 +59,8 @@ export interface TestProvider {
   /** Requests received per path since start. */
   readonly requests: Map<string, number>;
   count(path: string): number;
+  /** Holds each later request to `path` for `ms` before it is answered (0: at once): a slow provider. */
+  slowDown(path: string, ms: number): void;
   /** A JWT access token for this person (client_credentials grant, resource indicator). */
   accessToken(person: string, resource?: ResourceName): Promise<string>;
   /** An opaque access token for this person, usable at the userinfo endpoint. */
@@ -76,14 +78,17 @@ export async function signingKey(kid: string): Promise<JWK> {
 
 export async function startProvider(options: ProviderOptions): Promise<TestProvider> {
   const requests = new Map<string, number>();
+  const delays = new Map<string, number>();
   let handler: ((req: import("node:http").IncomingMessage, res: import("node:http").ServerResponse) => void) | undefined;
   const server: Server = createServer((req, res) => {
     const path = (req.url ?? "").split("?")[0] ?? "";
     requests.set(path, (requests.get(path) ?? 0) + 1);
     // No kept-alive sockets: a provider stopped and started again on its port meets no stale one.
     res.shouldKeepAlive = false;
-    if (handler) handler(req, res);
-    else res.writeHead(503).end();
+    const answer = () => (handler ? handler(req, res) : res.writeHead(503).end());
+    const delay = delays.get(path) ?? 0;
+    if (delay > 0) setTimeout(answer, delay);
+    else answer();
   });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
@@ -151,6 +156,7 @@ export async function startProvider(options: ProviderOptions): Promise<TestProvi
     port,
     requests,
     count: (path) => requests.get(path) ?? 0,
+    slowDown: (path, ms) => void delays.set(path, ms),
     async accessToken(person, resource = "tessera") {
       const response = await fetch(`${issuer}/token`, {
         method: "POST",

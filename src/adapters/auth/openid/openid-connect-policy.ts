@@ -2,7 +2,7 @@
  * Kinto's OpenIDConnectPolicy, verifying locally: `Authorization: <header_type> <token>` where the
  * token is a JWT signed by one of the provider's keys (issuer, audience, expiry and not-before
  * checked, with `clock_skew_seconds` of tolerance; asymmetric algorithms only). An opaque token
- * is asked to the provider's userinfo endpoint. The user id is `<policy name>:<userid_field>`;
+ * is asked to the provider's userinfo endpoint, when `userinfo` is on. The user id is `<policy name>:<userid_field>`;
  * the groups claim gives `group:<value>` principals.
  *
  * A token this provider does not vouch for yields no user (the next policy may know it; with
@@ -66,7 +66,7 @@ export class OpenIdConnectPolicy implements AuthenticationPolicy {
     this.challenge = `${settings.headerType} realm="Realm"`;
     this.now = options.now ?? Date.now;
     this.keys = new ProviderKeys(settings, this.now, options.onBackgroundFailure);
-    this.userinfo = new UserinfoLookup(settings, this.keys, options.cache, options.hashKey);
+    this.userinfo = new UserinfoLookup(settings, this.keys, options.cache, options.hashKey, this.now);
     this.remembered = new RememberedTokens(REMEMBERED_TOKENS, this.now);
   }
 
@@ -83,7 +83,7 @@ export class OpenIdConnectPolicy implements AuthenticationPolicy {
     const known = this.remembered.get(token);
     if (known) return known;
     try {
-      return await this.verify(token);
+      return await this.verify(token, request.clientAddress);
     } catch (error) {
       if (error instanceof ProviderUnavailable) throw new BackendError(`openid:${this.name}`, error);
       throw error;
@@ -95,11 +95,13 @@ export class OpenIdConnectPolicy implements AuthenticationPolicy {
     return this.keys.discovery().then(() => undefined);
   }
 
-  private async verify(token: string): Promise<TokenIdentity | undefined> {
+  private async verify(token: string, clientAddress: string | undefined): Promise<TokenIdentity | undefined> {
     const shape = tokenShape(token);
     if (shape.form === "junk") return undefined;
     if (shape.form === "opaque") {
-      const found = await this.userinfo.identify(token);
+      // Off: this provider vouches for JWTs only, and an invented opaque token costs nothing.
+      if (!this.settings.userinfo) return undefined;
+      const found = await this.userinfo.identify(token, clientAddress);
       if (found) this.remembered.remember(token, found.identity, this.now() + Math.min(found.seconds * 1000, REMEMBER_AT_MOST_MS));
       return found?.identity;
     }

@@ -1,7 +1,7 @@
 /**
  * The settings of one OpenID Connect policy, read from `multiauth.policy.<name>.*` under Kinto's
  * names (`issuer`, `client_id`, `client_secret`, `audience`, `userid_field`, `header_type`) plus
- * ours (`groups_claim`, clock skew, key refresh and cache times).
+ * ours (`groups_claim`, clock skew, key refresh and cache times, userinfo lookups).
  */
 import type { JsonValue } from "../../../domain/json.js";
 
@@ -25,8 +25,13 @@ export interface OpenIdSettings {
   readonly jwksCooldownSeconds: number;
   /** Age after which the discovery document and keys are fetched again (rotation). */
   readonly jwksMaxAgeSeconds: number;
+  /** Whether opaque tokens are asked to the userinfo endpoint (`userinfo`, `auto` resolved). */
+  readonly userinfo: boolean;
   /** Longest time a userinfo answer for an opaque token is reused. */
   readonly userinfoCacheSeconds: number;
+  /** Userinfo lookups one client address may have refused (or pending) per window, then none. */
+  readonly userinfoRefusalsPerAddress: number;
+  readonly userinfoRefusalWindowSeconds: number;
   /** Time limit of one request to the provider. */
   readonly providerTimeoutSeconds: number;
 }
@@ -44,7 +49,10 @@ export const OPENID_SETTING_SUFFIXES: readonly string[] = [
   "clock_skew_seconds",
   "jwks_cooldown_seconds",
   "jwks_max_age_seconds",
+  "userinfo",
   "userinfo_cache_seconds",
+  "userinfo_refusals_per_address",
+  "userinfo_refusal_window_seconds",
   "provider_timeout_seconds",
 ];
 
@@ -55,6 +63,8 @@ export const OPENID_DEFAULTS = {
   jwksCooldownSeconds: 30,
   jwksMaxAgeSeconds: 600,
   userinfoCacheSeconds: 300,
+  userinfoRefusalsPerAddress: 10,
+  userinfoRefusalWindowSeconds: 60,
   providerTimeoutSeconds: 5,
 } as const;
 
@@ -92,6 +102,19 @@ export function openIdSettings(name: string, options: Readonly<Record<string, Js
     }
     return value;
   };
+  const count = (suffix: string, fallback: number): number => {
+    const raw = text(suffix);
+    if (raw === undefined) return fallback;
+    const value = Number(raw);
+    if (!Number.isInteger(value) || value < 1) {
+      problems.push(`${prefix}${suffix} must be a whole number >= 1, not "${raw}"`);
+      return fallback;
+    }
+    return value;
+  };
+  const userinfo = (text("userinfo") ?? "auto").toLowerCase();
+  if (!["true", "false", "auto"].includes(userinfo))
+    problems.push(`${prefix}userinfo must be true, false or auto, not "${text("userinfo") ?? ""}"`);
 
   // Kept as written: a JWT's `iss` must equal it exactly, trailing slash included.
   const issuer = required("issuer");
@@ -111,7 +134,11 @@ export function openIdSettings(name: string, options: Readonly<Record<string, Js
     clockSkewSeconds: seconds("clock_skew_seconds", OPENID_DEFAULTS.clockSkewSeconds, 0),
     jwksCooldownSeconds: seconds("jwks_cooldown_seconds", OPENID_DEFAULTS.jwksCooldownSeconds, 0),
     jwksMaxAgeSeconds: seconds("jwks_max_age_seconds", OPENID_DEFAULTS.jwksMaxAgeSeconds, 1),
+    // auto: an `audience` (an API identifier) says tokens are JWT access tokens, checked here.
+    userinfo: userinfo === "auto" ? text("audience") === undefined : userinfo === "true",
     userinfoCacheSeconds: seconds("userinfo_cache_seconds", OPENID_DEFAULTS.userinfoCacheSeconds, 0),
+    userinfoRefusalsPerAddress: count("userinfo_refusals_per_address", OPENID_DEFAULTS.userinfoRefusalsPerAddress),
+    userinfoRefusalWindowSeconds: seconds("userinfo_refusal_window_seconds", OPENID_DEFAULTS.userinfoRefusalWindowSeconds, 1),
     providerTimeoutSeconds: seconds("provider_timeout_seconds", OPENID_DEFAULTS.providerTimeoutSeconds, 0.1),
   };
   if (problems.length > 0) throw new OpenIdSettingsError(problems);
