@@ -157,10 +157,12 @@ const MUTANTS = [
     tests: ALL,
   },
   {
+    // Since 9df2820 (nested groups) USER_PRINCIPALS walks from an array of seeds ($1) instead of
+    // `WHERE user_id = $1 OR user_id = $2`: system.Authenticated is dropped from that array.
     name: "user principals without those of system.Authenticated",
     file: `${PG}/postgres-permission-store.js`,
-    find: "WHERE user_id = $1 OR user_id = $2",
-    replace: "WHERE user_id = $1",
+    find: "this.principalSet(USER_PRINCIPALS, [[userId, AUTHENTICATED], this.groupMaxDepth, [...held]])",
+    replace: "this.principalSet(USER_PRINCIPALS, [[userId], this.groupMaxDepth, [...held]])",
     tests: ALL,
   },
   {
@@ -177,7 +179,9 @@ const MUTANTS = [
     replace: "return `UPDATE timestamps SET last_modified = ${counter} - 1 WHERE",
     tests: [...ALL, `${DIST}/test/adapters/postgres-group-commit.test.js`],
   },
-  // Group commit (group-commit.ts): the counter row's lock, the group's clock, which writes use it.
+  // Group commit: the counter row's lock (group-commit.ts); the group's clock (group-clock.ts);
+  // which writes use it (writeModeOf, write-mode.ts). The last two were in group-commit.ts (the
+  // clock's class, GroupCommit.clockFor) until b9d7ed8.
   {
     name: "group's counter read without its row lock (FOR UPDATE lost)",
     file: `${PG}/group-commit.js`,
@@ -194,28 +198,28 @@ const MUTANTS = [
   },
   {
     name: "group's clock not strictly increasing (max(now, last))",
-    file: `${PG}/group-commit.js`,
+    file: `${PG}/group-clock.js`,
     find: "Math.max(this.now, this.last + 1)",
     replace: "Math.max(this.now, this.last)",
     tests: WRITES,
   },
   {
     name: "group's clock honours a requested stamp equal to its last",
-    file: `${PG}/group-commit.js`,
+    file: `${PG}/group-clock.js`,
     find: "requested !== undefined && requested > this.last",
     replace: "requested !== undefined && requested >= this.last",
     tests: WRITES,
   },
   {
     name: "a group's clock used for a write to another scope",
-    file: `${PG}/group-commit.js`,
-    find: "return clock && clock.scope.collection === scope.collection && clock.scope.parentId === scope.parentId ? clock : undefined;",
-    replace: "return clock;",
+    file: `${PG}/write-mode.js`,
+    find: "if (clock && clock.scope.collection === scope.collection && clock.scope.parentId === scope.parentId)",
+    replace: "if (clock)",
     tests: WRITES,
   },
   {
     name: "a group's clock used for another parent's scope of its collection",
-    file: `${PG}/group-commit.js`,
+    file: `${PG}/write-mode.js`,
     find: "clock.scope.collection === scope.collection && clock.scope.parentId === scope.parentId",
     replace: "clock.scope.collection === scope.collection",
     tests: WRITES,
@@ -229,7 +233,7 @@ const MUTANTS = [
   },
   {
     name: "a group's counter kept when only a rolled-back member wrote",
-    file: `${PG}/group-commit.js`,
+    file: `${PG}/group-clock.js`,
     find: "this.pending = this.kept;",
     replace: "this.kept = this.pending;",
     tests: WRITES,
@@ -321,10 +325,12 @@ const MUTANTS = [
     tests: ALL,
   },
   {
+    // Since f5a289b the pairs are built once (`checked`) for PRINCIPALS_AND_CHECK and its nested
+    // variant PRINCIPALS_AND_CHECK_NESTED: the mutant drops inheritance from both.
     name: "check with the user's groups without inheritance (the asked pair only)",
     file: `${PG}/postgres-permission-store.js`,
-    find: "await this.run(PRINCIPALS_AND_CHECK, [\n            pairs.map((p) => p.objectId),\n            pairs.map((p) => p.permission),",
-    replace: "await this.run(PRINCIPALS_AND_CHECK, [\n            [objectId],\n            [permission],",
+    find: "const checked = [pairs.map((p) => p.objectId), pairs.map((p) => p.permission), [...known]];",
+    replace: "const checked = [[objectId], [permission], [...known]];",
     tests: ALL,
   },
   {
