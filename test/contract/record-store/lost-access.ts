@@ -133,6 +133,21 @@ export function lostAccessCases(store: StoreRef): void {
       ).to.deep.equal([]);
     });
 
+    it("bounds the lost tombstones by upTo to the millisecond: a loss one past it is left out", async () => {
+      await seed(store(), articles, [{}, {}]);
+      const [upTo] = await loseByWrite(store(), articles, [{ id: "r0", principals: ["bob"] }]);
+      // The next loss stamped exactly one millisecond after the bound (a requested timestamp).
+      const next = await store().update(articles, "r1", {}, { lastModified: upTo! + 1 });
+      expect(next.lastModified).to.equal(upTo! + 1);
+      await store().recordLostAccessAt(articles, [{ id: "r1", lastModified: next.lastModified, principals: ["bob"] }]);
+      const bounded = await store().list(articles, listQuery({ access: bob([]), includeDeleted: true, upTo }));
+      expect(idsOf(bounded)).to.deep.equal(["r0"]);
+      expect(idsOf(await store().list(articles, listQuery({ access: bob([]), includeDeleted: true, upTo: upTo! + 1 })))).to.deep.equal([
+        "r0",
+        "r1",
+      ]);
+    });
+
     it("filters a record lost by several of the caller's principals at its newest loss only", async () => {
       await seed(store(), articles, [{}]);
       const [first] = await loseByWrite(store(), articles, [{ id: "r0", principals: ["bob"] }]);
