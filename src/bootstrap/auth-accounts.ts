@@ -50,7 +50,6 @@ export function bindAccounts(container: Container, settings: Settings): void {
       });
       const service = new AccountService({
         store,
-        hasher,
         signIn,
         clock,
         settings: options,

@@ -32,7 +32,7 @@ const SETTINGS = { createPrincipals: ["system.Everyone"], writePrincipals: [], r
 function process(backends: AccountBackends) {
   const hasher = new ScryptPasswordHasher({ cost: 4 });
   const signIn = new AccountSignIn(backends.store, backends.cache, hasher, OPTIONS);
-  return { signIn, service: new AccountService({ store: backends.store, hasher, signIn, clock, settings: SETTINGS }) };
+  return { signIn, service: new AccountService({ store: backends.store, signIn, clock, settings: SETTINGS }) };
 }
 
 async function rejection(promise: Promise<unknown>): Promise<unknown> {

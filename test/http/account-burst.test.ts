@@ -47,6 +47,29 @@ describe("accounts: a burst of guesses from one address while another user signs
     expect((await signIn("victim:pw-victim", "192.0.2.44")).status).to.equal(200);
   });
 
+  it("takes sign-ups' hashes in their address's turn: a flood of sign-ups holds no one's sign-in back", async () => {
+    const signUp = async (id: string) => {
+      const response = await fetch(`${server.url}/v1/accounts/${id}`, {
+        method: "PUT",
+        headers: { "Content-Type": "application/json", "X-Forwarded-For": "203.0.113.77" },
+        body: JSON.stringify({ data: { password: `pw-${id}` } }),
+      });
+      await response.arrayBuffer();
+      return { status: response.status, at: performance.now() };
+    };
+    // A credential never verified: its sign-in needs a hash too.
+    expect((await server.request("PUT", "/v1/accounts/newcomer", { body: { data: { password: "pw-newcomer" } } })).status).to.equal(201);
+    const flood = Array.from({ length: 12 }, (_, i) => signUp(`flood-${i}`));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const owner = await signIn("newcomer:pw-newcomer", "198.51.100.8");
+    const signUps = await Promise.all(flood);
+    expect(owner.status).to.equal(200);
+    expect(signUps.filter((r) => r.status !== 201 && r.status !== 429)).to.deep.equal([]);
+    const created = signUps.filter((r) => r.status === 201);
+    expect(created.length).to.be.within(1, 5); // one running, four waiting; the rest refused before any hash
+    expect(owner.at).to.be.lessThan(Math.max(...created.map((r) => r.at)));
+  });
+
   it("lets no one lock an account out: ten wrong passwords from anywhere, and the owner still signs in from home", async () => {
     expect((await server.request("PUT", "/v1/accounts/dave", { body: { data: { password: "pw-dave" } } })).status).to.equal(201);
     for (let i = 0; i < 10; i += 1) expect((await signIn(`dave:guess-${i}`, "203.0.113.99")).status).to.equal(401);

@@ -12,6 +12,7 @@ import { AccountService, type AccountView } from "../../application/accounts/acc
 import { accountUserId } from "../../application/accounts/account-rules.js";
 import type { HttpServices } from "./http-services.js";
 import { requesterOf } from "./record-routes.js";
+import { keptCredentials } from "./request-credentials.js";
 import { setTimestampHeaders } from "./responses.js";
 
 const PLURAL_METHODS = ["GET", "HEAD", "POST"];
@@ -47,7 +48,7 @@ export function registerAccountRoutes(router: Router, services: HttpServices): v
     const caller = await requesterOf(ctx).caller();
     if (ctx.method === "POST") {
       const id = AccountService.checkId(dataOf(ctx).id, "body", "data.id");
-      const result = await accounts.post(caller, id, password(ctx));
+      const result = await accounts.post(caller, id, password(ctx), keptCredentials(ctx));
       respond(ctx, result.created ? 201 : 200, result.account);
       return;
     }
@@ -70,12 +71,12 @@ export function registerAccountRoutes(router: Router, services: HttpServices): v
     };
     switch (ctx.method) {
       case "PUT": {
-        const result = await accounts.put(caller, id, passwordInBody);
+        const result = await accounts.put(caller, id, passwordInBody, keptCredentials(ctx));
         respond(ctx, result.created ? 201 : 200, result.account);
         return;
       }
       case "PATCH":
-        respond(ctx, 200, await accounts.changePassword(caller, id, passwordInBody));
+        respond(ctx, 200, await accounts.changePassword(caller, id, passwordInBody, keptCredentials(ctx)));
         return;
       case "DELETE": {
         const deleted = await accounts.delete(caller, id);

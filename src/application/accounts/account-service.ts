@@ -7,10 +7,9 @@
 import { ForbiddenError, RecordNotFoundError, UnauthenticatedError, ValidationError } from "../../domain/errors.js";
 import type { Caller } from "../../domain/principals.js";
 import type { Clock } from "../ports/clock.js";
-import type { AccountSignIn } from "./account-sign-in.js";
+import type { AccountSignIn, HashClient } from "./account-sign-in.js";
 import type { AccountStore, StoredAccount } from "./account-store.js";
 import { accountUserId, isValidAccountId, passwordProblem } from "./account-rules.js";
-import type { PasswordHasher } from "./password-hasher.js";
 
 export interface AccountView {
   readonly id: string;
@@ -44,7 +43,6 @@ export class AccountRetiredError extends ForbiddenError {
 
 export interface AccountServiceDeps {
   readonly store: AccountStore;
-  readonly hasher: PasswordHasher;
   readonly signIn: AccountSignIn;
   readonly clock: Clock;
   readonly settings: AccountPolicySettings;
@@ -79,23 +77,24 @@ export class AccountService {
 
   /**
    * `PUT /accounts/{id}`: signs up when free, else changes the password (owner or administrator).
-   * `password` is read after the authorization (a refused caller learns nothing of their body).
+   * `password` is read after the authorization (a refused caller learns nothing of their body);
+   * `client`: whose hash it is, so that it takes its turn with the sign-ins' (AccountSignIn.hashPassword).
    */
-  async put(caller: Caller, id: string, password: () => string): Promise<{ account: AccountView; created: boolean }> {
+  async put(caller: Caller, id: string, password: () => string, client?: HashClient): Promise<{ account: AccountView; created: boolean }> {
     const existing = await this.deps.store.get(id);
-    if (existing) return { account: await this.changePassword(caller, id, password), created: false };
-    return { account: await this.create(caller, id, password), created: true };
+    if (existing) return { account: await this.changePassword(caller, id, password, client), created: false };
+    return { account: await this.create(caller, id, password, client), created: true };
   }
 
   /** `POST /accounts`: signs up; a taken id is the existing account for its managers (Kinto's 200), else 403. */
-  async post(caller: Caller, id: string, password: () => string): Promise<{ account: AccountView; created: boolean }> {
+  async post(caller: Caller, id: string, password: () => string, client?: HashClient): Promise<{ account: AccountView; created: boolean }> {
     this.checkMayCreate(caller, id);
     const existing = await this.deps.store.get(id);
     if (existing) {
       if (!this.mayWrite(caller, id)) throw new AccountExistsError(id);
       return { account: view(existing), created: false };
     }
-    return { account: await this.create(caller, id, password), created: true };
+    return { account: await this.create(caller, id, password, client), created: true };
   }
 
   async get(caller: Caller, id: string): Promise<AccountView> {
@@ -115,9 +114,9 @@ export class AccountService {
     return account ? [view(account)] : [];
   }
 
-  async changePassword(caller: Caller, id: string, password: () => string): Promise<AccountView> {
+  async changePassword(caller: Caller, id: string, password: () => string, client?: HashClient): Promise<AccountView> {
     this.checkMayWrite(caller, id);
-    const hash = await this.deps.hasher.hash(password());
+    const hash = await this.deps.signIn.hashPassword(password(), client);
     const updated = await this.deps.store.updatePassword(id, hash, this.deps.clock.now());
     if (!updated) throw new RecordNotFoundError(ACCOUNT_RESOURCE, id);
     await this.deps.signIn.forget(id);
@@ -135,9 +134,9 @@ export class AccountService {
     return { id, lastModified: this.deps.clock.now() };
   }
 
-  private async create(caller: Caller, id: string, password: () => string): Promise<AccountView> {
+  private async create(caller: Caller, id: string, password: () => string, client?: HashClient): Promise<AccountView> {
     this.checkMayCreate(caller, id);
-    const hash = await this.deps.hasher.hash(password());
+    const hash = await this.deps.signIn.hashPassword(password(), client);
     const creation = await this.deps.store.create({ id, passwordHash: hash, lastModified: this.deps.clock.now() });
     if (creation.status === "created") return view(creation.account);
     // Administrators included: no one may become a deleted account's `account:<id>`.

@@ -41,6 +41,12 @@ export interface SignInOptions {
   readonly hashesAtOnce?: number;
 }
 
+/** Whose new password is hashed: its address takes turns with the sign-ins (HashTurns), its signal drops it when gone. */
+export interface HashClient {
+  readonly clientAddress?: string;
+  clientGone?(): AbortSignal | undefined;
+}
+
 /** Who signed in, and the tag of the password hash they signed in with (to tell later whether it still holds). */
 export interface SignedIn {
   readonly id: string;
@@ -159,6 +165,15 @@ export class AccountSignIn {
     const result = await pending.result;
     if (result !== undefined) this.memoise(account, credential, result.passwordTag, started, generation);
     return result;
+  }
+
+  /**
+   * Hashes a new password (sign-up, change, reset) in the client's turn with the sign-ins' checks,
+   * so that a flood of sign-ups from one address holds no one else's sign-in back. Not counted:
+   * it tells nothing about any password.
+   */
+  hashPassword(password: string, client?: HashClient): Promise<string> {
+    return this.turns.run(client?.clientAddress ?? "", () => this.hasher.hash(password), client?.clientGone?.());
   }
 
   /** Whether the account still has the password hash `passwordTag` was made of (read from the store, never a cache). */

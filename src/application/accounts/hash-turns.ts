@@ -55,7 +55,8 @@ export class HashTurns {
 
   private wait(address: string, signal: AbortSignal | undefined): Promise<void> {
     const queue = this.waiting.get(address) ?? [];
-    if (queue.length >= this.options.waitingPerAddress) return Promise.reject(new SignInThrottledError(1));
+    if (queue.length >= this.options.waitingPerAddress)
+      return Promise.reject(new SignInThrottledError(1, "Too many password checks from this address at once: retry later."));
     if (this.waitingCount >= this.options.waitingInAll)
       return Promise.reject(new BackendError("accounts", undefined, "Too many password checks at once: retry later."));
     return new Promise<void>((resolve, reject) => {

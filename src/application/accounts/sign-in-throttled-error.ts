@@ -1,8 +1,11 @@
 import { TesseraError } from "../../domain/errors.js";
 
-/** Too many failed sign-ins for this account or from this address: come back after `retryAfterSeconds`. */
+/** Too many failed sign-ins (or password hashes at once) for this account or from this address: come back after `retryAfterSeconds`. */
 export class SignInThrottledError extends TesseraError {
-  constructor(readonly retryAfterSeconds: number) {
-    super("Too many failed sign-ins: retry later.");
+  constructor(
+    readonly retryAfterSeconds: number,
+    message = "Too many failed sign-ins: retry later.",
+  ) {
+    super(message);
   }
 }
