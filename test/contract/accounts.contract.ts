@@ -124,6 +124,13 @@ export function accountsContract(name: string, open: () => Promise<SharedAccount
       expect(await a.signIn.verify("target", "pw-target", "10.9.9.9")).to.equal("target");
     });
 
+    it("refuses a remembered right password from an address another process throttled, before this one saw it refused", async () => {
+      for (const id of ["v1", "v2", "v3", "target"]) await a.service.put(anonymous, id, () => `pw-${id}`);
+      expect(await b.signIn.verify("target", "pw-target", "192.0.2.67")).to.equal("target"); // remembered
+      for (const id of ["v1", "v2", "v3"]) await a.signIn.verify(id, "guess", "192.0.2.67"); // at the bound, counted by a
+      expect(await rejection(b.signIn.verify("target", "pw-target", "192.0.2.67"))).to.be.instanceOf(SignInThrottledError);
+    });
+
     it("takes a right password's try back from the counts", async () => {
       await a.service.put(anonymous, "alice", () => "pw");
       for (let i = 0; i < 2; i += 1) expect(await a.signIn.verify("alice", "wrong", "192.0.2.9")).to.equal(undefined);
