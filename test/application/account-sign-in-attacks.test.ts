@@ -202,8 +202,8 @@ describe("account sign-in under attack", () => {
 
   it("tells a credential whose password was changed or whose account was deleted from one that still holds", async () => {
     const signIn = process();
-    const dave = await signIn.signIn("dave", "pw-dave", undefined);
-    const erin = await signIn.signIn("erin", "pw-erin", undefined);
+    const dave = await signIn.signIn("dave", "pw-dave", {});
+    const erin = await signIn.signIn("erin", "pw-erin", {});
     expect(await signIn.stillCurrent("dave", dave!.passwordTag)).to.equal(true);
     await store.updatePassword("dave", await hasher.hash("new"), time);
     expect(await signIn.stillCurrent("dave", dave!.passwordTag)).to.equal(false);

@@ -24,9 +24,7 @@ export class AccountsPolicy implements AuthenticationPolicy {
     const decoded = decodeCredentials(Buffer.from(match[1], "base64"));
     const colon = decoded.indexOf(":");
     if (colon <= 0) return undefined;
-    const signedIn = await this.signIn.signIn(decoded.slice(0, colon), decoded.slice(colon + 1), request.clientAddress, () =>
-      request.clientGone?.(),
-    );
+    const signedIn = await this.signIn.signIn(decoded.slice(0, colon), decoded.slice(colon + 1), request);
     if (signedIn === undefined) return undefined;
     const { id, passwordTag } = signedIn;
     // Asked again when a stream follows its caller: a password changed or an account deleted ends it.

@@ -12,7 +12,8 @@ import { AccountService, type AccountView } from "../../application/accounts/acc
 import { accountUserId } from "../../application/accounts/account-rules.js";
 import type { HttpServices } from "./http-services.js";
 import { requesterOf } from "./record-routes.js";
-import { keptCredentials } from "./request-credentials.js";
+import { TrustedProxies } from "./client-address.js";
+import { requestCredentials } from "./request-credentials.js";
 import { setTimestampHeaders } from "./responses.js";
 
 const PLURAL_METHODS = ["GET", "HEAD", "POST"];
@@ -36,6 +37,9 @@ export function registerAccountRoutes(router: Router, services: HttpServices): v
   if (!accounts) return;
   const allowed = (methods: readonly string[]) => methods.filter((m) => !services.options.readonly || READ_METHODS.has(m));
   const password = (ctx: Context) => () => AccountService.checkPassword(dataOf(ctx).password);
+  // Whose hash a new password is: it takes that client's turn (computed here, not on every request).
+  const proxies = new TrustedProxies(services.options.trustedProxies ?? []);
+  const client = (ctx: Context) => requestCredentials(ctx, proxies);
   const respond = (ctx: Context, status: number, account: AccountView) => {
     setTimestampHeaders(ctx, account.lastModified);
     ctx.status = status;
@@ -48,7 +52,7 @@ export function registerAccountRoutes(router: Router, services: HttpServices): v
     const caller = await requesterOf(ctx).caller();
     if (ctx.method === "POST") {
       const id = AccountService.checkId(dataOf(ctx).id, "body", "data.id");
-      const result = await accounts.post(caller, id, password(ctx), keptCredentials(ctx));
+      const result = await accounts.post(caller, id, password(ctx), client(ctx));
       respond(ctx, result.created ? 201 : 200, result.account);
       return;
     }
@@ -71,12 +75,12 @@ export function registerAccountRoutes(router: Router, services: HttpServices): v
     };
     switch (ctx.method) {
       case "PUT": {
-        const result = await accounts.put(caller, id, passwordInBody, keptCredentials(ctx));
+        const result = await accounts.put(caller, id, passwordInBody, client(ctx));
         respond(ctx, result.created ? 201 : 200, result.account);
         return;
       }
       case "PATCH":
-        respond(ctx, 200, await accounts.changePassword(caller, id, passwordInBody, keptCredentials(ctx)));
+        respond(ctx, 200, await accounts.changePassword(caller, id, passwordInBody, client(ctx)));
         return;
       case "DELETE": {
         const deleted = await accounts.delete(caller, id);

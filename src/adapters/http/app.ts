@@ -12,7 +12,7 @@ import type { Requester } from "../../application/requester.js";
 import { registerAccessRoutes } from "./access-routes.js";
 import { registerAccountRoutes } from "./account-routes.js";
 import { BATCH_REQUESTERS, registerBatchRoute } from "./batch-route.js";
-import { keepCredentials, requestCredentials } from "./request-credentials.js";
+import { requestCredentials } from "./request-credentials.js";
 import { TrustedProxies } from "./client-address.js";
 import { corsMiddleware } from "./cors.js";
 import { errorMiddleware } from "./errors.js";
@@ -115,9 +115,7 @@ function authentication({ authenticator, options }: HttpServices) {
   return async (ctx: Context, next: Next): Promise<void> => {
     // Every request is identified (any policy may look at any header); inside a batch the
     // requester of an identity already seen is reused, with its principals computed once.
-    const credentials = requestCredentials(ctx, proxies);
-    keepCredentials(ctx, credentials);
-    const identified = await authenticator.identify(credentials);
+    const identified = await authenticator.identify(requestCredentials(ctx, proxies));
     const shared = ctx.state[BATCH_REQUESTERS] as Map<string, Requester> | undefined;
     const key = identified.userId ?? "";
     const requester = shared?.get(key) ?? identified;

@@ -70,14 +70,3 @@ export function requestCredentials(ctx: Context, proxies: TrustedProxies): Reque
   if (root !== undefined) root.client = client;
   return new KoaRequestCredentials(ctx, client);
 }
-
-const CREDENTIALS = Symbol("credentials");
-
-/** Kept on the request's state by the authentication step, for routes that hash for the client (sign-up). */
-export function keepCredentials(ctx: Context, credentials: RequestCredentials): void {
-  (ctx.state as Record<symbol, unknown>)[CREDENTIALS] = credentials;
-}
-
-export function keptCredentials(ctx: Context): RequestCredentials | undefined {
-  return (ctx.state as Record<symbol, RequestCredentials | undefined>)[CREDENTIALS];
-}

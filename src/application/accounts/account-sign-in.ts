@@ -41,7 +41,10 @@ export interface SignInOptions {
   readonly hashesAtOnce?: number;
 }
 
-/** Whose new password is hashed: its address takes turns with the sign-ins (HashTurns), its signal drops it when gone. */
+/**
+ * Who asks for a hash (a request): its address takes turns (HashTurns) and is counted; its signal,
+ * asked for only when the hash must wait, drops it once the client has gone.
+ */
 export interface HashClient {
   readonly clientAddress?: string;
   clientGone?(): AbortSignal | undefined;
@@ -111,20 +114,15 @@ export class AccountSignIn {
     clientAddress: string | undefined,
     clientGone?: () => AbortSignal | undefined,
   ): Promise<string | undefined> {
-    return (await this.signIn(id, password, clientAddress, clientGone))?.id;
+    return (await this.signIn(id, password, { clientAddress, clientGone }))?.id;
   }
 
   /**
    * Who `id` and `password` sign in as, or undefined when they are no account's credential
-   * (unknown id, wrong password). Throws SignInThrottledError past the bounds. `clientGone`: the
-   * request's signal, asked for only when the check must wait for a hash.
+   * (unknown id, wrong password). Throws SignInThrottledError past the bounds.
    */
-  async signIn(
-    id: string,
-    password: string,
-    clientAddress: string | undefined,
-    clientGone?: () => AbortSignal | undefined,
-  ): Promise<SignedIn | undefined> {
+  async signIn(id: string, password: string, client: HashClient): Promise<SignedIn | undefined> {
+    const { clientAddress } = client;
     if (!isValidAccountId(id) || password.length === 0 || password.length > MAX_PASSWORD_LENGTH) return undefined;
     this.refuseKnownThrottled(clientAddress);
     const { credential, account } = this.macsOf(id, password);
@@ -161,7 +159,7 @@ export class AccountSignIn {
       pending = { result, interest };
       this.checking.set(credential, pending);
     }
-    pending.interest.join(clientGone?.());
+    pending.interest.join(client.clientGone?.());
     const result = await pending.result;
     if (result !== undefined) this.memoise(account, credential, result.passwordTag, started, generation);
     return result;
