@@ -9,6 +9,7 @@ import type { BoundPermissionsFn } from "../domain/permissions.js";
 import type { StoredRecord } from "../domain/records.js";
 import type { ResourceListener } from "./events.js";
 import type { HealthCheck } from "./health-service.js";
+import type { MembershipChanges } from "./memberships/membership-changes.js";
 import type { AuthenticationPolicy } from "./ports/authentication-policy.js";
 import type { PermissionStore } from "./ports/permission-store.js";
 import type { GroupFinder } from "./requester.js";
@@ -31,10 +32,12 @@ export interface ExtensionContext {
   /** Every setting, unprefixed. */
   readonly settings: Readonly<Record<string, JsonValue>>;
   /**
-   * The permission backend as it is: principals and groups (`addUserPrincipal`, ...). A record's
-   * ACL changed here is not followed by `_since` nor the live feed: change it through `acls`.
+   * The permission backend itself (docs/adr/0014): what it changes is followed by neither `_since`
+   * nor the live feed. Change a record's ACL through `acls`, a principal's holders through `memberships`.
    */
   readonly permissions: PermissionStore | undefined;
+  /** Who holds a principal (groups, nesting), changed as the group resource changes it; undefined without a permission backend. */
+  readonly memberships: MembershipChanges | undefined;
   /** ACL changes of records of shareable resources, made as the API makes them; undefined without a permission backend. */
   readonly acls: RecordAclChanges | undefined;
   /** Where an extension's own group finder reads groups from elsewhere: their changes, told once made; undefined without a permission backend. */

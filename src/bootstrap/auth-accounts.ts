@@ -10,6 +10,7 @@ import type { AccountStore } from "../application/accounts/account-store.js";
 import type { ChangeEvents } from "../application/events.js";
 import type { Cache } from "../application/ports/cache.js";
 import type { Clock } from "../application/ports/clock.js";
+import type { MembershipChanges } from "../application/memberships/membership-changes.js";
 import type { PermissionStore } from "../application/ports/permission-store.js";
 import { ScryptPasswordHasher } from "../adapters/auth/scrypt-password-hasher.js";
 import type { Settings } from "./settings.js";
@@ -36,7 +37,14 @@ export function bindAccounts(container: Container, settings: Settings): void {
   if (!accountsEnabled(settings)) return;
   const options = settings.auth.accounts;
   container.bind(ACCOUNTS).toResolvedValue(
-    (store: AccountStore, cache: Cache, clock: Clock, events: ChangeEvents, permissions: PermissionStore | undefined): Accounts => {
+    (
+      store: AccountStore,
+      cache: Cache,
+      clock: Clock,
+      events: ChangeEvents,
+      permissions: PermissionStore | undefined,
+      memberships: MembershipChanges | undefined,
+    ): Accounts => {
       const hasher = new ScryptPasswordHasher({ cost: options.scryptCost, concurrency: HASHES_AT_ONCE });
       const signIn = new AccountSignIn(store, cache, hasher, {
         secret: settings.userIdHmacSecret,
@@ -53,22 +61,29 @@ export function bindAccounts(container: Container, settings: Settings): void {
         signIn,
         clock,
         settings: options,
-        ...(permissions ? { onDeleted: (userId: string) => forgetPrincipal(permissions, userId) } : {}),
+        ...(permissions && memberships ? { onDeleted: (userId: string) => forgetPrincipal(permissions, memberships, userId) } : {}),
         // Announced as a principal change: every process's streams of that user follow it, and re-checking the credential ends them.
         onRevoked: (userId: string) => events.publishPrincipalsChanged(userId),
       });
       return { signIn, service };
     },
-    [ACCOUNT_STORE, TOKENS.Cache, TOKENS.Clock, TOKENS.ChangeEvents, { serviceIdentifier: TOKENS.PermissionStore, optional: true }],
+    [
+      ACCOUNT_STORE,
+      TOKENS.Cache,
+      TOKENS.Clock,
+      TOKENS.ChangeEvents,
+      { serviceIdentifier: TOKENS.PermissionStore, optional: true },
+      { serviceIdentifier: TOKENS.Memberships, optional: true },
+    ],
   );
 }
 
 /**
  * A deleted account's principal, both ways: removed where others hold it, and its own memberships
- * removed one by one, through the announcing store, so that `_since` and the live feed follow.
+ * removed, as membership changes, so that `_since` and the live feed follow.
  */
-async function forgetPrincipal(permissions: PermissionStore, userId: string): Promise<void> {
-  await permissions.removePrincipal(userId);
+async function forgetPrincipal(permissions: PermissionStore, memberships: MembershipChanges, userId: string): Promise<void> {
+  await memberships.removeEverywhere(userId);
   const held = (await permissions.directPrincipals([userId])).get(userId) ?? new Set<string>();
-  for (const principal of held) await permissions.removeUserPrincipal(userId, principal);
+  for (const principal of held) await memberships.remove(principal, [userId]);
 }

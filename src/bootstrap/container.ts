@@ -10,13 +10,12 @@ import { Container } from "inversify";
 import { pino, type Logger } from "pino";
 import type { JsonValue } from "../domain/json.js";
 import { Authenticator } from "../application/authenticator.js";
-import type { ExtensionContext, GroupChanges, ResourceSpec, TesseraExtension } from "../application/extension.js";
+import type { ExtensionContext, ResourceSpec, TesseraExtension } from "../application/extension.js";
+import type { MembershipChanges } from "../application/memberships/membership-changes.js";
 import { HealthService } from "../application/health-service.js";
 import type { Cache } from "../application/ports/cache.js";
 import type { Clock } from "../application/ports/clock.js";
 import { ChangeEvents, type CommittedChanges } from "../application/events.js";
-import { AnnouncedPrincipalChanges } from "../application/announced-principal-changes.js";
-import { GroupAccessChanges } from "../application/group-access-changes.js";
 import { SingleProcessFence } from "../application/single-process-fence.js";
 import { RecordAclEditor } from "../application/shared-records/record-acl-editor.js";
 import type { ResourceKinds } from "../application/kinds/resource-kind-policy.js";
@@ -43,6 +42,7 @@ import { buildResources } from "./resources.js";
 import { permissionBackendProblem, PROJECT_NAME, SettingsError, text, type Settings } from "./settings.js";
 import { DEFAULT_EOS_MESSAGE } from "./settings-table.js";
 import { observedPort } from "./observed-ports.js";
+import { bindMemberships } from "./memberships-binding.js";
 import { bindAccessService, bindLiveFeed, bindServices, bindSharedRecords } from "./service-bindings.js";
 import { technologyModules } from "./technologies.js";
 import { TOKENS, type Migrator, type SchemaMigration } from "./tokens.js";
@@ -80,14 +80,7 @@ export function buildContainer(settings: Settings, options: CompositionOptions =
   container.onActivation(TOKENS.SharedRecords, (_context, port) =>
     port instanceof PortableSharedRecords ? port : observedPort(port, "storage", metrics),
   );
-  // Principal changes are announced to the live feed whoever makes them (the service, an extension, a tool).
-  container.onActivation(
-    TOKENS.PermissionStore,
-    (context, port) =>
-      new AnnouncedPrincipalChanges(observedPort(port, "permission", metrics), context.get(TOKENS.ChangeEvents), () =>
-        container.isBound(TOKENS.GroupAccessChanges) ? container.get(TOKENS.GroupAccessChanges) : undefined,
-      ),
-  );
+  container.onActivation(TOKENS.PermissionStore, (_context, port) => observedPort(port, "permission", metrics));
   container.onActivation(TOKENS.PrincipalsWithCheck, (_context, port) => observedPort(port, "permission", metrics));
   container.onActivation(TOKENS.Cache, (_context, port) => observedPort(port, "cache", metrics));
   const permissionStore = { serviceIdentifier: TOKENS.PermissionStore, optional: true } as const;
@@ -125,20 +118,7 @@ export function buildContainer(settings: Settings, options: CompositionOptions =
 
   bindSharedRecords(container);
   bindServices(container, settings);
-  // Group changes reach `_since` and the feed as lost access (docs/api.md, "Sync").
-  if (container.isBound(TOKENS.PermissionStore))
-    container.bind(TOKENS.GroupAccessChanges).toResolvedValue(
-      (records: RecordStore, permissions: PermissionStore, kinds: ResourceKinds, events: ChangeEvents) =>
-        new GroupAccessChanges({
-          records,
-          permissions,
-          kinds,
-          resources: () => [...resources.values()].map((r) => r.definition),
-          touched: (scope, timestamp) => events.publishScopeTouched({ scope, timestamp }),
-          maxRecords: settings.groupChangeMaxRecords,
-        }),
-      [TOKENS.RecordStore, TOKENS.PermissionStore, TOKENS.ResourceKinds, TOKENS.ChangeEvents],
-    );
+  bindMemberships(container, settings, () => [...resources.values()].map((r) => r.definition));
   bindLiveFeed(container, settings);
   bindAccessService(container, settings);
 
@@ -152,6 +132,7 @@ export function buildContainer(settings: Settings, options: CompositionOptions =
       cache: Cache,
       logger: Logger,
       accounts: Accounts | undefined,
+      memberships: MembershipChanges | undefined,
     ) => {
       const resource = (name: string) => resources.get(name)?.definition;
       const context: ExtensionContext = {
@@ -159,13 +140,23 @@ export function buildContainer(settings: Settings, options: CompositionOptions =
         permissions: stored,
         // Record ACL changes by code go through SharedRecords as the API's do (lost access, new version).
         acls: stored && new RecordAclEditor({ shared, kinds, resource, changes }),
-        groups: stored instanceof AnnouncedPrincipalChanges ? groupChanges(stored) : undefined,
+        memberships,
+        groups: memberships && { changed: (holder, principal, change) => memberships.changedElsewhere(holder, principal, change) },
       };
       const groups = groupFinder(extensions, context);
       const deps = { settings, cache, context, warn: (message: string) => logger.warn(message), ...(accounts ? { accounts } : {}) };
       return new Authenticator(authenticationPolicies(settings.auth.policies, extensions, deps), groups.find, groups.fromPermissions);
     },
-    [permissionStore, TOKENS.SharedRecords, TOKENS.ResourceKinds, TOKENS.CommittedChanges, TOKENS.Cache, TOKENS.Logger, OPTIONAL_ACCOUNTS],
+    [
+      permissionStore,
+      TOKENS.SharedRecords,
+      TOKENS.ResourceKinds,
+      TOKENS.CommittedChanges,
+      TOKENS.Cache,
+      TOKENS.Logger,
+      OPTIONAL_ACCOUNTS,
+      { serviceIdentifier: TOKENS.Memberships, optional: true },
+    ],
   );
 
   container.bind(TOKENS.HealthService).toResolvedValue(
@@ -260,11 +251,6 @@ function checkComposition(settings: Settings, extensions: readonly TesseraExtens
       problems.push(`resource "${spec.name}" has an invalid name (letters, digits, _; starting with a letter)`);
   problems.push(...unregisteredPolicies(settings.auth.policies, extensions));
   if (problems.length > 0) throw new SettingsError([...new Set(problems)]);
-}
-
-/** Changes an extension's group finder makes elsewhere, followed by the store that follows the permission backend's own. */
-function groupChanges(announced: AnnouncedPrincipalChanges): GroupChanges {
-  return { changed: (holder, principal, change) => announced.changedElsewhere(holder, principal, change === "added" ? "gained" : "lost") };
 }
 
 /** The last extension's group finder, else the permission backend's user principals. */

@@ -86,6 +86,7 @@ export const postgresModule: TechnologyModule = (roles) =>
         if (roles.feedLeaseSeconds !== 0) feedFenceBinding(bind, storageSettings, roles.feedLeaseSeconds);
       }
       if (storage === permission) {
+        bind(TOKENS.PermissionsShareUnitOfWork).toConstantValue(true);
         bind(TOKENS.SharedRecords).toResolvedValue(
           // Its own permission store on the same database: the container times SharedRecords calls as a whole.
           (store: PostgresRecordStore, unitOfWork: UnitOfWork) => PostgresSharedRecords.on(storage, store, unitOfWork, roles.groupMaxDepth),

@@ -4,7 +4,7 @@ import type Koa from "koa";
 import type { Logger } from "pino";
 import type { Authenticator } from "../application/authenticator.js";
 import type { ChangeEvents } from "../application/events.js";
-import type { GroupAccessChanges } from "../application/group-access-changes.js";
+import type { MembershipChanges } from "../application/memberships/membership-changes.js";
 import type { HealthService } from "../application/health-service.js";
 import type { Cache } from "../application/ports/cache.js";
 import type { ChangeBroadcast } from "../application/ports/change-broadcast.js";
@@ -59,14 +59,16 @@ export const TOKENS = {
   ChangeBroadcast: Symbol("ChangeBroadcast") as ServiceIdentifier<ChangeBroadcast>,
   /** Principal changes wait for other processes' streams; a technology sharing leases between processes binds it. */
   PrincipalFence: Symbol("PrincipalFence") as ServiceIdentifier<PrincipalFence>,
-  /** Group changes as sync events (lost access); bound when a permission backend is. */
-  GroupAccessChanges: Symbol("GroupAccessChanges") as ServiceIdentifier<GroupAccessChanges>,
+  /** True where the permission backend's writes join the storage's unit of work (one PostgreSQL database). */
+  PermissionsShareUnitOfWork: Symbol("PermissionsShareUnitOfWork") as ServiceIdentifier<boolean>,
   /** Multi-bound: one per technology with migrations of its own. */
   SchemaMigration: Symbol("SchemaMigration") as ServiceIdentifier<SchemaMigration>,
   Migrator: Symbol("Migrator") as ServiceIdentifier<Migrator>,
   // Services.
   RecordService: Symbol("RecordService") as ServiceIdentifier<RecordService>,
   AccessService: Symbol("AccessService") as ServiceIdentifier<AccessService>,
+  /** Membership changes, journaled and announced; bound when a permission backend is. */
+  Memberships: Symbol("Memberships") as ServiceIdentifier<MembershipChanges>,
   ChangeEvents: Symbol("ChangeEvents") as ServiceIdentifier<ChangeEvents>,
   /** ChangeEvents announced after the commit of the unit of work they belong to. */
   CommittedChanges: Symbol("CommittedChanges") as ServiceIdentifier<CommittedChanges>,

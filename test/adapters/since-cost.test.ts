@@ -11,12 +11,10 @@ import { PostgresDatabase } from "../../src/adapters/postgres/postgres-database.
 import { PostgresRecordStore } from "../../src/adapters/postgres/postgres-record-store.js";
 import { PostgresUnitOfWork } from "../../src/adapters/postgres/postgres-unit-of-work.js";
 import { RedisPermissionStore } from "../../src/adapters/redis/redis-permission-store.js";
-import type { BoundPermissionsFn } from "../../src/domain/permissions.js";
 import { Authorizer } from "../../src/application/authorizer.js";
 import { resourceKinds } from "../../src/application/kinds/resource-kinds.js";
 import { PaginationTokens } from "../../src/application/pagination-token.js";
-import { PermissionStoreDecorator } from "../../src/application/permission-store-decorator.js";
-import type { ObjectPermissions } from "../../src/application/ports/permission-store.js";
+import type { PermissionStore } from "../../src/application/ports/permission-store.js";
 import { RecordService, type ListParams } from "../../src/application/record-service.js";
 import { authenticatedRequester } from "../../src/application/requester.js";
 import type { ResourceDefinition } from "../../src/application/resources.js";
@@ -38,32 +36,30 @@ const scope = { collection: resource.name, parentId: "" };
 const reader = authenticatedRequester("reader", () => Promise.resolve([]));
 
 /** Counts the object ids the permission backend answers about (ACLs read, ids listed). */
-class CountingPermissions extends PermissionStoreDecorator {
-  objects = 0;
-
-  override async principalsAccessibleObjects(
-    principals: readonly string[],
-    permission: string,
-    objectIdMatch?: string,
-    getBoundPermissions?: BoundPermissionsFn,
-  ): Promise<Set<string>> {
-    const found = await this.inner.principalsAccessibleObjects(principals, permission, objectIdMatch, getBoundPermissions);
-    this.objects += found.size;
-    return found;
-  }
-
-  override async manyObjectPermissions(
-    objectIds: readonly string[],
-    permissions: readonly string[],
-  ): Promise<Map<string, ObjectPermissions>> {
-    this.objects += objectIds.length;
-    return this.inner.manyObjectPermissions(objectIds, permissions);
-  }
-
-  override async objectPermissions(objectId: string, permissions?: readonly string[]): Promise<ObjectPermissions> {
-    this.objects += 1;
-    return this.inner.objectPermissions(objectId, permissions);
-  }
+function countingPermissions(inner: PermissionStore): PermissionStore & { objects: number } {
+  const counter = { objects: 0 };
+  const counted: Partial<Record<keyof PermissionStore, (...args: never[]) => Promise<unknown>>> = {
+    principalsAccessibleObjects: async (...args: Parameters<PermissionStore["principalsAccessibleObjects"]>) => {
+      const found = await inner.principalsAccessibleObjects(...args);
+      counter.objects += found.size;
+      return found;
+    },
+    manyObjectPermissions: (objectIds: readonly string[], permissions: readonly string[]) => {
+      counter.objects += objectIds.length;
+      return inner.manyObjectPermissions(objectIds, permissions);
+    },
+    objectPermissions: (objectId: string, permissions?: readonly string[]) => {
+      counter.objects += 1;
+      return inner.objectPermissions(objectId, permissions);
+    },
+  };
+  return new Proxy(inner, {
+    get: (target, name, receiver) =>
+      name === "objects"
+        ? counter.objects
+        : ((counted as Record<string | symbol, unknown>)[name] ?? Reflect.get(target, name, receiver)),
+    set: (_target, name, value) => name === "objects" && typeof value === "number" && (counter.objects = value) >= 0,
+  }) as PermissionStore & { objects: number };
 }
 
 describe("a restricted _since with Redis permissions", function () {
@@ -73,7 +69,7 @@ describe("a restricted _since with Redis permissions", function () {
   const prefix = `tessera-test:${process.pid}-${Date.now().toString(36)}:since-cost:`;
   let database: PostgresDatabase;
   let redis: RedisPermissionStore;
-  let permissions: CountingPermissions;
+  let permissions: PermissionStore & { objects: number };
   let service: RecordService;
   let records: PostgresRecordStore;
 
@@ -84,7 +80,7 @@ describe("a restricted _since with Redis permissions", function () {
     records = new PostgresRecordStore(database);
     await records.flush();
     redis = new RedisPermissionStore({ url: REDIS_URL, prefix, poolSize: 8 });
-    permissions = new CountingPermissions(redis);
+    permissions = countingPermissions(redis);
     const unitOfWork = new PostgresUnitOfWork(database);
     service = new RecordService({
       records,

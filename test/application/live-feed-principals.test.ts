@@ -7,11 +7,16 @@
  * as failed.
  */
 import { expect } from "chai";
-import { AnnouncedPrincipalChanges } from "../../src/application/announced-principal-changes.js";
+import { Authorizer } from "../../src/application/authorizer.js";
 import { ChangeEvents } from "../../src/application/events.js";
+import { resourceKinds } from "../../src/application/kinds/resource-kinds.js";
+import { AccessStamps } from "../../src/application/memberships/access-stamps.js";
+import { Memberships } from "../../src/application/memberships/memberships.js";
 import { EVERY_SCOPE } from "../../src/application/ports/change-broadcast.js";
 import { InProcessBroadcast } from "../../src/adapters/memory/in-process-broadcast.js";
 import { MemoryPermissionStore } from "../../src/adapters/memory/memory-permission-store.js";
+import { MemoryRecordStore } from "../../src/adapters/memory/memory-record-store.js";
+import { DirectUnitOfWork } from "../../src/adapters/system/direct-unit-of-work.js";
 import { afterPendingReads, FeedWorld, HANG_GUARD_MS } from "../support/live-feed-world.js";
 import { expectRejection } from "../support/rejection.js";
 
@@ -21,19 +26,19 @@ describe("LiveFeed and principal changes", function () {
   it("moves exactly the streams of callers holding the announced principal onto their new principals, before the change returns", async () => {
     const world = await FeedWorld.started();
     try {
-      const announced = new AnnouncedPrincipalChanges(world.acls, world.events);
+      const announced = world.memberships;
       await world.acls.addUserPrincipal("bob", "group:team");
       const bob = await world.subscribe("bob", undefined);
       const dave = await world.subscribe("dave", undefined);
       await Promise.all([bob.waitFor("live"), dave.waitFor("live")]);
-      await announced.removePrincipal("group:team");
+      await announced.removeEverywhere("group:team");
       // Decided on Bob's new principals: the team's record is not his any more, his own is.
       await world.put("alice", "t1", { n: 1 }, { read: ["group:team"] });
       await world.put("alice", "b1", { n: 2 }, { read: ["bob"] });
       await bob.waitFor("create b1@101");
       await afterPendingReads();
       expect(bob.lines.filter((line) => line.includes("t1") || line === "resync")).to.deep.equal([]);
-      await announced.addUserPrincipal("system.Authenticated", "group:all");
+      await announced.add("group:all", ["system.Authenticated"]);
       await world.put("alice", "a1", { n: 3 }, { read: ["group:all"] });
       // Every authenticated caller holds system.Authenticated: a group given to all of them reaches every stream.
       await Promise.all([bob.waitFor("create a1@102"), dave.waitFor("create a1@102")]);
@@ -46,13 +51,13 @@ describe("LiveFeed and principal changes", function () {
   it("decides again a stream whose caller's principals were announced as changed while it was being opened", async () => {
     const world = await FeedWorld.started();
     try {
-      const announced = new AnnouncedPrincipalChanges(world.acls, world.events);
+      const announced = world.memberships;
       await world.acls.addUserPrincipal("bob", "group:team");
       // The subscription's own check (a listing after the end of time), caught once Bob's principals were read.
       const held = world.records.holdList((query) => query.filters.some((f) => f.value === Number.MAX_SAFE_INTEGER));
       const opening = world.subscribe("bob", undefined);
       await held.reached;
-      await announced.removeUserPrincipal("bob", "group:team");
+      await announced.remove("group:team", ["bob"]);
       held.release();
       const bob = await opening;
       await bob.waitFor("live");
@@ -91,8 +96,16 @@ describe("LiveFeed and principal changes", function () {
     const store = new MemoryPermissionStore();
     const events = new ChangeEvents(() => undefined);
     events.onPrincipalsChanged(() => Promise.reject(new Error("signal lost")));
-    const announced = new AnnouncedPrincipalChanges(store, events);
-    expect((await expectRejection(announced.addUserPrincipal("bob", "group:team"), Error)).message).to.equal("signal lost");
+    const stamps = new AccessStamps({
+      records: new MemoryRecordStore({ now: () => 1 }),
+      permissions: store,
+      kinds: resourceKinds({ authorizer: new Authorizer(store) }),
+      resources: () => [],
+      touched: () => undefined,
+      maxRecords: 1000,
+    });
+    const announced = new Memberships({ permissions: store, unitOfWork: new DirectUnitOfWork(), sharesTransaction: false, events, stamps });
+    expect((await expectRejection(announced.add("group:team", ["bob"]), Error)).message).to.equal("signal lost");
     expect(await store.userPrincipals("bob")).to.deep.equal(new Set(["group:team"]));
   });
 });

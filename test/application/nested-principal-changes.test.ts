@@ -4,7 +4,6 @@
  * any depth within group_max_depth, onto their new principals, and no one else's.
  */
 import { expect } from "chai";
-import { AnnouncedPrincipalChanges } from "../../src/application/announced-principal-changes.js";
 import { afterPendingReads, FeedWorld, HANG_GUARD_MS } from "../support/live-feed-world.js";
 
 /** Resolves once the stream recorded a line matching `pattern` (the hang guard bounds the wait). */
@@ -18,7 +17,7 @@ describe("LiveFeed and changes of nested groups", function () {
   it("moves the streams of every member of a group linked to or unlinked from another onto their new principals, however deep", async () => {
     const world = await FeedWorld.started();
     try {
-      const announced = new AnnouncedPrincipalChanges(world.acls, world.events);
+      const announced = world.memberships;
       // alice → group:juniors → group:editors; bob → group:editors; dave → group:other.
       await world.acls.addUserPrincipal("alice", "group:juniors");
       await world.acls.addUserPrincipal("group:juniors", "group:editors");
@@ -31,7 +30,7 @@ describe("LiveFeed and changes of nested groups", function () {
       };
 
       const [alice, bob, dave] = await open("alice", "bob", "dave");
-      await announced.addUserPrincipal("group:editors", "group:staff");
+      await announced.add("group:staff", ["group:editors"]);
       await world.put("carol", "s1", { n: 1 }, { read: ["group:staff"] });
       // Decided on the new principals, at any depth: alice (juniors → editors → staff) and bob.
       await Promise.all([shown(alice, /^create s1@/), shown(bob, /^create s1@/)]);
@@ -39,7 +38,7 @@ describe("LiveFeed and changes of nested groups", function () {
       expect(dave?.events).to.deep.equal([]);
       expect([...(await world.acls.userPrincipals("alice"))].sort()).to.deep.equal(["group:editors", "group:juniors", "group:staff"]);
 
-      await announced.removeUserPrincipal("group:editors", "group:staff");
+      await announced.remove("group:staff", ["group:editors"]);
       await world.put("carol", "s2", { n: 2 }, { read: ["group:staff"] });
       await world.put("carol", "m1", { n: 3 }, { read: ["alice", "bob"] });
       await Promise.all([shown(alice, /^create m1@/), shown(bob, /^create m1@/)]);

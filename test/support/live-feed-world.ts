@@ -21,6 +21,8 @@ import { RecordService } from "../../src/application/record-service.js";
 import { authenticatedRequester, type Requester } from "../../src/application/requester.js";
 import type { ResourceDefinition } from "../../src/application/resources.js";
 import { InProcessBroadcast } from "../../src/adapters/memory/in-process-broadcast.js";
+import { AccessStamps } from "../../src/application/memberships/access-stamps.js";
+import { Memberships } from "../../src/application/memberships/memberships.js";
 import { MemoryPermissionStore } from "../../src/adapters/memory/memory-permission-store.js";
 import { MemoryRecordStore } from "../../src/adapters/memory/memory-record-store.js";
 import { DirectUnitOfWork } from "../../src/adapters/system/direct-unit-of-work.js";
@@ -210,6 +212,8 @@ export class FeedWorld {
   readonly aclChanges: RecordAclEditor;
   readonly events = new ChangeEvents(() => undefined);
   readonly service: RecordService;
+  /** Membership changes as the composition root makes them: journaled, then announced. */
+  readonly memberships: Memberships;
   readonly feed: LiveFeed;
   readonly logged: string[] = [];
   private nextId = 0;
@@ -240,6 +244,20 @@ export class FeedWorld {
       ids: { generate: () => `g${++this.nextId}` },
       tokens: new PaginationTokens("secret"),
       changes: new CommittedChanges(this.events, unitOfWork),
+    });
+    this.memberships = new Memberships({
+      permissions: this.acls,
+      unitOfWork,
+      sharesTransaction: false,
+      events: this.events,
+      stamps: new AccessStamps({
+        records: this.records,
+        permissions: this.acls,
+        kinds,
+        resources: () => [articles, notes],
+        touched: (scope, timestamp) => this.events.publishScopeTouched({ scope, timestamp }),
+        maxRecords: 1000,
+      }),
     });
     this.aclChanges = new RecordAclEditor({
       shared,

@@ -8,15 +8,15 @@
  * ACL edit (docs/adr/0011). Which records the principal reaches is decided by the rule the listing
  * uses (the kind's grants, grantedIds), never by a copy of it.
  */
-import { READ } from "../domain/permissions.js";
-import type { ResourceKinds } from "./kinds/resource-kind-policy.js";
-import type { PermissionStore } from "./ports/permission-store.js";
-import type { RecordStore, Scope } from "./ports/record-store.js";
-import { anonymousRequester } from "./requester.js";
-import type { ResourceDefinition } from "./resources.js";
-import { grantedIds } from "./shared-records/granted-ids.js";
+import { READ } from "../../domain/permissions.js";
+import type { ResourceKinds } from "../kinds/resource-kind-policy.js";
+import type { PermissionStore } from "../ports/permission-store.js";
+import type { RecordStore, Scope } from "../ports/record-store.js";
+import { anonymousRequester } from "../requester.js";
+import type { ResourceDefinition } from "../resources.js";
+import { grantedIds } from "../shared-records/granted-ids.js";
 
-export interface GroupAccessDeps {
+export interface AccessStampsDeps {
   readonly records: RecordStore;
   readonly permissions: PermissionStore;
   readonly kinds: ResourceKinds;
@@ -34,8 +34,8 @@ export interface StampedChange {
   readonly since: number | undefined;
 }
 
-export class GroupAccessChanges {
-  constructor(private readonly deps: GroupAccessDeps) {}
+export class AccessStamps {
+  constructor(private readonly deps: AccessStampsDeps) {}
 
   /** `principal` was taken from (`lost`) or given to (`gained`) each of `holders`: recorded at a new timestamp per collection. */
   async stamp(holders: readonly string[], principal: string, change: "lost" | "gained"): Promise<StampedChange> {
