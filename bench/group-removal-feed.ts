@@ -102,13 +102,13 @@ async function main(): Promise<void> {
     { args: [cliOf(BUILD), "serve"], cwd: BUILD, env: settingsEnv(settings(port)), readyPath: "/v1/__lbheartbeat__" },
     port,
   );
-  // This process changes the group as a tool would: through the permission backend, on the same database.
+  // This process changes the group as a tool would: through the membership use case, on the same database.
   const container = buildContainer(loadSettings({ argv: [], env: settingsEnv(settings(0)), defaultFile: false }));
-  const permissions = await container.getAsync(TOKENS.PermissionStore);
+  const memberships = await container.getAsync(TOKENS.Memberships);
   await container.getAsync(TOKENS.LiveFeed);
   const reader = principalOf(READER);
   try {
-    await permissions.addUserPrincipal(reader, GROUP);
+    await memberships.add(GROUP, [reader]);
     const stream = await openStream(serving.url);
     const removal: [number, number][] = [];
     const addition: [number, number][] = [];
@@ -117,12 +117,12 @@ async function main(): Promise<void> {
     for (let round = 0; round < rounds; round++) {
       const deletes = stream.seen("delete");
       let start = performance.now();
-      await permissions.removeUserPrincipal(reader, GROUP);
+      await memberships.remove(GROUP, [reader]);
       calls.push(performance.now() - start);
       removal.push(await arrival(stream.seen, "delete", deletes, start));
       const updates = stream.seen("update");
       start = performance.now();
-      await permissions.addUserPrincipal(reader, GROUP);
+      await memberships.add(GROUP, [reader]);
       addition.push(await arrival(stream.seen, "update", updates, start));
     }
     stream.close();

@@ -9,7 +9,7 @@
  * itself within the lease, and a change made meanwhile waits at most that long.
  */
 import { expect } from "chai";
-import type { PermissionStore } from "../../src/application/ports/permission-store.js";
+import type { MembershipChanges } from "../../src/application/memberships/membership-changes.js";
 import { TOKENS } from "../../src/bootstrap/tokens.js";
 import { BASE_SETTINGS, startTestServer, userId, type TestServer } from "../support/http.js";
 import { startServerProcess, type ServerProcess } from "../support/server-process.js";
@@ -38,7 +38,7 @@ for (const backend of BACKENDS) {
     this.timeout(60_000);
     let url: string;
     let a: TestServer | undefined;
-    let port: PermissionStore;
+    let port: MembershipChanges;
     const children: ServerProcess[] = [];
     const clients: SseClient[] = [];
     const closers: (() => Promise<void>)[] = [];
@@ -46,13 +46,13 @@ for (const backend of BACKENDS) {
     before(async () => {
       url = await migratedDatabase(`tessera_feed_fence_${backend.services.join("_")}_test`, true);
       a = await startTestServer(backend.settings(url));
-      port = await a.running.container.getAsync(TOKENS.PermissionStore);
+      port = await a.running.container.getAsync(TOKENS.Memberships);
     });
     afterEach(async () => {
       for (const client of clients.splice(0)) await client.close();
       await Promise.all(children.splice(0).map((child) => child.stop()));
       for (const close of closers.splice(0)) await close();
-      await port.flush();
+      await (await a?.running.container.getAsync(TOKENS.PermissionStore))?.flush();
     });
     after(() => a?.stop());
 
@@ -85,14 +85,14 @@ for (const backend of BACKENDS) {
       closers.push(() => proxy.close());
       // The catch-up check (not slowed down) tells B of every write within 200 ms.
       const b = await startB(proxy.rewrite(url), { feed_catch_up_seconds: "0.2" });
-      await port.addUserPrincipal(userId(BOB), TEAM);
+      await port.add(TEAM, [userId(BOB)]);
       const bob = await stream(b);
       await put("g1", TEAM);
       await bob.waitFor(1);
       proxy.slowDown(LISTEN_DELAY_MS);
 
       const started = performance.now();
-      await port.removeUserPrincipal(userId(BOB), TEAM);
+      await port.remove(TEAM, [userId(BOB)]);
       const tookMs = performance.now() - started;
       const seenAtReturn = bob.events.length;
       // Records only the group granted, written right after the removal returned.
@@ -121,14 +121,14 @@ for (const backend of BACKENDS) {
       closers.push(() => proxy.close());
       const leaseSeconds = 2;
       const c = await startB(proxy.rewrite(url), { feed_lease_seconds: String(leaseSeconds), shutdown_timeout_seconds: "1" });
-      await port.addUserPrincipal(userId(BOB), TEAM);
+      await port.add(TEAM, [userId(BOB)]);
       const bob = await stream(c);
       await put("h1", TEAM);
       await bob.waitFor(1);
 
       proxy.stall();
       const stalledAt = performance.now();
-      await port.removeUserPrincipal(userId(BOB), TEAM);
+      await port.remove(TEAM, [userId(BOB)]);
       const waitedMs = performance.now() - stalledAt;
       // C could not acknowledge: the change waited for its lease to end, and by then C had ended the stream itself.
       expect(bob.ended, "stream on the cut-off process ended when the change returned").to.equal(true);

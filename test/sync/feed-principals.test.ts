@@ -44,21 +44,21 @@ for (const backend of SYNC_BACKENDS) {
       return client;
     };
     const extensionPort = () => {
-      const port = open().context.permissions;
+      const port = open().context.memberships;
       if (!port) throw new Error("a permission backend is configured");
       return port;
     };
 
     it("a user removed from a group gets the group's records as deleted and nothing of the group's after the removal returned; GET says 403", async () => {
       const server = open().server;
-      await extensionPort().addUserPrincipal(bob(), TEAM);
+      await extensionPort().add(TEAM, [bob()]);
       await put(server, "g1", TEAM);
       await put(server, "b1", bob());
       const stream = await live(server);
       await put(server, "g2", TEAM);
       await stream.waitFor(1);
 
-      await extensionPort().removeUserPrincipal(bob(), TEAM);
+      await extensionPort().remove(TEAM, [bob()]);
       expect((await server.request("GET", "/v1/articles/g1", { user: BOB })).status).to.equal(403);
       await put(server, "g3", TEAM);
       await put(server, "b2", bob());
@@ -76,18 +76,18 @@ for (const backend of SYNC_BACKENDS) {
 
     it("a principal removed everywhere, or added to a user, through the port itself moves the streams it concerns onto the new principals", async () => {
       const server = open().server;
-      const port = await server.running.container.getAsync(TOKENS.PermissionStore);
-      await port.addUserPrincipal(bob(), TEAM);
+      const port = await server.running.container.getAsync(TOKENS.Memberships);
+      await port.add(TEAM, [bob()]);
       await put(server, "t1", TEAM);
       const carol = userId("carol:pw");
       const carolStream = await SseClient.open(`${server.url}/v1/articles`, { user: "carol:pw" });
       clients.push(carolStream);
       const removed = await live(server);
-      await port.removePrincipal(TEAM);
+      await port.removeEverywhere(TEAM);
       await removed.waitFor(1);
       expect(summary(removed)).to.deep.equal([["delete", "t1"]]);
 
-      await port.addUserPrincipal(bob(), "group:other");
+      await port.add("group:other", [bob()]);
       await put(server, "o1", "group:other");
       await put(server, "t2", TEAM);
       await removed.waitUntil(() => removed.events.length >= 2);
@@ -104,7 +104,7 @@ for (const backend of SYNC_BACKENDS) {
     if (backend.services.includes("postgresql")) {
       it("reaches the streams of another process on the same database", async () => {
         // Added before the other process listens: its signal must not end the stream being opened there.
-        await extensionPort().addUserPrincipal(bob(), TEAM);
+        await extensionPort().add(TEAM, [bob()]);
         const other = await startTestServer(await backend.settings());
         try {
           const here = open().server;
@@ -112,7 +112,7 @@ for (const backend of SYNC_BACKENDS) {
           await put(other, "p1", TEAM);
           await stream.waitFor(1);
           // Removed through this process; the stream lives on the other one.
-          await (await here.running.container.getAsync(TOKENS.PermissionStore)).removeUserPrincipal(bob(), TEAM);
+          await (await here.running.container.getAsync(TOKENS.Memberships)).remove(TEAM, [bob()]);
           expect((await other.request("GET", "/v1/articles/p1", { user: BOB })).status).to.equal(403);
           await put(other, "p2", TEAM);
           await stream.waitFor(2);
@@ -136,14 +136,14 @@ for (const backend of SYNC_BACKENDS) {
 
     it("gets them as deleted on its open stream, which goes on", async () => {
       const server = open().server;
-      const port = open().context.permissions;
-      await port?.addUserPrincipal(userId(BOB), TEAM);
+      const port = open().context.memberships;
+      await port?.add(TEAM, [userId(BOB)]);
       const res = await server.request("PUT", "/v1/articles/only", { user: ALICE, body: { data: {}, permissions: { read: [TEAM] } } });
       expect(res.status).to.equal(201);
       const stream = await SseClient.open(`${server.url}/v1/articles`, { user: BOB });
       try {
         await stream.waitUntil(() => stream.comments.includes("live"));
-        await port?.removeUserPrincipal(userId(BOB), TEAM);
+        await port?.remove(TEAM, [userId(BOB)]);
         expect((await stream.waitFor(1)).map((e) => [e.event, e.data.id])).to.deep.equal([["delete", "only"]]);
         expect(stream.ended).to.equal(false);
       } finally {

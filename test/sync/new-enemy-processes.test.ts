@@ -14,7 +14,7 @@
  * only through the fence (docs/feed-fence.md), never through the signal.
  */
 import { expect } from "chai";
-import type { PermissionStore } from "../../src/application/ports/permission-store.js";
+import type { MembershipChanges } from "../../src/application/memberships/membership-changes.js";
 import { TOKENS } from "../../src/bootstrap/tokens.js";
 import { BASE_SETTINGS, startTestServer, userId, type TestServer } from "../support/http.js";
 import { startServerProcess, type ServerProcess } from "../support/server-process.js";
@@ -151,7 +151,7 @@ for (const backend of BACKENDS) {
     this.timeout(600_000);
     let own: TestServer | undefined;
     let proxy: SlowListenProxy | undefined;
-    let port: PermissionStore;
+    let port: MembershipChanges;
     const children: ServerProcess[] = [];
     const streams: SseClient[] = [];
     /** This test's server, then the two `serve` children. */
@@ -160,7 +160,7 @@ for (const backend of BACKENDS) {
     before(async () => {
       const url = await migratedDatabase(`tessera_new_enemy_${backend.services.join("_")}_test`, true);
       own = await startTestServer(backend.settings(url));
-      port = await own.running.container.getAsync(TOKENS.PermissionStore);
+      port = await own.running.container.getAsync(TOKENS.Memberships);
       const { listen_port: _unused, ...shared } = BASE_SETTINGS;
       proxy = await SlowListenProxy.start(url, "tessera-listen");
       // The catch-up check (not slowed down) tells the second child of every write within 200 ms.
@@ -178,7 +178,7 @@ for (const backend of BACKENDS) {
       for (const stream of streams.splice(0)) await stream.close();
       await Promise.all(children.splice(0).map((child) => child.stop()));
       await proxy?.close();
-      await port?.flush();
+      await (await own?.running.container.getAsync(TOKENS.PermissionStore))?.flush();
       await own?.stop();
     });
 
@@ -276,7 +276,7 @@ for (const backend of BACKENDS) {
         // This round's own: re-added to the group, Bob may read again what earlier rounds wrote
         // after their removals, and his streams get it as gained access.
         const marker = `${AFTER_REVOKE} in round ${round};`;
-        await port.addUserPrincipal(bob, TEAM);
+        await port.add(TEAM, [bob]);
         let before = 0;
         const open = await streamsShowing(readers, old, async () => {
           before = await byAlice(writer, "PUT", `/v1/articles/${old}`, { data: { round }, permissions: { read: [TEAM] } });
@@ -284,7 +284,7 @@ for (const backend of BACKENDS) {
         });
         streams.push(...open);
         // The removal, answered; then a new version of a record the group reads, a new such record, and the sentinel.
-        await port.removeUserPrincipal(bob, TEAM);
+        await port.remove(TEAM, [bob]);
         await byAlice(writer, "PATCH", `/v1/articles/${old}`, { data: { secret: marker } });
         await byAlice(round % 2 === 0 ? writer : (processes[2] as Process), "PUT", `/v1/articles/${fresh}`, {
           data: { secret: marker },
@@ -309,7 +309,7 @@ for (const backend of BACKENDS) {
         const bob = userId(BOB);
         const id = `held-list-${revoke.replace(" ", "-")}`;
         const team = `group:${id}`;
-        await port.addUserPrincipal(bob, team);
+        await port.add(team, [bob]);
         await byAlice(writer, "PUT", `/v1/articles/${id}`, { data: {}, permissions: { read: [team] } });
         // Bob's listing on this test's process is held at its read of the collection timestamp.
         const held = holdNextCall(await own!.running.container.getAsync(TOKENS.RecordStore), "collectionTimestamp");
@@ -317,7 +317,7 @@ for (const backend of BACKENDS) {
           const listing = listAll(here, BOB, "?_limit=50");
           await held.reached;
           await new Promise((resolve) => setTimeout(resolve, ALONGSIDE_MS));
-          if (revoke === "group removal") await port.removeUserPrincipal(bob, team);
+          if (revoke === "group removal") await port.remove(team, [bob]);
           else await byAlice(writer, "PATCH", `/v1/articles/${id}`, { permissions: { read: [] } });
           // A new version of that record; after a group removal, also a new record the group reads.
           await byAlice(writer, "PATCH", `/v1/articles/${id}`, { data: { secret: AFTER_REVOKE } });
@@ -328,7 +328,7 @@ for (const backend of BACKENDS) {
           expect(showsAfterRevoke(entries), JSON.stringify(entries)).to.equal(false);
         } finally {
           held.restore();
-          await port.removeUserPrincipal(bob, team);
+          await port.remove(team, [bob]);
         }
       });
 
@@ -340,7 +340,7 @@ for (const backend of BACKENDS) {
           const bob = userId(BOB);
           const id = `held-read-${revoke.replace(" ", "-")}`;
           const team = `group:${id}`;
-          await port.addUserPrincipal(bob, team);
+          await port.add(team, [bob]);
           await byAlice(writer, "PUT", `/v1/articles/${id}`, { data: {}, permissions: { read: [team] } });
           // Bob's read on this test's process is held at its read of the record.
           const held = holdNextCall(await own!.running.container.getAsync(TOKENS.RecordStore), "get");
@@ -348,7 +348,7 @@ for (const backend of BACKENDS) {
             const read = call(here, "GET", `/v1/articles/${id}`, BOB);
             await held.reached;
             await new Promise((resolve) => setTimeout(resolve, ALONGSIDE_MS));
-            if (revoke === "group removal") await port.removeUserPrincipal(bob, team);
+            if (revoke === "group removal") await port.remove(team, [bob]);
             else await byAlice(writer, "PATCH", `/v1/articles/${id}`, { permissions: { read: [] } });
             await byAlice(writer, "PATCH", `/v1/articles/${id}`, { data: { secret: AFTER_REVOKE } });
             held.release();
@@ -356,7 +356,7 @@ for (const backend of BACKENDS) {
             expect(showsAfterRevoke(answer.body), JSON.stringify(answer.body)).to.equal(false);
           } finally {
             held.restore();
-            await port.removeUserPrincipal(bob, team);
+            await port.remove(team, [bob]);
           }
         });
   });

@@ -269,25 +269,25 @@ for (const backend of SYNC_BACKENDS) {
           return;
         }
         case "group": {
-          const permissions = open().context.permissions;
+          const memberships = open().context.memberships;
           const set = step.group === GROUP ? model.members : model.subMembers;
-          if (step.member) await permissions?.addUserPrincipal(userId(step.user), step.group);
-          else await permissions?.removeUserPrincipal(userId(step.user), step.group);
+          if (step.member) await memberships?.add(step.group, [userId(step.user)]);
+          else await memberships?.remove(step.group, [userId(step.user)]);
           if (step.member) set.add(step.user);
           else set.delete(step.user);
           // Followed either way: no resync (the next `_since` and the open streams bring the difference).
           return;
         }
         case "link": {
-          const permissions = open().context.permissions;
-          if (step.member) await permissions?.addUserPrincipal(SUB, GROUP);
-          else await permissions?.removeUserPrincipal(SUB, GROUP);
+          const memberships = open().context.memberships;
+          if (step.member) await memberships?.add(GROUP, [SUB]);
+          else await memberships?.remove(GROUP, [SUB]);
           model.linked = step.member;
           return;
         }
         case "drop":
           // Removed everywhere: followed as any removal (tombstones, `delete`s), no resync.
-          await open().context.permissions?.removePrincipal(GROUP);
+          await open().context.memberships?.removeEverywhere(GROUP);
           model.members.clear();
           model.linked = false;
           return;

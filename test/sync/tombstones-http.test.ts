@@ -51,7 +51,7 @@ for (const backend of SYNC_BACKENDS) {
     });
 
     it("gives it to readers through a group and through system principals, not to strangers", async () => {
-      await open().context.permissions?.addUserPrincipal(userId(CAROL), "group:editors");
+      await open().context.memberships?.add("group:editors", [userId(CAROL)]);
       await put("g1", { data: {}, permissions: { read: ["group:editors"] } });
       await put("e1", { data: {}, permissions: { read: ["system.Authenticated"] } });
       const carol = new SyncClient(server, CAROL);
@@ -158,9 +158,9 @@ for (const backend of SYNC_BACKENDS) {
     });
 
     it("follows group membership changes: a removal's tombstones, an addition's records, their own timestamps kept, nobody else's view moved", async () => {
-      const permissions = open().context.permissions;
-      await permissions?.addUserPrincipal(userId(CAROL), "group:readers");
-      await permissions?.addUserPrincipal(userId(BOB), "group:readers");
+      const memberships = open().context.memberships;
+      await memberships?.add("group:readers", [userId(CAROL)]);
+      await memberships?.add("group:readers", [userId(BOB)]);
       await put("m1", { data: {}, permissions: { read: ["group:readers"] } });
       await put("m2", { data: {}, permissions: { read: [userId(CAROL), "group:readers"] } });
       const carol = new SyncClient(server, CAROL);
@@ -171,7 +171,7 @@ for (const backend of SYNC_BACKENDS) {
       expect(carol.ids()).to.deep.equal(["m1", "m2"]);
       const before = carol.since ?? 0;
 
-      await permissions?.removeUserPrincipal(userId(CAROL), "group:readers");
+      await memberships?.remove("group:readers", [userId(CAROL)]);
       // m2 is still Carol's through her own id: only m1 is lost, at a new timestamp of the collection.
       const lost = await carol.sync();
       expect(lost.map((e) => [e.id, e.deleted])).to.deep.equal([["m1", true]]);
@@ -180,7 +180,7 @@ for (const backend of SYNC_BACKENDS) {
       expect(carol.ids()).to.deep.equal(["m2"]);
       expect(await bob.sync()).to.deep.equal([]);
 
-      await permissions?.addUserPrincipal(userId(CAROL), "group:readers");
+      await memberships?.add("group:readers", [userId(CAROL)]);
       // Given back: m1 comes with its own, older timestamp, though the client's position is newer
       // (m2, which the group grants too, may come again as it is: docs/api.md, "Sync").
       const gained = await carol.sync();
