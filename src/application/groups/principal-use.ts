@@ -28,14 +28,12 @@ export class PrincipalUse {
     // One message whatever the cause: who shares what with a principal is no one else's business.
     const inUse = `"${principal}" is already in use (named by a setting, an ACL or a membership): choose another id`;
     if (settingsPrincipals.has(principal)) return inUse;
-    const [holders, held, objects] = await Promise.all([
-      permissions.membersOf(principal),
-      permissions.directPrincipals([principal]),
-      permissions.principalsAccessibleObjects([principal], aclPermissions[0] ?? "read", "*", (objectId) =>
-        aclPermissions.map((permission) => ({ objectId, permission })),
-      ),
-    ]);
-    const holdsAny = (held.get(principal)?.size ?? 0) > 0;
-    return holders.size > 0 || holdsAny || objects.size > 0 ? inUse : undefined;
+    // One after the other: inside the create's transaction they share one connection.
+    if ((await permissions.membersOf(principal)).size > 0) return inUse;
+    if (((await permissions.directPrincipals([principal])).get(principal)?.size ?? 0) > 0) return inUse;
+    const named = await permissions.principalsAccessibleObjects([principal], aclPermissions[0] ?? "read", "*", (objectId) =>
+      aclPermissions.map((permission) => ({ objectId, permission })),
+    );
+    return named.size > 0 ? inUse : undefined;
   }
 }
