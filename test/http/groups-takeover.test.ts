@@ -215,6 +215,17 @@ describe("where the group resource is served", function () {
     expect(String(error)).to.include(`resource "groups" is built in`);
   });
 
+  it("stops startup when groups_create_principals is spelled as a resource's setting", async () => {
+    let error: unknown;
+    try {
+      const server = await startTestServer({ groups_create_principals: "system.Authenticated" });
+      await server.stop();
+    } catch (thrown) {
+      error = thrown;
+    }
+    expect(String(error)).to.include("who may create groups is group_create_principals");
+  });
+
   it("reserves every group id while an OpenID policy maps a groups claim", async () => {
     // Dotted policy options come from a config file (the environment overrides only names it knows).
     const file = path.join(mkdtempSync(path.join(tmpdir(), "tessera-groups-")), "openid.ini");
