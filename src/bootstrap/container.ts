@@ -40,7 +40,6 @@ import { authCapabilities, authenticationPolicies, unregisteredPolicies } from "
 import { projectRoot } from "./project-root.js";
 import { buildResources } from "./resources.js";
 import { addGroupResource, bindGroupWrites, groupResourceProblems, lateGroupWrites } from "./group-resource.js";
-import { ProvisionalMemberships } from "../application/memberships/provisional-memberships.js";
 import { permissionBackendProblem, PROJECT_NAME, SettingsError, text, type Settings } from "./settings.js";
 import { DEFAULT_EOS_MESSAGE } from "./settings-table.js";
 import { observedPort } from "./observed-ports.js";
@@ -124,11 +123,6 @@ export function buildContainer(settings: Settings, options: CompositionOptions =
   bindMemberships(container, settings, () => [...resources.values()].map((r) => r.definition));
   bindLiveFeed(container, settings);
   bindAccessService(container, settings);
-  // provisional: replaced by Memberships
-  if (container.isBound(TOKENS.PermissionStore))
-    container
-      .bind(TOKENS.Memberships)
-      .toResolvedValue((permissions: PermissionStore) => new ProvisionalMemberships(permissions), [TOKENS.PermissionStore]);
   bindGroupWrites(container, settings, resources);
 
   bindAccounts(container, settings);

@@ -20,7 +20,6 @@ import type { CommittedChanges } from "../application/events.js";
 import type { UnitOfWork } from "../application/ports/unit-of-work.js";
 import type { RecordService } from "../application/record-service.js";
 import type { AccessService } from "../application/access/access-service.js";
-import type { MembershipChanges } from "../application/memberships/membership-changes.js";
 import type { GroupWrites } from "../application/groups/group-writes.js";
 import type { HttpServices } from "../adapters/http/http-services.js";
 import type { PoolProbe } from "../adapters/http/metrics.js";
@@ -73,8 +72,6 @@ export const TOKENS = {
   GroupWrites: Symbol("GroupWrites") as ServiceIdentifier<GroupWrites>,
   RecordService: Symbol("RecordService") as ServiceIdentifier<RecordService>,
   AccessService: Symbol("AccessService") as ServiceIdentifier<AccessService>,
-  /** Membership changes, journaled and announced; bound when a permission backend is. */
-  Memberships: Symbol("Memberships") as ServiceIdentifier<MembershipChanges>,
   ChangeEvents: Symbol("ChangeEvents") as ServiceIdentifier<ChangeEvents>,
   /** ChangeEvents announced after the commit of the unit of work they belong to. */
   CommittedChanges: Symbol("CommittedChanges") as ServiceIdentifier<CommittedChanges>,
