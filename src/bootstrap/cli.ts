@@ -118,7 +118,9 @@ async function main(argv: readonly string[]): Promise<void> {
     case "purge": {
       const before = beforeOption(beforeText);
       return withContainer(settings, async (container) => {
-        const purged = await (await container.getAsync(TOKENS.RecordStore)).purgeTombstones(undefined, before);
+        // Tombstones and the access journal's entries (lost and gained access) older than the bound, counted together.
+        const tombstones = await (await container.getAsync(TOKENS.RecordStore)).purgeTombstones(undefined, before);
+        const purged = tombstones + (await (await container.getAsync(TOKENS.AccessJournal)).purge(undefined, before));
         process.stdout.write(
           `purged ${purged} tombstone(s)${before === undefined ? "" : ` older than ${new Date(before).toISOString()}`}\n`,
         );

@@ -12,6 +12,7 @@ import type { JsonValue } from "../domain/json.js";
 import { Authenticator } from "../application/authenticator.js";
 import type { ExtensionContext, GroupChanges, ResourceSpec, TesseraExtension } from "../application/extension.js";
 import { HealthService } from "../application/health-service.js";
+import type { AccessJournal } from "../application/ports/access-journal.js";
 import type { Cache } from "../application/ports/cache.js";
 import type { Clock } from "../application/ports/clock.js";
 import { ChangeEvents, type CommittedChanges } from "../application/events.js";
@@ -76,6 +77,7 @@ export function buildContainer(settings: Settings, options: CompositionOptions =
   if (!container.isBound(TOKENS.PrincipalFence)) container.bind(TOKENS.PrincipalFence).toConstantValue(new SingleProcessFence());
   // Every port call counts in the request's backend time and, failing, in the metrics.
   container.onActivation(TOKENS.RecordStore, (_context, port) => observedPort(port, "storage", metrics));
+  container.onActivation(TOKENS.AccessJournal, (_context, port) => observedPort(port, "storage", metrics));
   // The portable SharedRecords calls the ports above, already timed; a technology's own is timed as a whole.
   container.onActivation(TOKENS.SharedRecords, (_context, port) =>
     port instanceof PortableSharedRecords ? port : observedPort(port, "storage", metrics),
@@ -96,17 +98,25 @@ export function buildContainer(settings: Settings, options: CompositionOptions =
     (
       migrations: SchemaMigration[] | undefined,
       records: RecordStore,
+      journal: AccessJournal,
       permissions: PermissionStore | undefined,
       cache: Cache,
     ): Migrator => ({
       async migrate() {
         for (const migration of migrations ?? []) await migration.migrate();
         await records.initializeSchema();
+        await journal.initializeSchema();
         await permissions?.initializeSchema();
         await cache.initializeSchema();
       },
     }),
-    [{ serviceIdentifier: TOKENS.SchemaMigration, isMultiple: true, optional: true }, TOKENS.RecordStore, permissionStore, TOKENS.Cache],
+    [
+      { serviceIdentifier: TOKENS.SchemaMigration, isMultiple: true, optional: true },
+      TOKENS.RecordStore,
+      TOKENS.AccessJournal,
+      permissionStore,
+      TOKENS.Cache,
+    ],
   );
 
   container.bind(TOKENS.ChangeEvents).toResolvedValue(
@@ -128,16 +138,16 @@ export function buildContainer(settings: Settings, options: CompositionOptions =
   // Group changes reach `_since` and the feed as lost access (docs/api.md, "Sync").
   if (container.isBound(TOKENS.PermissionStore))
     container.bind(TOKENS.GroupAccessChanges).toResolvedValue(
-      (records: RecordStore, permissions: PermissionStore, kinds: ResourceKinds, events: ChangeEvents) =>
+      (journal: AccessJournal, permissions: PermissionStore, kinds: ResourceKinds, events: ChangeEvents) =>
         new GroupAccessChanges({
-          records,
+          journal,
           permissions,
           kinds,
           resources: () => [...resources.values()].map((r) => r.definition),
           touched: (scope, timestamp) => events.publishScopeTouched({ scope, timestamp }),
           maxRecords: settings.groupChangeMaxRecords,
         }),
-      [TOKENS.RecordStore, TOKENS.PermissionStore, TOKENS.ResourceKinds, TOKENS.ChangeEvents],
+      [TOKENS.AccessJournal, TOKENS.PermissionStore, TOKENS.ResourceKinds, TOKENS.ChangeEvents],
     );
   bindLiveFeed(container, settings);
   bindAccessService(container, settings);
@@ -237,7 +247,7 @@ export function buildContainer(settings: Settings, options: CompositionOptions =
 
 /** Every port a service needs has a technology serving it; SharedRecords comes with the ACEs it joins. */
 function checkPorts(container: Container): void {
-  const missing = (["RecordStore", "Cache", "UnitOfWork"] as const).filter((port) => !container.isBound(TOKENS[port]));
+  const missing = (["RecordStore", "AccessJournal", "Cache", "UnitOfWork"] as const).filter((port) => !container.isBound(TOKENS[port]));
   if (missing.length > 0) throw new Error(`no configured backend serves ${missing.join(", ")}`);
   if (container.isBound(TOKENS.SharedRecords) && !container.isBound(TOKENS.PermissionStore))
     throw new Error("SharedRecords is bound without a PermissionStore whose ACEs it could join");
