@@ -28,6 +28,7 @@ import type { CollectionView, ResourceKindPolicy, ResourceKinds } from "./kinds/
 import { MODIFIED_FIELD, syncPosition, type Filter, type SortKey } from "./listing.js";
 import type { PaginationTokens } from "./pagination-token.js";
 import type { IdGenerator } from "./ports/clock.js";
+import type { AccessJournal } from "./ports/access-journal.js";
 import type { RecordStore, Scope } from "./ports/record-store.js";
 import type { AclChange, Grants, RecordSelection, SharedRecords } from "./ports/shared-records.js";
 import type { UnitOfWork } from "./ports/unit-of-work.js";
@@ -81,6 +82,8 @@ export interface DeleteAllResult {
 
 export interface RecordServiceDeps {
   readonly records: RecordStore;
+  /** Resync marks of group changes too large to follow (a `_since` from before one is refused). */
+  readonly journal: AccessJournal;
   /** The policy of each resource kind: the flows below are the same for every kind. */
   readonly kinds: ResourceKinds;
   /** Records with their ACL (the kinds that keep one): reads, writes and restricted views. */
@@ -189,7 +192,7 @@ export class RecordService {
   ): Promise<void> {
     const since = syncPosition(filters);
     if (since === undefined || !kind.recordAcls(resource)) return;
-    const timestamp = await this.deps.records.resyncAfter(scope, caller.principals, since);
+    const timestamp = await this.deps.journal.resyncAfter(scope, caller.principals, since);
     if (timestamp !== undefined) throw new ResyncRequiredError(since, timestamp);
   }
 

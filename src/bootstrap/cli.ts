@@ -8,6 +8,7 @@ import "reflect-metadata";
 import { parseArgs } from "node:util";
 import type { Container } from "inversify";
 import { loadSettings, SettingsError, type Settings } from "./settings.js";
+import { purgeStorage } from "./purge.js";
 import { TOKENS } from "./tokens.js";
 import { superviseWorkers } from "./workers.js";
 
@@ -118,7 +119,7 @@ async function main(argv: readonly string[]): Promise<void> {
     case "purge": {
       const before = beforeOption(beforeText);
       return withContainer(settings, async (container) => {
-        const purged = await (await container.getAsync(TOKENS.RecordStore)).purgeTombstones(undefined, before);
+        const purged = await purgeStorage(container, before);
         process.stdout.write(
           `purged ${purged} tombstone(s)${before === undefined ? "" : ` older than ${new Date(before).toISOString()}`}\n`,
         );

@@ -13,6 +13,7 @@ import { Authenticator } from "../application/authenticator.js";
 import type { ExtensionContext, ResourceSpec, TesseraExtension } from "../application/extension.js";
 import type { MembershipChanges } from "../application/memberships/membership-changes.js";
 import { HealthService } from "../application/health-service.js";
+import type { AccessJournal } from "../application/ports/access-journal.js";
 import type { Cache } from "../application/ports/cache.js";
 import type { Clock } from "../application/ports/clock.js";
 import { ChangeEvents, type CommittedChanges } from "../application/events.js";
@@ -78,6 +79,7 @@ export function buildContainer(settings: Settings, options: CompositionOptions =
   if (!container.isBound(TOKENS.PrincipalFence)) container.bind(TOKENS.PrincipalFence).toConstantValue(new SingleProcessFence());
   // Every port call counts in the request's backend time and, failing, in the metrics.
   container.onActivation(TOKENS.RecordStore, (_context, port) => observedPort(port, "storage", metrics));
+  container.onActivation(TOKENS.AccessJournal, (_context, port) => observedPort(port, "storage", metrics));
   // The portable SharedRecords calls the ports above, already timed; a technology's own is timed as a whole.
   container.onActivation(TOKENS.SharedRecords, (_context, port) =>
     port instanceof PortableSharedRecords ? port : observedPort(port, "storage", metrics),
@@ -91,17 +93,25 @@ export function buildContainer(settings: Settings, options: CompositionOptions =
     (
       migrations: SchemaMigration[] | undefined,
       records: RecordStore,
+      journal: AccessJournal,
       permissions: PermissionStore | undefined,
       cache: Cache,
     ): Migrator => ({
       async migrate() {
         for (const migration of migrations ?? []) await migration.migrate();
         await records.initializeSchema();
+        await journal.initializeSchema();
         await permissions?.initializeSchema();
         await cache.initializeSchema();
       },
     }),
-    [{ serviceIdentifier: TOKENS.SchemaMigration, isMultiple: true, optional: true }, TOKENS.RecordStore, permissionStore, TOKENS.Cache],
+    [
+      { serviceIdentifier: TOKENS.SchemaMigration, isMultiple: true, optional: true },
+      TOKENS.RecordStore,
+      TOKENS.AccessJournal,
+      permissionStore,
+      TOKENS.Cache,
+    ],
   );
 
   container.bind(TOKENS.ChangeEvents).toResolvedValue(
@@ -231,7 +241,7 @@ export function buildContainer(settings: Settings, options: CompositionOptions =
 
 /** Every port a service needs has a technology serving it; SharedRecords comes with the ACEs it joins. */
 function checkPorts(container: Container): void {
-  const missing = (["RecordStore", "Cache", "UnitOfWork"] as const).filter((port) => !container.isBound(TOKENS[port]));
+  const missing = (["RecordStore", "AccessJournal", "Cache", "UnitOfWork"] as const).filter((port) => !container.isBound(TOKENS[port]));
   if (missing.length > 0) throw new Error(`no configured backend serves ${missing.join(", ")}`);
   if (container.isBound(TOKENS.SharedRecords) && !container.isBound(TOKENS.PermissionStore))
     throw new Error("SharedRecords is bound without a PermissionStore whose ACEs it could join");

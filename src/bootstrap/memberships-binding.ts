@@ -5,7 +5,7 @@ import type { ResourceKinds } from "../application/kinds/resource-kind-policy.js
 import { AccessStamps } from "../application/memberships/access-stamps.js";
 import { Memberships } from "../application/memberships/memberships.js";
 import type { PermissionStore } from "../application/ports/permission-store.js";
-import type { RecordStore } from "../application/ports/record-store.js";
+import type { AccessJournal } from "../application/ports/access-journal.js";
 import type { UnitOfWork } from "../application/ports/unit-of-work.js";
 import type { ResourceDefinition } from "../application/resources.js";
 import type { Settings } from "./settings.js";
@@ -17,7 +17,7 @@ export function bindMemberships(container: Container, settings: Settings, resour
   if (!container.isBound(TOKENS.PermissionsShareUnitOfWork)) container.bind(TOKENS.PermissionsShareUnitOfWork).toConstantValue(false);
   container.bind(TOKENS.Memberships).toResolvedValue(
     (
-      records: RecordStore,
+      journal: AccessJournal,
       permissions: PermissionStore,
       kinds: ResourceKinds,
       events: ChangeEvents,
@@ -31,7 +31,7 @@ export function bindMemberships(container: Container, settings: Settings, resour
         events,
         // Group changes reach `_since` and the feed as lost and gained access (docs/api.md, "Sync").
         stamps: new AccessStamps({
-          records,
+          journal,
           permissions,
           kinds,
           resources,
@@ -40,7 +40,7 @@ export function bindMemberships(container: Container, settings: Settings, resour
         }),
       }),
     [
-      TOKENS.RecordStore,
+      TOKENS.AccessJournal,
       TOKENS.PermissionStore,
       TOKENS.ResourceKinds,
       TOKENS.ChangeEvents,

@@ -4,6 +4,7 @@
  * commit of a record with its ACL, lost access in the write's transaction: docs/adr/0014).
  */
 import { ContainerModule, type ServiceIdentifier } from "inversify";
+import { PostgresAccessJournal } from "../adapters/postgres/postgres-access-journal.js";
 import { PostgresCache } from "../adapters/postgres/postgres-cache.js";
 import { PostgresChangeBroadcast } from "../adapters/postgres/postgres-change-broadcast.js";
 import type { PostgresDatabaseOptions } from "../adapters/postgres/postgres-database.js";
@@ -24,6 +25,7 @@ import { TOKENS } from "./tokens.js";
 /** The owner of the pools: every store binding depends on it, so unbinding closes them. */
 const DATABASES = Symbol("PostgresDatabases") as ServiceIdentifier<PostgresDatabases>;
 const RECORD_STORE = Symbol("PostgresRecordStore") as ServiceIdentifier<PostgresRecordStore>;
+const ACCESS_JOURNAL = Symbol("PostgresAccessJournal") as ServiceIdentifier<PostgresAccessJournal>;
 
 function databaseOptions(settings: BackendSettings<string>): PostgresDatabaseOptions {
   return {
@@ -63,6 +65,9 @@ export const postgresModule: TechnologyModule = (roles) =>
       bind(RECORD_STORE).toResolvedValue((_owner: PostgresDatabases) => new PostgresRecordStore(storage), [DATABASES]);
       // Bound as values, not toService aliases: the container's activation (timing) applies to each token.
       bind(TOKENS.RecordStore).toResolvedValue((store: PostgresRecordStore) => store, [RECORD_STORE]);
+      // The journal's tables, which the record store's listing statements read (access-journal-listing-sql.ts).
+      bind(ACCESS_JOURNAL).toResolvedValue((_owner: PostgresDatabases) => new PostgresAccessJournal(storage), [DATABASES]);
+      bind(TOKENS.AccessJournal).toResolvedValue((journal: PostgresAccessJournal) => journal, [ACCESS_JOURNAL]);
       bind(ACCOUNT_STORE).toResolvedValue((_owner: PostgresDatabases) => new PostgresAccountStore(storage), [DATABASES]);
       // One transaction on the storage database, which the permission store joins when it shares it
       // (PostgresSharedRecords then has its units of work join the group commit of their collection, ADR 10).
@@ -89,8 +94,9 @@ export const postgresModule: TechnologyModule = (roles) =>
         bind(TOKENS.PermissionsShareUnitOfWork).toConstantValue(true);
         bind(TOKENS.SharedRecords).toResolvedValue(
           // Its own permission store on the same database: the container times SharedRecords calls as a whole.
-          (store: PostgresRecordStore, unitOfWork: UnitOfWork) => PostgresSharedRecords.on(storage, store, unitOfWork, roles.groupMaxDepth),
-          [RECORD_STORE, TOKENS.UnitOfWork],
+          (store: PostgresRecordStore, journal: PostgresAccessJournal, unitOfWork: UnitOfWork) =>
+            PostgresSharedRecords.on(storage, store, journal, unitOfWork, roles.groupMaxDepth),
+          [RECORD_STORE, ACCESS_JOURNAL, TOKENS.UnitOfWork],
         );
       }
     }

@@ -14,6 +14,7 @@ import { LiveFeed } from "../application/feed/live-feed.js";
 import { NO_PERMISSION_STORE } from "../application/no-permission-store.js";
 import { PaginationTokens } from "../application/pagination-token.js";
 import type { ChangeBroadcast } from "../application/ports/change-broadcast.js";
+import type { AccessJournal } from "../application/ports/access-journal.js";
 import type { IdGenerator } from "../application/ports/clock.js";
 import type { PermissionStore } from "../application/ports/permission-store.js";
 import type { PrincipalsWithCheck } from "../application/ports/principals-with-check.js";
@@ -36,9 +37,9 @@ export function bindSharedRecords(container: Container): void {
   container
     .bind(TOKENS.SharedRecords)
     .toResolvedValue(
-      (records: RecordStore, permissions: PermissionStore | undefined, unitOfWork: UnitOfWork) =>
-        new PortableSharedRecords(records, permissions ?? NO_PERMISSION_STORE, unitOfWork),
-      [TOKENS.RecordStore, permissionStore, TOKENS.UnitOfWork],
+      (records: RecordStore, journal: AccessJournal, permissions: PermissionStore | undefined, unitOfWork: UnitOfWork) =>
+        new PortableSharedRecords(records, journal, permissions ?? NO_PERMISSION_STORE, unitOfWork),
+      [TOKENS.RecordStore, TOKENS.AccessJournal, permissionStore, TOKENS.UnitOfWork],
     );
 }
 
@@ -61,6 +62,7 @@ export function bindServices(container: Container, settings: Settings): void {
   container.bind(TOKENS.RecordService).toResolvedValue(
     (
       records: RecordStore,
+      journal: AccessJournal,
       shared: SharedRecords,
       kinds: ResourceKinds,
       unitOfWork: UnitOfWork,
@@ -69,6 +71,7 @@ export function bindServices(container: Container, settings: Settings): void {
     ) =>
       new RecordService({
         records,
+        journal,
         shared,
         kinds,
         unitOfWork,
@@ -77,7 +80,15 @@ export function bindServices(container: Container, settings: Settings): void {
         changes,
         contentionDeadlineMs: CONTENTION_DEADLINE_MS,
       }),
-    [TOKENS.RecordStore, TOKENS.SharedRecords, TOKENS.ResourceKinds, TOKENS.UnitOfWork, TOKENS.IdGenerator, TOKENS.CommittedChanges],
+    [
+      TOKENS.RecordStore,
+      TOKENS.AccessJournal,
+      TOKENS.SharedRecords,
+      TOKENS.ResourceKinds,
+      TOKENS.UnitOfWork,
+      TOKENS.IdGenerator,
+      TOKENS.CommittedChanges,
+    ],
   );
 }
 
@@ -107,6 +118,7 @@ export function bindLiveFeed(container: Container, settings: Settings): void {
         broadcast: ChangeBroadcast,
         logger: Logger,
         store: RecordStore,
+        journal: AccessJournal,
         shared: SharedRecords,
         kinds: ResourceKinds,
         fence: PrincipalFence,
@@ -114,6 +126,7 @@ export function bindLiveFeed(container: Container, settings: Settings): void {
         const feed = new LiveFeed({
           records,
           store,
+          journal,
           shared,
           kinds,
           events,
@@ -131,6 +144,7 @@ export function bindLiveFeed(container: Container, settings: Settings): void {
         TOKENS.ChangeBroadcast,
         TOKENS.Logger,
         TOKENS.RecordStore,
+        TOKENS.AccessJournal,
         TOKENS.SharedRecords,
         TOKENS.ResourceKinds,
         TOKENS.PrincipalFence,

@@ -2,6 +2,7 @@
 import type { ServiceIdentifier } from "inversify";
 import type Koa from "koa";
 import type { Logger } from "pino";
+import type { AccessJournal } from "../application/ports/access-journal.js";
 import type { Authenticator } from "../application/authenticator.js";
 import type { ChangeEvents } from "../application/events.js";
 import type { MembershipChanges } from "../application/memberships/membership-changes.js";
@@ -42,6 +43,8 @@ export const TOKENS = {
   IdGenerator: Symbol("IdGenerator") as ServiceIdentifier<IdGenerator>,
   // Ports, bound by the technology modules that the settings name.
   RecordStore: Symbol("RecordStore") as ServiceIdentifier<RecordStore>,
+  /** Bound by the storage technology, beside the RecordStore whose listings read it. */
+  AccessJournal: Symbol("AccessJournal") as ServiceIdentifier<AccessJournal>,
   /** Bound only when a permission backend is configured. */
   PermissionStore: Symbol("PermissionStore") as ServiceIdentifier<PermissionStore>,
   Cache: Symbol("Cache") as ServiceIdentifier<Cache>,

@@ -9,6 +9,7 @@ import { expect } from "chai";
 import fc from "fast-check";
 import { PostgresDatabases } from "../../src/adapters/postgres/postgres-databases.js";
 import { PostgresPermissionStore } from "../../src/adapters/postgres/postgres-permission-store.js";
+import { PostgresAccessJournal } from "../../src/adapters/postgres/postgres-access-journal.js";
 import { PostgresRecordStore } from "../../src/adapters/postgres/postgres-record-store.js";
 import { PostgresUnitOfWork } from "../../src/adapters/postgres/postgres-unit-of-work.js";
 import { Authorizer } from "../../src/application/authorizer.js";
@@ -52,6 +53,7 @@ describe("granted records: ids resolved first vs grants joined in the query", fu
   this.timeout(60_000);
   let databases: PostgresDatabases;
   let records: PostgresRecordStore;
+  let journal: PostgresAccessJournal;
   let permissions: PostgresPermissionStore;
   let services: { resolved: RecordService; joined: RecordService };
 
@@ -61,12 +63,14 @@ describe("granted records: ids resolved first vs grants joined in the query", fu
     if (!databases.storage || !databases.permission) throw new Error("both databases are configured");
     await databases.migrate();
     records = new PostgresRecordStore(databases.storage);
+    journal = new PostgresAccessJournal(databases.storage);
     permissions = new PostgresPermissionStore(databases.permission);
     const unitOfWork = new PostgresUnitOfWork(databases.storage);
     const kinds = resourceKinds({ authorizer: new Authorizer(permissions) });
     const serviceWith = (shared: SharedRecords) =>
       new RecordService({
         records,
+        journal,
         kinds,
         shared,
         unitOfWork,
@@ -74,13 +78,14 @@ describe("granted records: ids resolved first vs grants joined in the query", fu
         tokens: new PaginationTokens("differential"),
       });
     services = {
-      resolved: serviceWith(new PortableSharedRecords(records, permissions, unitOfWork)),
-      joined: serviceWith(PostgresSharedRecords.on(databases.storage, records, unitOfWork)),
+      resolved: serviceWith(new PortableSharedRecords(records, journal, permissions, unitOfWork)),
+      joined: serviceWith(PostgresSharedRecords.on(databases.storage, records, journal, unitOfWork)),
     };
   });
   after(() => databases?.close());
 
   async function seed(acls: readonly { read: string[]; write: string[] }[], deletedEvery: number): Promise<void> {
+    await journal.flush();
     await records.flush();
     await permissions.flush();
     for (const collection of [left, right]) {

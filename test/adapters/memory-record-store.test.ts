@@ -1,10 +1,11 @@
 /** Runs the RecordStore contract on the memory adapter, plus what only memory can promise. */
 import { expect } from "chai";
 import { compareJson } from "../../src/adapters/memory/json-ordering.js";
-import { MemoryRecordStore } from "../../src/adapters/memory/memory-record-store.js";
+import { memoryStorage, type MemoryRecordStore } from "../../src/adapters/memory/memory-record-store.js";
 import { DirectUnitOfWork } from "../../src/adapters/system/direct-unit-of-work.js";
 import type { PageCursor } from "../../src/application/listing.js";
 import type { JsonValue } from "../../src/domain/json.js";
+import { accessJournalContract } from "../contract/access-journal.contract.js";
 import { recordStoreContract } from "../contract/record-store.contract.js";
 
 const realClock = { now: () => Date.now() };
@@ -14,18 +15,27 @@ const direct = new DirectUnitOfWork();
 recordStoreContract(
   "memory",
   () => {
-    const store = new MemoryRecordStore(realClock);
+    const store = memoryStorage(realClock).records;
     return Promise.resolve({ port: store, reset: () => store.flush(), close: () => store.close() });
   },
   [{ name: "a unit of work (memory: no transaction)", run: (work) => direct.run(work) }],
 );
+
+accessJournalContract("memory", () => {
+  const storage = memoryStorage(realClock);
+  const reset = async () => {
+    await storage.journal.flush();
+    await storage.records.flush();
+  };
+  return Promise.resolve({ port: storage, reset, close: () => storage.records.close() });
+});
 
 describe("MemoryRecordStore", () => {
   const scope = { collection: "articles", parentId: "" };
   const listAll = { filters: [], sort: [{ field: "last_modified", descending: false }], limit: 100, includeDeleted: true };
 
   it("returns copies that callers cannot use to change stored records", async () => {
-    const store = new MemoryRecordStore(realClock);
+    const store = memoryStorage(realClock).records;
     const created = await store.create(scope, "a1", { tags: ["x"], meta: { n: 1 } });
     (created.data.tags as string[]).push("mutated");
     const fetched = await store.get(scope, "a1");
@@ -36,7 +46,7 @@ describe("MemoryRecordStore", () => {
   });
 
   it("gives writes in the same millisecond (a fixed clock) distinct increasing timestamps", async () => {
-    const store = new MemoryRecordStore({ now: () => 5_000 });
+    const store = memoryStorage({ now: () => 5_000 }).records;
     const first = await store.create(scope, "a1", {});
     const second = await store.create(scope, "a2", {});
     const third = await store.update(scope, "a1", { v: 2 });
@@ -46,7 +56,7 @@ describe("MemoryRecordStore", () => {
   });
 
   it("keeps no reference to the data object it was given", async () => {
-    const store = new MemoryRecordStore(realClock);
+    const store = memoryStorage(realClock).records;
     const data = { nested: { v: 1 } };
     await store.create(scope, "a1", data);
     data.nested.v = 2;
@@ -54,7 +64,7 @@ describe("MemoryRecordStore", () => {
   });
 
   it("drops managed fields that slipped into the data", async () => {
-    const store = new MemoryRecordStore(realClock);
+    const store = memoryStorage(realClock).records;
     const created = await store.create(scope, "a1", { id: "other", last_modified: 5, title: "t" });
     expect(created.data).to.deep.equal({ title: "t" });
   });
@@ -73,7 +83,7 @@ describe("MemoryRecordStore", () => {
 
     async function seeded(): Promise<MemoryRecordStore> {
       let now = 1000;
-      const store = new MemoryRecordStore({ now: () => (now += 1) });
+      const store = memoryStorage({ now: () => (now += 1) }).records;
       for (let i = 0; i < 40; i += 1) await store.create(scope, `r${i}`, { title: `t${(i * 7) % 40}`, n: i });
       await store.delete(scope, "r3");
       await store.delete(scope, "r4");
@@ -143,7 +153,7 @@ describe("MemoryRecordStore", () => {
 
   it("uses its injected clock for new timestamps, never for empty scopes", async () => {
     let now = 1_000_000;
-    const store = new MemoryRecordStore({ now: () => now });
+    const store = memoryStorage({ now: () => now }).records;
     expect(await store.collectionTimestamp(scope)).to.equal(0);
     now = 2_000_000;
     expect(await store.collectionTimestamp(scope)).to.equal(0);
@@ -154,10 +164,34 @@ describe("MemoryRecordStore", () => {
   });
 
   it("sorts strings by code point, astral characters after the rest of the BMP", async () => {
-    const store = new MemoryRecordStore(realClock);
+    const store = memoryStorage(realClock).records;
     for (const [i, name] of ["é", "a", "B", "😀", "\uFFFD", "Z", "ab"].entries()) await store.create(scope, `r${i}`, { name });
     const sorted = await store.list(scope, { ...listAll, sort: [{ field: "name", descending: false }, listAll.sort[0]!] });
     expect(sorted.map((e) => (e.deleted ? null : e.data.name))).to.deep.equal(["B", "Z", "a", "ab", "é", "\uFFFD", "😀"]);
+  });
+});
+
+describe("MemoryAccessJournal on the memory record store's scope clocks", () => {
+  const scope = { collection: "articles", parentId: "" };
+
+  it("stamps above a write of the same millisecond (a fixed clock), and the writes after above its stamps", async () => {
+    const { records, journal } = memoryStorage({ now: () => 5_000 });
+    expect((await records.create(scope, "a1", {})).lastModified).to.equal(5_000);
+    expect(await journal.stampGainedAccess(scope, "bob", ["a1"])).to.equal(5_001);
+    expect(await journal.stampLostAccess(scope, "bob", ["a1", "a2"])).to.deep.equal({ first: 5_002, last: 5_003 });
+    expect(await journal.stampResync(scope, "bob")).to.equal(5_004);
+    expect(await records.collectionTimestamp(scope)).to.equal(5_004);
+    expect((await records.update(scope, "a1", {})).lastModified).to.equal(5_005);
+  });
+
+  it("stores nothing on a read of a scope never written", async () => {
+    const { records, journal } = memoryStorage(realClock);
+    expect(await journal.lostAccessAfter(scope, 0)).to.deep.equal([]);
+    expect(await journal.lostAccessOf(scope, "bob")).to.deep.equal([]);
+    expect(await journal.gainedAccessAfter(scope, ["bob"], 0)).to.deep.equal([]);
+    expect(await journal.resyncAfter(scope, ["bob"], 0)).to.equal(undefined);
+    expect(await records.collectionTimestamp(scope)).to.equal(0);
+    expect(records.scopeCount).to.equal(0);
   });
 });
 

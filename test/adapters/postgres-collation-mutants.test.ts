@@ -10,6 +10,8 @@ import { expect } from "chai";
 import { PostgresDatabase } from "../../src/adapters/postgres/postgres-database.js";
 import { PostgresRecordStore } from "../../src/adapters/postgres/postgres-record-store.js";
 import { PostgresUnitOfWork } from "../../src/adapters/postgres/postgres-unit-of-work.js";
+import { PostgresAccessJournal } from "../../src/adapters/postgres/postgres-access-journal.js";
+import { accessJournalContract } from "../contract/access-journal.contract.js";
 import { recordStoreContract } from "../contract/record-store.contract.js";
 import { databaseUrl, testDatabaseName, withAdmin } from "../support/postgres.js";
 import { POSTGRES_URL, requireService } from "../support/services.js";
@@ -54,4 +56,14 @@ describe("PostgreSQL adapters on a database with a linguistic collation", functi
       },
     ],
   );
+
+  // Listings with lost and gained access filter and sort the journal's entries too.
+  accessJournalContract("postgresql, en-US collation", async () => {
+    const port = { records: new PostgresRecordStore(database), journal: new PostgresAccessJournal(database) };
+    const reset = async () => {
+      await port.journal.flush();
+      await port.records.flush();
+    };
+    return { port, reset, close: () => port.records.close() };
+  });
 });

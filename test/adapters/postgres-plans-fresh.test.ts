@@ -12,6 +12,7 @@ import { expect } from "chai";
 import pg from "pg";
 import type { ListQuery } from "../../src/application/listing.js";
 import { PostgresPermissionStore } from "../../src/adapters/postgres/postgres-permission-store.js";
+import { PostgresAccessJournal } from "../../src/adapters/postgres/postgres-access-journal.js";
 import { PostgresRecordStore } from "../../src/adapters/postgres/postgres-record-store.js";
 import { PostgresRecordWithAclReader } from "../../src/adapters/postgres/postgres-record-with-acl-reader.js";
 import { databaseUrl, ensureDatabase } from "../support/postgres.js";
@@ -33,6 +34,7 @@ describe("PostgreSQL plans made on the small tables of a young deployment", func
   this.timeout(60_000);
   const database = new RecordingDatabase({ url: databaseUrl(DATABASE) });
   const store = new PostgresRecordStore(database);
+  const journal = new PostgresAccessJournal(database);
   const permissions = new PostgresPermissionStore(database);
   const reader = new PostgresRecordWithAclReader(database);
   let client: pg.Client;
@@ -130,7 +132,7 @@ describe("PostgreSQL plans made on the small tables of a young deployment", func
         upTo: 9_000_000_000_000,
       };
       await expectIndexedGenericPlan(await statementOf(database, /FROM records/, () => store.list(scope, since)));
-      await expectIndexedGenericPlan(await statementOf(database, /FROM lost_access/, () => store.lostAccessAfter(scope, 1)));
+      await expectIndexedGenericPlan(await statementOf(database, /FROM lost_access/, () => journal.lostAccessAfter(scope, 1)));
       const grants = { principals: ["account:u1", "system.Authenticated"], permissions: ["read", "write"], objectIdPrefix: "/fresh/" };
       await expectIndexedGenericPlan(
         await statementOf(database, /access_control_entries/, () =>

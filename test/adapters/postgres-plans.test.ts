@@ -10,6 +10,7 @@ import pg from "pg";
 import type { ListQuery } from "../../src/application/listing.js";
 import type { JoinedGrants as Grants } from "../../src/adapters/postgres/joined-grants.js";
 import { PostgresPermissionStore } from "../../src/adapters/postgres/postgres-permission-store.js";
+import { PostgresAccessJournal } from "../../src/adapters/postgres/postgres-access-journal.js";
 import { PostgresRecordStore } from "../../src/adapters/postgres/postgres-record-store.js";
 import { databaseUrl, ensureDatabase, withAdmin } from "../support/postgres.js";
 import { plansOf as plansOfStatement, statementOf as sentStatement } from "../support/plans.js";
@@ -26,6 +27,7 @@ describe("PostgreSQL plans without statistics", function () {
   this.timeout(60_000);
   const database = new RecordingDatabase({ url: databaseUrl(DATABASE) });
   const store = new PostgresRecordStore(database);
+  const journal = new PostgresAccessJournal(database);
   const permissions = new PostgresPermissionStore(database);
   let client: pg.Client;
 
@@ -199,7 +201,7 @@ describe("PostgreSQL plans without statistics", function () {
 
   it("reads a scope's losses after a timestamp (once per live-feed burst) as an index range, not the scope's every loss", async () => {
     const sent = await statementOf(/FROM lost_access/, async () =>
-      expect(await store.lostAccessAfter(big, 1000 + RECORDS - 3)).to.have.length(2),
+      expect(await journal.lostAccessAfter(big, 1000 + RECORDS - 3)).to.have.length(2),
     );
     for (const plan of Object.values(await plansOf(sent)))
       expect(plan.filter((s) => s.table === "lost_access").map((s) => [s.type, s.index])).to.deep.equal([

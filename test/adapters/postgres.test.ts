@@ -3,11 +3,13 @@
  * so that other suites using `test` are not disturbed. PostgreSQL-only behaviour lives in
  * postgres-*.test.ts.
  */
+import { PostgresAccessJournal } from "../../src/adapters/postgres/postgres-access-journal.js";
 import { PostgresCache } from "../../src/adapters/postgres/postgres-cache.js";
 import { PostgresDatabase } from "../../src/adapters/postgres/postgres-database.js";
 import { PostgresPermissionStore } from "../../src/adapters/postgres/postgres-permission-store.js";
 import { PostgresRecordStore } from "../../src/adapters/postgres/postgres-record-store.js";
 import { PostgresUnitOfWork } from "../../src/adapters/postgres/postgres-unit-of-work.js";
+import { accessJournalContract } from "../contract/access-journal.contract.js";
 import { cacheContract } from "../contract/cache.contract.js";
 import { permissionStoreContract } from "../contract/permission-store.contract.js";
 import { recordStoreContract } from "../contract/record-store.contract.js";
@@ -53,6 +55,15 @@ describe("PostgreSQL adapters", function () {
       { name: "a scoped unit of work joining the group commit", run: (work, scope) => units.grouped().run(work, scope) },
     ],
   );
+
+  accessJournalContract("postgresql", async () => {
+    const port = { records: new PostgresRecordStore(database), journal: new PostgresAccessJournal(database) };
+    const reset = async () => {
+      await port.journal.flush();
+      await port.records.flush();
+    };
+    return { port, reset, close: () => port.records.close() };
+  });
 
   permissionStoreContract("postgresql", async (options) => {
     const port = new PostgresPermissionStore(database, options?.groupMaxDepth);

@@ -11,6 +11,7 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import { expect } from "chai";
 import { PostgresDatabases } from "../../src/adapters/postgres/postgres-databases.js";
 import { PostgresPermissionStore } from "../../src/adapters/postgres/postgres-permission-store.js";
+import { PostgresAccessJournal } from "../../src/adapters/postgres/postgres-access-journal.js";
 import { PostgresRecordStore } from "../../src/adapters/postgres/postgres-record-store.js";
 import { PostgresRecordWithAclReader } from "../../src/adapters/postgres/postgres-record-with-acl-reader.js";
 import { PostgresUnitOfWork } from "../../src/adapters/postgres/postgres-unit-of-work.js";
@@ -44,6 +45,7 @@ describe("a read in one statement vs the three lookups it replaces", function ()
   this.timeout(20_000);
   let databases: PostgresDatabases;
   let records: PostgresRecordStore;
+  let journal: PostgresAccessJournal;
   let permissions: PostgresPermissionStore;
   let reader: PostgresRecordWithAclReader;
   let unitOfWork: PostgresUnitOfWork;
@@ -54,9 +56,11 @@ describe("a read in one statement vs the three lookups it replaces", function ()
     if (!databases.storage || !databases.permission) throw new Error("both databases are configured");
     await databases.migrate();
     records = new PostgresRecordStore(databases.storage);
+    journal = new PostgresAccessJournal(databases.storage);
     permissions = new PostgresPermissionStore(databases.permission);
     reader = new PostgresRecordWithAclReader(databases.storage);
     unitOfWork = new PostgresUnitOfWork(databases.storage);
+    await journal.flush();
     await records.flush();
     await permissions.flush();
     await records.create(scope, "shared", { title: "s" }, { lastModified: 1_000 });
@@ -123,10 +127,11 @@ describe("a read in one statement vs the three lookups it replaces", function ()
       const kinds = resourceKinds({ authorizer: new Authorizer(permissions) });
       return new RecordService({
         records,
+        journal,
         kinds,
         shared: withReader
-          ? new PostgresSharedRecords(reader, records, permissions, unitOfWork)
-          : new PortableSharedRecords(records, permissions, unitOfWork),
+          ? new PostgresSharedRecords(reader, records, journal, permissions, unitOfWork)
+          : new PortableSharedRecords(records, journal, permissions, unitOfWork),
         unitOfWork,
         ids: { generate: () => "unused" },
         tokens: new PaginationTokens("read"),

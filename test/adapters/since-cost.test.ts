@@ -8,6 +8,7 @@
 import { expect } from "chai";
 import pg from "pg";
 import { PostgresDatabase } from "../../src/adapters/postgres/postgres-database.js";
+import { PostgresAccessJournal } from "../../src/adapters/postgres/postgres-access-journal.js";
 import { PostgresRecordStore } from "../../src/adapters/postgres/postgres-record-store.js";
 import { PostgresUnitOfWork } from "../../src/adapters/postgres/postgres-unit-of-work.js";
 import { RedisPermissionStore } from "../../src/adapters/redis/redis-permission-store.js";
@@ -78,14 +79,17 @@ describe("a restricted _since with Redis permissions", function () {
     database = new PostgresDatabase({ url: databaseUrl(DATABASE), poolSize: 4 });
     await database.migrate();
     records = new PostgresRecordStore(database);
+    const journal = new PostgresAccessJournal(database);
+    await journal.flush();
     await records.flush();
     redis = new RedisPermissionStore({ url: REDIS_URL, prefix, poolSize: 8 });
     permissions = countingPermissions(redis);
     const unitOfWork = new PostgresUnitOfWork(database);
     service = new RecordService({
       records,
+      journal,
       kinds: resourceKinds({ authorizer: new Authorizer(permissions) }),
-      shared: new PortableSharedRecords(records, permissions, unitOfWork),
+      shared: new PortableSharedRecords(records, journal, permissions, unitOfWork),
       unitOfWork,
       ids: { generate: () => "unused" },
       tokens: new PaginationTokens("since-cost"),

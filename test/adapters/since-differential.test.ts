@@ -10,7 +10,8 @@
 import { expect } from "chai";
 import fc from "fast-check";
 import { MemoryPermissionStore } from "../../src/adapters/memory/memory-permission-store.js";
-import { MemoryRecordStore } from "../../src/adapters/memory/memory-record-store.js";
+import { memoryStorage } from "../../src/adapters/memory/memory-record-store.js";
+import { PostgresAccessJournal } from "../../src/adapters/postgres/postgres-access-journal.js";
 import { PostgresDatabase } from "../../src/adapters/postgres/postgres-database.js";
 import { PostgresRecordStore } from "../../src/adapters/postgres/postgres-record-store.js";
 import { PostgresUnitOfWork } from "../../src/adapters/postgres/postgres-unit-of-work.js";
@@ -22,6 +23,7 @@ import { Authorizer } from "../../src/application/authorizer.js";
 import { resourceKinds } from "../../src/application/kinds/resource-kinds.js";
 import type { SortKey } from "../../src/application/listing.js";
 import { PaginationTokens } from "../../src/application/pagination-token.js";
+import type { AccessJournal } from "../../src/application/ports/access-journal.js";
 import type { PermissionStore } from "../../src/application/ports/permission-store.js";
 import type { RecordStore } from "../../src/application/ports/record-store.js";
 import type { UnitOfWork } from "../../src/application/ports/unit-of-work.js";
@@ -55,6 +57,7 @@ const ORDERS: Record<string, readonly SortKey[]> = {
 
 interface Backends {
   readonly records: RecordStore;
+  readonly journal: AccessJournal;
   readonly permissions: PermissionStore;
   readonly unitOfWork: UnitOfWork;
   reset(): Promise<void>;
@@ -69,7 +72,7 @@ interface Operation {
 
 /** Applies a history through SharedRecords' own writes (losses recorded as the API records them); its timestamps. */
 async function play(backends: Backends, history: readonly Operation[]): Promise<number[]> {
-  const shared = new PortableSharedRecords(backends.records, backends.permissions, backends.unitOfWork);
+  const shared = new PortableSharedRecords(backends.records, backends.journal, backends.permissions, backends.unitOfWork);
   const kind = resourceKinds({ authorizer: new Authorizer(backends.permissions) }).shareable;
   const acls = kind.recordAcls(resource);
   if (!acls) throw new Error("a shareable resource keeps ACLs");
@@ -99,11 +102,12 @@ async function play(backends: Backends, history: readonly Operation[]): Promise<
 }
 
 function serviceOver(backends: Backends, window: ChangesWindow): RecordService {
-  const { records, permissions, unitOfWork } = backends;
+  const { records, journal, permissions, unitOfWork } = backends;
   return new RecordService({
     records,
+    journal,
     kinds: resourceKinds({ authorizer: new Authorizer(permissions) }),
-    shared: new PortableSharedRecords(records, permissions, unitOfWork, window),
+    shared: new PortableSharedRecords(records, journal, permissions, unitOfWork, window),
     unitOfWork,
     ids: { generate: () => "unused" },
     tokens: new PaginationTokens("since-differential"),
@@ -189,18 +193,21 @@ describe("a restricted listing from a position: from the changes vs through ever
   differential(
     "on memory",
     () => {
-      let records = new MemoryRecordStore(new SystemClock());
+      let storage = memoryStorage(new SystemClock());
       let permissions = new MemoryPermissionStore();
       const backends: Backends = {
         get records() {
-          return records;
+          return storage.records;
+        },
+        get journal() {
+          return storage.journal;
         },
         get permissions() {
           return permissions;
         },
         unitOfWork: new DirectUnitOfWork(),
         reset() {
-          records = new MemoryRecordStore(new SystemClock());
+          storage = memoryStorage(new SystemClock());
           permissions = new MemoryPermissionStore();
           return Promise.resolve();
         },
@@ -221,13 +228,16 @@ describe("a restricted listing from a position: from the changes vs through ever
         const database = new PostgresDatabase({ url: databaseUrl(DATABASE), poolSize: 4 });
         await database.migrate();
         const records = new PostgresRecordStore(database);
+        const journal = new PostgresAccessJournal(database);
         const prefix = `tessera-test:${process.pid}-${Date.now().toString(36)}:since-diff:`;
         const permissions = new RedisPermissionStore({ url: REDIS_URL, prefix, poolSize: 4 });
         return {
           records,
+          journal,
           permissions,
           unitOfWork: new PostgresUnitOfWork(database),
           reset: async () => {
+            await journal.flush();
             await records.flush();
             await permissions.flush();
           },

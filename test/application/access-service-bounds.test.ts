@@ -15,7 +15,7 @@ import { authenticatedRequester } from "../../src/application/requester.js";
 import type { ResourceDefinition } from "../../src/application/resources.js";
 import { PortableSharedRecords } from "../../src/application/shared-records/portable-shared-records.js";
 import { MemoryPermissionStore } from "../../src/adapters/memory/memory-permission-store.js";
-import { MemoryRecordStore } from "../../src/adapters/memory/memory-record-store.js";
+import { memoryStorage } from "../../src/adapters/memory/memory-record-store.js";
 import { DirectUnitOfWork } from "../../src/adapters/system/direct-unit-of-work.js";
 
 const articles: ResourceDefinition = {
@@ -56,7 +56,7 @@ function counted<T extends object>(target: T, calls: Map<string, number>, rows?:
 
 async function world(readable: number, members = 0) {
   const permissions = new MemoryPermissionStore();
-  const records = new MemoryRecordStore({ now: () => 1_000_000 });
+  const { records, journal } = memoryStorage({ now: () => 1_000_000 });
   const calls = new Map<string, number>();
   const rows = new Map<string, number>();
   const countedPermissions = counted<PermissionStore>(permissions, calls, rows);
@@ -68,8 +68,9 @@ async function world(readable: number, members = 0) {
   const tokens = new PaginationTokens("secret");
   const service = new RecordService({
     records,
+    journal,
     kinds: resourceKinds({ authorizer: new Authorizer(permissions) }),
-    shared: new PortableSharedRecords(records, permissions, unitOfWork),
+    shared: new PortableSharedRecords(records, journal, permissions, unitOfWork),
     unitOfWork,
     ids: { generate: () => "x" },
     tokens,
@@ -84,7 +85,7 @@ async function world(readable: number, members = 0) {
   }
   const access = new AccessService({
     records: countedRecords,
-    shared: new PortableSharedRecords(countedRecords, countedPermissions, unitOfWork),
+    shared: new PortableSharedRecords(countedRecords, journal, countedPermissions, unitOfWork),
     kinds: resourceKinds({ authorizer: new Authorizer(countedPermissions) }),
     permissions: countedPermissions,
     tokens,

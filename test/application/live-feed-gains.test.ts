@@ -1,7 +1,7 @@
 /**
  * What a replay brings besides the changes after its cursor, over the memory adapters: records
  * given to the subscriber's principals after its cursor (a group change stamped as gained
- * access, `RecordStore.stampGainedAccess`), as a `_since` listing from there holds them; and the
+ * access, `AccessJournal.stampGainedAccess`), as a `_since` listing from there holds them; and the
  * independence of a replay from the scope's other subscribers (read alone). Memory clock at 100.
  */
 import { expect } from "chai";
@@ -24,7 +24,7 @@ describe("LiveFeed replays: gained access, and a replay read alone", function ()
     await world.put("alice", "g2", { kind: "b" }, { read: ["group:g"] }); // 101
     await world.put("alice", "h1", { kind: "a" }, { read: ["group:h"] }); // 102: gained below, not readable
     await world.acls.addUserPrincipal("bob", "group:g");
-    const gainedAt = await world.records.stampGainedAccess(ARTICLES, "bob", ["g1", "g2", "h1"]); // 103
+    const gainedAt = await world.journal.stampGainedAccess(ARTICLES, "bob", ["g1", "g2", "h1"]); // 103
     expect(gainedAt).to.equal(103);
     const all = await world.subscribe("bob", 102);
     const filtered = await world.subscribe("bob", 102, [{ field: "kind", operator: "eq", value: "a" }]);

@@ -15,7 +15,7 @@ import { Memberships } from "../../src/application/memberships/memberships.js";
 import { EVERY_SCOPE } from "../../src/application/ports/change-broadcast.js";
 import { InProcessBroadcast } from "../../src/adapters/memory/in-process-broadcast.js";
 import { MemoryPermissionStore } from "../../src/adapters/memory/memory-permission-store.js";
-import { MemoryRecordStore } from "../../src/adapters/memory/memory-record-store.js";
+import { memoryStorage } from "../../src/adapters/memory/memory-record-store.js";
 import { DirectUnitOfWork } from "../../src/adapters/system/direct-unit-of-work.js";
 import { afterPendingReads, FeedWorld, HANG_GUARD_MS } from "../support/live-feed-world.js";
 import { expectRejection } from "../support/rejection.js";
@@ -97,7 +97,7 @@ describe("LiveFeed and principal changes", function () {
     const events = new ChangeEvents(() => undefined);
     events.onPrincipalsChanged(() => Promise.reject(new Error("signal lost")));
     const stamps = new AccessStamps({
-      records: new MemoryRecordStore({ now: () => 1 }),
+      journal: memoryStorage({ now: () => 1 }).journal,
       permissions: store,
       kinds: resourceKinds({ authorizer: new Authorizer(store) }),
       resources: () => [],

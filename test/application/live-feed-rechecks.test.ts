@@ -243,7 +243,7 @@ describe("LiveFeed re-checks of records whose ACL came after them", function () 
     await open(true);
     await world.records.create(ARTICLES, "x1", {}); // 100
     // Held after the replay read the changes and their ACLs (x1 not readable yet).
-    const hold = world.records.holdLostAccess();
+    const hold = world.journal.holdLostAccess();
     const bob = await world.subscribe("bob", 99);
     await hold.reached;
     await world.acls.addPrincipalToAce("/articles/x1", "read", "bob");
@@ -258,7 +258,7 @@ describe("LiveFeed re-checks of records whose ACL came after them", function () 
     await world.records.create(ARTICLES, "x1", { kind: "a" }); // 100
     await world.records.create(ARTICLES, "x2", { kind: "b" }); // 101
     await world.records.create(ARTICLES, "x3", { kind: "a" }); // 102
-    const hold = world.records.holdLostAccess();
+    const hold = world.journal.holdLostAccess();
     const bob = await world.subscribe("bob", 99, [{ field: "kind", operator: "eq", value: "a" }]);
     await hold.reached; // its records read: none readable yet
     for (const id of ["x1", "x2", "x3"]) await world.acls.addPrincipalToAce(`/articles/${id}`, "read", "bob");
@@ -279,7 +279,7 @@ describe("LiveFeed re-checks of records whose ACL came after them", function () 
     const readOnly = { ...articles, settingsPrincipals: { read: ["group:readers"] } };
     await world.put("alice", "x1", {}, { read: ["bob"] }); // 100
     await world.records.create(ARTICLES, "x2", {}); // 101
-    const hold = world.records.holdLostAccess();
+    const hold = world.journal.holdLostAccess();
     const bob = await world.subscribe("bob", 99, [], readOnly);
     await hold.reached; // x1 read, x2 not readable
     await broadcast.publish({ ...ARTICLES, timestamp: 101, id: "x2", action: "create" });

@@ -86,7 +86,7 @@ describe("LiveFeed subscribers while they replay", function () {
     // Nobody may create here: a caller who may read nothing is refused by the listing.
     const readOnly: ResourceDefinition = { ...articles, settingsPrincipals: { read: ["group:readers"] } };
     await world.put("alice", "x1", { n: 1 }, { read: ["bob"] }); // 100
-    const hold = world.records.holdLostAccess(); // x1 and its ACL read
+    const hold = world.journal.holdLostAccess(); // x1 and its ACL read
     const bob = await world.subscribe("bob", 99, [], readOnly);
     await hold.reached;
     await world.acls.removePrincipalFromAce("/articles/x1", "read", "bob");

@@ -6,6 +6,7 @@
 import { expect } from "chai";
 import { callerPrincipals } from "../../src/domain/principals.js";
 import type { CountQuery, ListQuery } from "../../src/application/listing.js";
+import type { AccessJournal } from "../../src/application/ports/access-journal.js";
 import type { PermissionStore } from "../../src/application/ports/permission-store.js";
 import type { RecordStore, Scope } from "../../src/application/ports/record-store.js";
 import { ShareableKind } from "../../src/application/kinds/shareable-kind.js";
@@ -41,7 +42,7 @@ describe("grants resolved to ids", () => {
       deleteMany: (scope: Scope, query: CountQuery) => seen(scope, query, []),
     } as unknown as RecordStore;
 
-    const shared = new PortableSharedRecords(records, permissions, new DirectUnitOfWork());
+    const shared = new PortableSharedRecords(records, {} as AccessJournal, permissions, new DirectUnitOfWork());
     const selection = await shared.select(kind.recordAcls(articles), kind.grants(bob, articles, "read"));
     const scope = { collection: "articles", parentId: "" };
     const access = { ids: ["r1", "r2"], principals: bob.principals };
@@ -74,6 +75,7 @@ describe("grants joined in the store", () => {
     const shared = new PostgresSharedRecords(
       { getWithAcl: () => Promise.reject(new Error("no read")) },
       store,
+      {} as AccessJournal,
       {} as PermissionStore,
       new DirectUnitOfWork(),
     );

@@ -17,7 +17,8 @@ import type { ResourceDefinition } from "../../src/application/resources.js";
 import { PortableSharedRecords } from "../../src/application/shared-records/portable-shared-records.js";
 import { RecordAclEditor } from "../../src/application/shared-records/record-acl-editor.js";
 import { MemoryPermissionStore } from "../../src/adapters/memory/memory-permission-store.js";
-import { MemoryRecordStore } from "../../src/adapters/memory/memory-record-store.js";
+import { MemoryRecordStore, memoryStorage } from "../../src/adapters/memory/memory-record-store.js";
+import type { MemoryAccessJournal } from "../../src/adapters/memory/memory-access-journal.js";
 import { DirectUnitOfWork } from "../../src/adapters/system/direct-unit-of-work.js";
 import { expectRejection } from "../support/rejection.js";
 
@@ -49,6 +50,7 @@ class ContendedRecords extends MemoryRecordStore {
 
 describe("RecordAclEditor (ExtensionContext.acls)", () => {
   let records: ContendedRecords;
+  let journal: MemoryAccessJournal;
   let permissions: MemoryPermissionStore;
   let editor: RecordAclEditor;
   let announced: ResourceChanged[];
@@ -65,7 +67,7 @@ describe("RecordAclEditor (ExtensionContext.acls)", () => {
 
   /** A record of articles with an ACL, written as the service writes one. */
   async function put(id: string, data: JsonObject, acl: Record<string, string[]>): Promise<StoredRecord> {
-    const shared = new PortableSharedRecords(records, permissions, new DirectUnitOfWork());
+    const shared = new PortableSharedRecords(records, journal, permissions, new DirectUnitOfWork());
     const full = { read: [], write: [], ...acl };
     return shared.create(
       scope,
@@ -78,14 +80,14 @@ describe("RecordAclEditor (ExtensionContext.acls)", () => {
   }
 
   beforeEach(() => {
-    records = new ContendedRecords({ now: () => 100 });
+    ({ records, journal } = memoryStorage({ now: () => 100 }, ContendedRecords));
     permissions = new MemoryPermissionStore();
     announced = [];
     const events = new ChangeEvents(() => undefined);
     events.onResourceChanged((event) => void announced.push(event));
     const unitOfWork = new DirectUnitOfWork();
     editor = new RecordAclEditor({
-      shared: new PortableSharedRecords(records, permissions, unitOfWork),
+      shared: new PortableSharedRecords(records, journal, permissions, unitOfWork),
       kinds: resourceKinds({ authorizer: new Authorizer(permissions) }),
       resource: (name) => [articles, notes].find((r) => r.name === name),
       changes: new CommittedChanges(events, unitOfWork),
@@ -98,7 +100,7 @@ describe("RecordAclEditor (ExtensionContext.acls)", () => {
     expect(written?.lastModified).to.equal(101);
     expect(written?.data).to.deep.equal({ n: 1 });
     expect(await aclOf("a1")).to.deep.equal({ read: ["carol"], write: ["alice"] });
-    expect(await records.lostAccessAfter(scope, 0)).to.deep.equal([{ id: "a1", lastModified: 101, principals: ["bob"] }]);
+    expect(await journal.lostAccessAfter(scope, 0)).to.deep.equal([{ id: "a1", lastModified: 101, principals: ["bob"] }]);
     expect(announced).to.deep.equal([
       {
         action: "update",
@@ -116,7 +118,7 @@ describe("RecordAclEditor (ExtensionContext.acls)", () => {
     const written = await editor.grant("articles", "a1", "read", "bob");
     expect(written?.lastModified).to.equal(101);
     expect(await aclOf("a1")).to.deep.equal({ read: ["bob"], write: ["alice"] });
-    expect(await records.lostAccessAfter(scope, 0)).to.deep.equal([]);
+    expect(await journal.lostAccessAfter(scope, 0)).to.deep.equal([]);
   });
 
   it("replaces only the permissions it names; every reader removed loses the record (write grants read)", async () => {
@@ -125,7 +127,7 @@ describe("RecordAclEditor (ExtensionContext.acls)", () => {
     expect(await aclOf("a1")).to.deep.equal({ read: ["carol"], write: ["alice", "dan"] });
     await editor.replace("articles", "a1", { read: [], write: ["alice"] }); // 102
     expect(await aclOf("a1")).to.deep.equal({ write: ["alice"] });
-    const losses = (await records.lostAccessAfter(scope, 0)).map((l) => ({ ...l, principals: [...l.principals].sort() }));
+    const losses = (await journal.lostAccessAfter(scope, 0)).map((l) => ({ ...l, principals: [...l.principals].sort() }));
     expect(losses).to.deep.equal([
       { id: "a1", lastModified: 101, principals: ["bob"] },
       { id: "a1", lastModified: 102, principals: ["carol", "dan"] },
@@ -150,7 +152,7 @@ describe("RecordAclEditor (ExtensionContext.acls)", () => {
     const written = await editor.revoke("articles", "a1", "read", "bob");
     expect(written?.lastModified).to.equal(102);
     expect(await aclOf("a1")).to.deep.equal({ read: ["carol"] });
-    expect(await records.lostAccessAfter(scope, 0)).to.deep.equal([{ id: "a1", lastModified: 102, principals: ["bob"] }]);
+    expect(await journal.lostAccessAfter(scope, 0)).to.deep.equal([{ id: "a1", lastModified: 102, principals: ["bob"] }]);
   });
 
   it("gives up after a few rounds of contention, with the contention error and nothing written", async () => {
@@ -159,7 +161,7 @@ describe("RecordAclEditor (ExtensionContext.acls)", () => {
     await expectRejection(editor.revoke("articles", "a1", "read", "bob"), PreconditionFailedError);
     expect(records.updates).to.equal(5);
     expect(await aclOf("a1")).to.deep.equal({ read: ["bob"] });
-    expect(await records.lostAccessAfter(scope, 0)).to.deep.equal([]);
+    expect(await journal.lostAccessAfter(scope, 0)).to.deep.equal([]);
   });
 
   it("refuses a resource that does not exist or keeps no record ACLs", async () => {

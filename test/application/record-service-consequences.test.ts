@@ -15,7 +15,7 @@ import { RecordService } from "../../src/application/record-service.js";
 import { authenticatedRequester } from "../../src/application/requester.js";
 import type { RecordWrite, ResourceDefinition, WriteConsequences } from "../../src/application/resources.js";
 import { MemoryPermissionStore } from "../../src/adapters/memory/memory-permission-store.js";
-import { MemoryRecordStore } from "../../src/adapters/memory/memory-record-store.js";
+import { memoryStorage } from "../../src/adapters/memory/memory-record-store.js";
 import { expectRejection } from "../support/rejection.js";
 
 /** Runs work as is, remembering how deep it is; after-commit callbacks wait for the outermost run to succeed. */
@@ -79,13 +79,14 @@ describe("RecordService: a resource's write consequences", () => {
   beforeEach(() => {
     log = [];
     refuse = false;
-    const records = new MemoryRecordStore({ now: () => Date.now() });
+    const { records, journal } = memoryStorage({ now: () => Date.now() });
     const permissions = new MemoryPermissionStore();
     unitOfWork = new RecordingUnitOfWork();
     service = new RecordService({
       records,
+      journal,
       kinds: resourceKinds({ authorizer: new Authorizer(permissions) }),
-      shared: new PortableSharedRecords(records, permissions, unitOfWork),
+      shared: new PortableSharedRecords(records, journal, permissions, unitOfWork),
       unitOfWork,
       ids: { generate: () => "generated" },
       tokens: new PaginationTokens("secret"),

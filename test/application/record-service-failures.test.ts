@@ -19,7 +19,8 @@ import { RecordService } from "../../src/application/record-service.js";
 import { authenticatedRequester } from "../../src/application/requester.js";
 import type { ResourceDefinition } from "../../src/application/resources.js";
 import { MemoryPermissionStore } from "../../src/adapters/memory/memory-permission-store.js";
-import { MemoryRecordStore } from "../../src/adapters/memory/memory-record-store.js";
+import { MemoryRecordStore, memoryStorage } from "../../src/adapters/memory/memory-record-store.js";
+import type { MemoryAccessJournal } from "../../src/adapters/memory/memory-access-journal.js";
 import { DirectUnitOfWork } from "../../src/adapters/system/direct-unit-of-work.js";
 import { expectRejection } from "../support/rejection.js";
 
@@ -78,13 +79,15 @@ class FailingCommit implements UnitOfWork {
 describe("RecordService when writes fail", () => {
   const alice = (permissions: MemoryPermissionStore) => authenticatedRequester("alice", (id) => permissions.userPrincipals(id));
   let records: FaultyRecords;
+  let journal: MemoryAccessJournal;
   let permissions: MemoryPermissionStore;
 
   function service(unitOfWork: UnitOfWork = new DirectUnitOfWork(), contentionDeadlineMs = 0): RecordService {
     return new RecordService({
       records,
+      journal,
       kinds: resourceKinds({ authorizer: new Authorizer(permissions) }),
-      shared: new PortableSharedRecords(records, permissions, unitOfWork),
+      shared: new PortableSharedRecords(records, journal, permissions, unitOfWork),
       unitOfWork,
       ids: { generate: () => "generated" },
       tokens: new PaginationTokens("secret"),
@@ -93,7 +96,7 @@ describe("RecordService when writes fail", () => {
   }
 
   beforeEach(() => {
-    records = new FaultyRecords({ now: () => 1_000_000 });
+    ({ records, journal } = memoryStorage({ now: () => 1_000_000 }, FaultyRecords));
     permissions = new MemoryPermissionStore();
   });
 

@@ -11,6 +11,7 @@ import {
 import { Authorizer } from "../../src/application/authorizer.js";
 import { resourceKinds } from "../../src/application/kinds/resource-kinds.js";
 import { PaginationTokens } from "../../src/application/pagination-token.js";
+import type { AccessJournal } from "../../src/application/ports/access-journal.js";
 import type { PermissionStore } from "../../src/application/ports/permission-store.js";
 import type { RecordStore, Scope, WriteOptions } from "../../src/application/ports/record-store.js";
 import type { UnitOfWork } from "../../src/application/ports/unit-of-work.js";
@@ -22,7 +23,8 @@ import type { CommittedChanges, ResourceChanged } from "../../src/application/ev
 import { anonymousRequester, authenticatedRequester, type Requester } from "../../src/application/requester.js";
 import type { ResourceDefinition } from "../../src/application/resources.js";
 import { MemoryPermissionStore } from "../../src/adapters/memory/memory-permission-store.js";
-import { MemoryRecordStore } from "../../src/adapters/memory/memory-record-store.js";
+import { memoryStorage, type MemoryRecordStore } from "../../src/adapters/memory/memory-record-store.js";
+import type { MemoryAccessJournal } from "../../src/adapters/memory/memory-access-journal.js";
 import { DirectUnitOfWork } from "../../src/adapters/system/direct-unit-of-work.js";
 import { expectRejection } from "../support/rejection.js";
 
@@ -35,13 +37,19 @@ const articles: ResourceDefinition = {
 const notes: ResourceDefinition = { name: "notes", kind: "user", permissions: ["read", "write"], settingsPrincipals: {} };
 
 /** The service as the composition root builds it over memory adapters, with ids from `nextId`. */
-function serviceOver(records: RecordStore, permissions: PermissionStore, nextId: () => string, changes?: CommittedChanges): RecordService {
+function serviceOver(
+  { records, journal }: { records: RecordStore; journal: AccessJournal },
+  permissions: PermissionStore,
+  nextId: () => string,
+  changes?: CommittedChanges,
+): RecordService {
   const kinds = resourceKinds({ authorizer: new Authorizer(permissions) });
   const unitOfWork = new DirectUnitOfWork();
   return new RecordService({
     records,
+    journal,
     kinds,
-    shared: new PortableSharedRecords(records, permissions, unitOfWork),
+    shared: new PortableSharedRecords(records, journal, permissions, unitOfWork),
     unitOfWork,
     ids: { generate: nextId },
     tokens: new PaginationTokens("secret"),
@@ -53,6 +61,7 @@ describe("RecordService", () => {
   let now: number;
   let permissions: MemoryPermissionStore;
   let records: MemoryRecordStore;
+  let journal: MemoryAccessJournal;
   let service: RecordService;
   let alice: Requester;
   let bob: Requester;
@@ -61,8 +70,8 @@ describe("RecordService", () => {
     now = 1_000_000;
     let next = 0;
     permissions = new MemoryPermissionStore();
-    records = new MemoryRecordStore({ now: () => now });
-    service = serviceOver(records, permissions, () => `id${++next}`);
+    ({ records, journal } = memoryStorage({ now: () => now }));
+    service = serviceOver({ records, journal }, permissions, () => `id${++next}`);
     const groups = (id: string) => permissions.userPrincipals(id);
     alice = authenticatedRequester("alice", groups);
     bob = authenticatedRequester("bob", groups);
@@ -270,7 +279,7 @@ describe("RecordService", () => {
 
   it("announces each write with its action, the records before and after, and answers created only for creations", async () => {
     const events: ResourceChanged[] = [];
-    const announced = serviceOver(records, permissions, () => "gen", {
+    const announced = serviceOver({ records, journal }, permissions, () => "gen", {
       resourceChanged: (e: ResourceChanged) => events.push(e),
     } as unknown as CommittedChanges);
     const owned: ResourceDefinition = { ...articles, settingsPrincipals: { write: ["alice"], read: ["alice"], create: ["alice"] } };
@@ -359,7 +368,7 @@ describe("RecordService", () => {
     const vanishing = Object.create(records) as MemoryRecordStore;
     vanishing.get = () => Promise.resolve(undefined);
     vanishing.create = () => Promise.reject(new ConflictError(null));
-    const raced = serviceOver(vanishing, permissions, () => "x");
+    const raced = serviceOver({ records: vanishing, journal }, permissions, () => "x");
     await expectRejection(raced.create(alice, articles, { data: { id: "a1" } }), ConflictError);
   });
 
@@ -375,13 +384,13 @@ describe("RecordService", () => {
     const racing = Object.create(records) as MemoryRecordStore;
     racing.get = () => Promise.resolve(undefined);
     racing.create = () => Promise.reject(new ConflictError(null));
-    const raced = serviceOver(racing, permissions, () => "x");
+    const raced = serviceOver({ records: racing, journal }, permissions, () => "x");
     await expectRejection(raced.replace(alice, articles, "a1", { data: {} }), ConflictError);
   });
 
   it("announces a PUT over an existing record as an update, with the record before and after", async () => {
     const events: ResourceChanged[] = [];
-    const announced = serviceOver(records, permissions, () => "gen", {
+    const announced = serviceOver({ records, journal }, permissions, () => "gen", {
       resourceChanged: (e: ResourceChanged) => events.push(e),
     } as unknown as CommittedChanges);
     const created = await announced.replace(alice, articles, "a1", { data: { n: 1 } });
@@ -402,7 +411,7 @@ describe("RecordService", () => {
 
   it("announces nothing for a plural DELETE that deletes nothing", async () => {
     const events: ResourceChanged[] = [];
-    const announced = serviceOver(records, permissions, () => "gen", {
+    const announced = serviceOver({ records, journal }, permissions, () => "gen", {
       resourceChanged: (e: ResourceChanged) => events.push(e),
     } as unknown as CommittedChanges);
     const owned: ResourceDefinition = { ...articles, settingsPrincipals: { write: ["alice"], read: ["alice"], create: ["alice"] } };
@@ -460,8 +469,9 @@ describe("RecordService", () => {
       const joined = Object.assign(Object.create(journaled) as MemoryRecordStore, createTogether ?? {}) as unknown as JoinedRecordStore;
       return new RecordService({
         records: journaled,
+        journal,
         kinds: resourceKinds({ authorizer: new Authorizer(journaledPermissions) }),
-        shared: new PostgresSharedRecords(reader, joined, journaledPermissions, unitOfWork),
+        shared: new PostgresSharedRecords(reader, joined, journal, journaledPermissions, unitOfWork),
         unitOfWork,
         ids: { generate: () => "gen" },
         tokens: new PaginationTokens("secret"),

@@ -6,6 +6,7 @@
  */
 import { expect } from "chai";
 import { PostgresSharedRecords, type JoinedRecordStore } from "../../src/adapters/postgres/postgres-shared-records.js";
+import type { AccessJournal } from "../../src/application/ports/access-journal.js";
 import type { PermissionStore } from "../../src/application/ports/permission-store.js";
 import type { RecordStore, Scope } from "../../src/application/ports/record-store.js";
 import type { AclChange, RecordAcls, SharedRecords } from "../../src/application/ports/shared-records.js";
@@ -50,8 +51,10 @@ function world(atomic: boolean, failing: { record?: boolean; acl?: boolean } = {
       if (failing.record) throw new Error("record write refused");
       return WRITTEN;
     },
-    recordLostAccessAt: async () => void log.push("loss"),
   } as unknown as RecordStore & JoinedRecordStore;
+  const journal = {
+    recordLostAccessAt: async () => void log.push("loss"),
+  } as unknown as AccessJournal;
   const permissions = {
     replaceObjectPermissions: async (_objectId: string, acl: Record<string, readonly string[]>) => {
       const stamp = acl[STAMP];
@@ -64,10 +67,11 @@ function world(atomic: boolean, failing: { record?: boolean; acl?: boolean } = {
   const joined: SharedRecords = new PostgresSharedRecords(
     { getWithAcl: () => Promise.reject(new Error("no read")) },
     records,
+    journal,
     permissions,
     unitOfWork,
   );
-  const portable: SharedRecords = new PortableSharedRecords(records, permissions, unitOfWork);
+  const portable: SharedRecords = new PortableSharedRecords(records, journal, permissions, unitOfWork);
   const update = (shared: SharedRecords, change: AclChange | null = CHANGE) =>
     shared.update(SCOPE, "a1", {}, {}, ACLS, change ?? undefined);
   return { log, undos, scopes, joined, portable, update };

@@ -1,22 +1,21 @@
 /**
  * The RecordStore contract: every adapter (memory, PostgreSQL) runs these cases unchanged.
- * They use the real clock and only the port, never adapter internals.
+ * They use the real clock and only the port, never adapter internals. What the access journal
+ * adds to listings (lost tombstones, gained records) is in access-journal.contract.ts.
  */
 import type { RecordStore } from "../../src/application/ports/record-store.js";
 import type { Harness } from "../support/harness.js";
-import { accessStampCases } from "./record-store/access-stamps.js";
 import { changesSinceCases } from "./record-store/changes-since.js";
 import { filterCases } from "./record-store/filters.js";
 import { inTransactionCases, type UnitOfWorkRunner } from "./record-store/in-transaction.js";
 import { listingCases } from "./record-store/listing.js";
-import { lostAccessCases } from "./record-store/lost-access.js";
 import { timestampCases } from "./record-store/timestamps.js";
 import { tombstoneCases } from "./record-store/tombstones.js";
 import { writeCases } from "./record-store/writes.js";
 
 /**
  * `units`: the ways the adapter's compositions run store calls inside a unit of work (each its
- * own code path on PostgreSQL); the timestamp and lost-access rules are checked again inside each.
+ * own code path on PostgreSQL); the timestamp rules are checked again inside each.
  */
 export function recordStoreContract(
   name: string,
@@ -45,8 +44,6 @@ export function recordStoreContract(
     tombstoneCases(store);
     filterCases(store);
     listingCases(store);
-    lostAccessCases(store);
-    accessStampCases(store);
     changesSinceCases(store);
     inTransactionCases(store, units);
   });

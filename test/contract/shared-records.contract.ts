@@ -66,6 +66,7 @@ export function sharedRecordsContract(setup: SharedRecordsSetup): void {
       permissions = await container.getAsync(TOKENS.PermissionStore);
     });
     beforeEach(async () => {
+      await (await container.getAsync(TOKENS.AccessJournal)).flush();
       await records.flush();
       await permissions.flush();
     });

@@ -8,6 +8,7 @@
 import { expect } from "chai";
 import { TOKENS } from "../../src/bootstrap/tokens.js";
 import { userId, type TestServer } from "../support/http.js";
+import { flushStorage } from "../support/storage-reset.js";
 
 const ALICE = "alice:pw";
 const BOB = "bob:pw";
@@ -42,7 +43,7 @@ export function sharingContract(server: () => TestServer): void {
 
   beforeEach(async () => {
     const container = server().running.container;
-    await (await container.getAsync(TOKENS.RecordStore)).flush();
+    await flushStorage(container);
     await (await container.getAsync(TOKENS.PermissionStore)).flush();
   });
 

@@ -10,6 +10,7 @@ import { permissionBackendSetups, postgresWithRedisSetup, type BackendSetup } fr
 import { startTestServer, userId, type TestServer } from "../support/http.js";
 import { walkNextPages } from "../support/page-walk.js";
 import { requireService } from "../support/services.js";
+import { flushStorage } from "../support/storage-reset.js";
 
 const ALICE = userId("alice:pw");
 const BOB = userId("bob:pw");
@@ -39,7 +40,7 @@ for (const backend of BACKENDS)
     });
     beforeEach(async () => {
       await permissions.flush();
-      await (await server.running.container.getAsync(TOKENS.RecordStore)).flush();
+      await flushStorage(server.running.container);
       await permissions.addUserPrincipal(BOB, "group:editors");
       await permissions.addUserPrincipal(CAROL, "group:auditors");
       const put = await server.request("PUT", "/v1/articles/a1", {

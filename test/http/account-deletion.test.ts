@@ -9,6 +9,7 @@ import { TOKENS } from "../../src/bootstrap/tokens.js";
 import { permissionBackendSetups, postgresWithRedisSetup, type BackendSetup } from "../support/backend-setups.js";
 import { startTestServer, type TestServer } from "../support/http.js";
 import { requireService } from "../support/services.js";
+import { flushStorage } from "../support/storage-reset.js";
 
 const BACKENDS: Array<BackendSetup & { readonly alsoNeeds?: "postgresql" }> = [
   ...permissionBackendSetups("acctdel"),
@@ -49,7 +50,7 @@ for (const backend of BACKENDS)
       await (await server.running.container.getAsync(TOKENS.Migrator)).migrate();
       permissions = await server.running.container.getAsync(TOKENS.PermissionStore);
       await permissions.flush();
-      await (await server.running.container.getAsync(TOKENS.RecordStore)).flush();
+      await flushStorage(server.running.container);
       expect((await signUp("admin", "pw-admin")).status).to.equal(201);
       expect((await signUp("alice", "pw-alice")).status).to.equal(201);
     });

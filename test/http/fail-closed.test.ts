@@ -12,6 +12,7 @@ import { TOKENS } from "../../src/bootstrap/tokens.js";
 import { startTestServer, userId, type TestServer } from "../support/http.js";
 import { permissionBackendSetups } from "../support/backend-setups.js";
 import { requireService } from "../support/services.js";
+import { flushStorage } from "../support/storage-reset.js";
 
 const ALICE = "alice:pw";
 const BOB = "bob:pw";
@@ -54,7 +55,7 @@ for (const backend of BACKENDS) {
       realCombined = combined?.principalsAndCheck.bind(combined);
     });
     beforeEach(async () => {
-      await (await server.running.container.getAsync(TOKENS.RecordStore)).flush();
+      await flushStorage(server.running.container);
       await permissions.flush();
       restoreChecks();
       checks = 0;

@@ -8,6 +8,7 @@ import { TOKENS } from "../../src/bootstrap/tokens.js";
 import { startTestServer, type TestServer } from "../support/http.js";
 import { databaseUrl, ensureDatabase } from "../support/postgres.js";
 import { REDIS_URL, requireService } from "../support/services.js";
+import { flushStorage } from "../support/storage-reset.js";
 
 const ALICE = "alice:pw";
 const JSON_TYPE = { "Content-Type": "application/json" };
@@ -129,7 +130,7 @@ describe("HTTP hostile input, differential across backends", function () {
   });
   beforeEach(async () => {
     for (const { server } of setups) {
-      await (await server.running.container.getAsync(TOKENS.RecordStore)).flush();
+      await flushStorage(server.running.container);
       await (await server.running.container.getAsync(TOKENS.PermissionStore)).flush();
       await server.request("PUT", "/v1/articles/hostile", { user: ALICE, body: { data: { t: "a".repeat(500) } } });
     }

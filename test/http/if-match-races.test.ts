@@ -62,6 +62,7 @@ for (const backend of BACKENDS) {
       alice = authenticatedRequester(userId(ALICE), noGroups);
     });
     beforeEach(async () => {
+      await (await server.running.container.getAsync(TOKENS.AccessJournal)).flush();
       await records.flush();
       await permissions?.flush();
     });

@@ -8,6 +8,7 @@ import { TOKENS } from "../../src/bootstrap/tokens.js";
 import { startTestServer, userId, type TestServer } from "../support/http.js";
 import { databaseUrl, ensureDatabase } from "../support/postgres.js";
 import { REDIS_URL, requireService } from "../support/services.js";
+import { flushStorage } from "../support/storage-reset.js";
 
 const DATABASE = "tessera_nested_groups_http_test";
 
@@ -47,7 +48,7 @@ for (const backend of BACKENDS) {
       if (server.running.container.isBound(TOKENS.Migrator)) await (await server.running.container.getAsync(TOKENS.Migrator)).migrate();
     });
     beforeEach(async () => {
-      await (await server.running.container.getAsync(TOKENS.RecordStore)).flush();
+      await flushStorage(server.running.container);
       await (await server.running.container.getAsync(TOKENS.PermissionStore)).flush();
     });
     after(async () => {

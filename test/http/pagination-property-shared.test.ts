@@ -12,6 +12,7 @@ import { startTestServer, userId, type TestServer } from "../support/http.js";
 import { walkNextPages } from "../support/page-walk.js";
 import { databaseUrl, ensureDatabase } from "../support/postgres.js";
 import { requireService, underCi } from "../support/services.js";
+import { flushStorage } from "../support/storage-reset.js";
 
 const OWNER = "owner:pw";
 const READER = "reader:pw";
@@ -97,7 +98,7 @@ for (const backend of BACKENDS) {
     after(() => server?.stop());
 
     async function reset(): Promise<void> {
-      await (await server.running.container.getAsync(TOKENS.RecordStore)).flush();
+      await flushStorage(server.running.container);
       await (await server.running.container.getAsync(TOKENS.PermissionStore)).flush();
     }
 

@@ -10,6 +10,7 @@ import { recordsOf, walkNextPages } from "../support/page-walk.js";
 import { databaseUrl, ensureDatabase } from "../support/postgres.js";
 import { requireService } from "../support/services.js";
 import { TcpProxy } from "../support/tcp-proxy.js";
+import { flushStorage } from "../support/storage-reset.js";
 
 const DATABASE = "tessera_http_test";
 
@@ -34,7 +35,7 @@ describe("HTTP on PostgreSQL", function () {
     await (await server.running.container.getAsync(TOKENS.Migrator)).migrate();
   });
   beforeEach(async () => {
-    await (await server.running.container.getAsync(TOKENS.RecordStore)).flush();
+    await flushStorage(server.running.container);
     await (await server.running.container.getAsync(TOKENS.PermissionStore)).flush();
   });
   after(async () => {

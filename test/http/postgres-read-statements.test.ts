@@ -13,6 +13,7 @@ import { TOKENS } from "../../src/bootstrap/tokens.js";
 import { startTestServer, userId, type TestServer } from "../support/http.js";
 import { databaseUrl, ensureDatabase } from "../support/postgres.js";
 import { requireService } from "../support/services.js";
+import { flushStorage } from "../support/storage-reset.js";
 
 const DATABASE = "tessera_read_statements_test";
 const PERMISSIONS_DATABASE = "tessera_read_statements_acl_test";
@@ -42,7 +43,7 @@ async function serverOn(permissionDatabase: string): Promise<TestServer> {
     permission_url: databaseUrl(permissionDatabase),
   });
   await (await server.running.container.getAsync(TOKENS.Migrator)).migrate();
-  await (await server.running.container.getAsync(TOKENS.RecordStore)).flush();
+  await flushStorage(server.running.container);
   await (await server.running.container.getAsync(TOKENS.PermissionStore)).flush();
   return server;
 }

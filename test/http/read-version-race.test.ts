@@ -57,6 +57,7 @@ for (const backend of BACKENDS) {
       service = await container.getAsync(TOKENS.RecordService);
     });
     beforeEach(async () => {
+      await (await server.running.container.getAsync(TOKENS.AccessJournal)).flush();
       await records.flush();
       await permissions.flush();
     });

@@ -14,7 +14,8 @@ import { RecordAclEditor } from "../../src/application/shared-records/record-acl
 import { resourceKinds } from "../../src/application/kinds/resource-kinds.js";
 import { PaginationTokens } from "../../src/application/pagination-token.js";
 import type { ChangeBroadcast } from "../../src/application/ports/change-broadcast.js";
-import type { RecordedLoss, Scope } from "../../src/application/ports/record-store.js";
+import type { RecordedLoss } from "../../src/application/ports/access-journal.js";
+import type { Scope } from "../../src/application/ports/record-store.js";
 import { PortableSharedRecords } from "../../src/application/shared-records/portable-shared-records.js";
 import type { SharedRecords } from "../../src/application/ports/shared-records.js";
 import { RecordService } from "../../src/application/record-service.js";
@@ -24,7 +25,9 @@ import { InProcessBroadcast } from "../../src/adapters/memory/in-process-broadca
 import { AccessStamps } from "../../src/application/memberships/access-stamps.js";
 import { Memberships } from "../../src/application/memberships/memberships.js";
 import { MemoryPermissionStore } from "../../src/adapters/memory/memory-permission-store.js";
+import { MemoryAccessJournal } from "../../src/adapters/memory/memory-access-journal.js";
 import { MemoryRecordStore } from "../../src/adapters/memory/memory-record-store.js";
+import { MemoryScopeClocks } from "../../src/adapters/memory/scope-clocks.js";
 import { DirectUnitOfWork } from "../../src/adapters/system/direct-unit-of-work.js";
 
 /**
@@ -113,10 +116,35 @@ export function pendingTimers(): number {
   return process.getActiveResourcesInfo().filter((resource) => resource === "Timeout").length;
 }
 
-/** A memory store whose next list matching a condition (or next read of losses) waits until released (a read caught mid-way). */
+/** A memory journal whose next read of losses waits until released (a read caught mid-way). */
+export class HoldingJournal extends MemoryAccessJournal {
+  private heldLosses: { reached: () => void; released: Promise<void> } | undefined;
+
+  /**
+   * The next read of losses (lostAccessAfter) waits as HoldingRecords.holdList's: a restricted
+   * subscriber's read is then caught after it read the changes and the ACLs of their versions,
+   * before it sends them.
+   */
+  holdLostAccess(): { reached: Promise<void>; release: () => void; fail: (error: Error) => void } {
+    const { hold, handle } = holding();
+    this.heldLosses = hold;
+    return handle;
+  }
+
+  override async lostAccessAfter(scope: Scope, after: number): Promise<RecordedLoss[]> {
+    const held = this.heldLosses;
+    if (held) {
+      this.heldLosses = undefined;
+      held.reached();
+      await held.released;
+    }
+    return super.lostAccessAfter(scope, after);
+  }
+}
+
+/** A memory store whose next list matching a condition waits until released (a read caught mid-way). */
 export class HoldingRecords extends MemoryRecordStore {
   private held: { matches: (query: ListQuery) => boolean; reached: () => void; released: Promise<void> } | undefined;
-  private heldLosses: { reached: () => void; released: Promise<void> } | undefined;
   private heldTimestamp: { skip: number; reached: () => void; released: Promise<void> } | undefined;
 
   /**
@@ -126,16 +154,6 @@ export class HoldingRecords extends MemoryRecordStore {
   holdList(matches: (query: ListQuery) => boolean): { reached: Promise<void>; release: () => void; fail: (error: Error) => void } {
     const { hold, handle } = holding();
     this.held = { matches, ...hold };
-    return handle;
-  }
-
-  /**
-   * The next read of losses (lostAccessAfter) waits as holdList's: a restricted subscriber's read
-   * is then caught after it read the changes and the ACLs of their versions, before it sends them.
-   */
-  holdLostAccess(): { reached: Promise<void>; release: () => void; fail: (error: Error) => void } {
-    const { hold, handle } = holding();
-    this.heldLosses = hold;
     return handle;
   }
 
@@ -168,16 +186,6 @@ export class HoldingRecords extends MemoryRecordStore {
     }
     return super.list(scope, query);
   }
-
-  override async lostAccessAfter(scope: Scope, after: number): Promise<RecordedLoss[]> {
-    const held = this.heldLosses;
-    if (held) {
-      this.heldLosses = undefined;
-      held.reached();
-      await held.released;
-    }
-    return super.lostAccessAfter(scope, after);
-  }
 }
 
 function holding(): {
@@ -206,7 +214,9 @@ export interface FeedWorldOptions {
 }
 
 export class FeedWorld {
-  readonly records = new HoldingRecords({ now: () => 100 });
+  private readonly clocks = new MemoryScopeClocks({ now: () => 100 });
+  readonly journal = new HoldingJournal(this.clocks);
+  readonly records = new HoldingRecords(this.clocks, this.journal);
   readonly acls = new MemoryPermissionStore();
   /** Record ACL changes as extensions make them (`ExtensionContext.acls`): through SharedRecords, announced. */
   readonly aclChanges: RecordAclEditor;
@@ -230,7 +240,7 @@ export class FeedWorld {
     // As the composition root wires them: the service records its writes' losses itself.
     const kinds = resourceKinds({ authorizer: new Authorizer(this.acls) });
     const unitOfWork = new DirectUnitOfWork();
-    const portable = new PortableSharedRecords(this.records, this.acls, unitOfWork);
+    const portable = new PortableSharedRecords(this.records, this.journal, this.acls, unitOfWork);
     // As if ACLs committed with their records (PostgreSQL's): the feed then re-checks no signal.
     const shared: SharedRecords =
       options.aclMayTrailRecord === false
@@ -238,6 +248,7 @@ export class FeedWorld {
         : portable;
     this.service = new RecordService({
       records: this.records,
+      journal: this.journal,
       kinds,
       shared,
       unitOfWork,
@@ -251,7 +262,7 @@ export class FeedWorld {
       sharesTransaction: false,
       events: this.events,
       stamps: new AccessStamps({
-        records: this.records,
+        journal: this.journal,
         permissions: this.acls,
         kinds,
         resources: () => [articles, notes],
@@ -268,6 +279,7 @@ export class FeedWorld {
     this.feed = new LiveFeed({
       records: this.service,
       store: this.records,
+      journal: this.journal,
       shared,
       kinds,
       windowMs: 0,

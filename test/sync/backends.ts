@@ -10,6 +10,7 @@ import { TOKENS } from "../../src/bootstrap/tokens.js";
 import { startTestServer, type TestServer } from "../support/http.js";
 import { databaseUrl, ensureDatabase } from "../support/postgres.js";
 import { REDIS_URL, requireService } from "../support/services.js";
+import { flushStorage } from "../support/storage-reset.js";
 
 export interface SyncBackend {
   readonly name: string;
@@ -109,6 +110,6 @@ export function useSyncServer(
 
 /** Empties the records (with their lost-access entries) and the permissions of a test server. */
 export async function flushBackends(container: Container): Promise<void> {
-  await (await container.getAsync(TOKENS.RecordStore)).flush();
+  await flushStorage(container);
   if (container.isBound(TOKENS.PermissionStore)) await (await container.getAsync(TOKENS.PermissionStore)).flush();
 }

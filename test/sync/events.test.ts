@@ -12,6 +12,7 @@ import type { ResourceDefinition } from "../../src/application/resources.js";
 import { PostgresDatabase } from "../../src/adapters/postgres/postgres-database.js";
 import { PostgresPermissionStore } from "../../src/adapters/postgres/postgres-permission-store.js";
 import { PostgresRecordStore } from "../../src/adapters/postgres/postgres-record-store.js";
+import { PostgresAccessJournal } from "../../src/adapters/postgres/postgres-access-journal.js";
 import { PostgresSharedRecords } from "../../src/adapters/postgres/postgres-shared-records.js";
 import { PostgresUnitOfWork } from "../../src/adapters/postgres/postgres-unit-of-work.js";
 import { startServer, type RunningServer } from "../../src/bootstrap/server.js";
@@ -183,7 +184,8 @@ describe("PostgresUnitOfWork.afterCommit", function () {
     const records = new PostgresRecordStore(database);
     const seen = new PostgresRecordStore(observer);
     const resource: ResourceDefinition = { name: "grouped", kind: "shareable", permissions: ["read", "write"], settingsPrincipals: {} };
-    const shared = PostgresSharedRecords.on(database, records, grouped);
+    const journal = new PostgresAccessJournal(database);
+    const shared = PostgresSharedRecords.on(database, records, journal, grouped);
     const acls: RecordAcls = {
       objectIdPrefix: "/grouped/",
       permissions: resource.permissions,
@@ -191,6 +193,7 @@ describe("PostgresUnitOfWork.afterCommit", function () {
     };
     const permissions = new PostgresPermissionStore(database);
     const scope = { collection: "grouped", parentId: "" };
+    await journal.flush();
     await records.flush();
     await permissions.flush();
     const readable = { read: ["bob"], write: [] };

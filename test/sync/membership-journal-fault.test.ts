@@ -43,7 +43,7 @@ for (const backend of SYNC_BACKENDS) {
 
     /** The journal's loss stamps fail `times` times, as a lost connection would. */
     const journalFails = async (times: number) => {
-      const journal = await server().running.container.getAsync(TOKENS.RecordStore);
+      const journal = await server().running.container.getAsync(TOKENS.AccessJournal);
       const stamp = journal.stampLostAccess.bind(journal);
       let left = times;
       journal.stampLostAccess = (...args) => (left-- > 0 ? Promise.reject(new BackendError("storage", "injected")) : stamp(...args));

@@ -100,21 +100,29 @@ const MUTANTS = [
   },
   {
     name: "a repeated loss keeps its old stamp",
-    file: `${PG}/lost-access-sql.js`,
-    find: "ON CONFLICT (collection, parent_id, principal, id) DO UPDATE SET last_modified = EXCLUDED.last_modified`",
-    replace: "ON CONFLICT (collection, parent_id, principal, id) DO NOTHING`",
+    file: `${PG}/postgres-access-journal.js`,
+    find: "u(id, principal, stamp)\n    ON CONFLICT (collection, parent_id, principal, id) DO UPDATE SET last_modified = EXCLUDED.last_modified`",
+    replace: "u(id, principal, stamp)\n    ON CONFLICT (collection, parent_id, principal, id) DO NOTHING`",
     tests: ALL,
   },
   {
     name: "losses read from the feed's cursor inclusive",
-    file: `${PG}/lost-access-sql.js`,
+    file: `${PG}/postgres-access-journal.js`,
     find: "AND last_modified > $3",
     replace: "AND last_modified >= $3",
     tests: [...ALL, `${DIST}/test/sync/events.test.js`],
   },
   {
+    // The access journal's own stamps (a group change's losses, gains, resyncs) on the scope's counter.
+    name: "access stamp not above the collection timestamp",
+    file: `${PG}/postgres-access-journal.js`,
+    find: "GREATEST(${NOW_MS}, t.last_modified + 1) + ${count} - 1",
+    replace: "GREATEST(${NOW_MS}, t.last_modified) + ${count} - 1",
+    tests: ALL,
+  },
+  {
     name: "losses of every principal shown",
-    file: `${PG}/lost-access-sql.js`,
+    file: `${PG}/access-journal-listing-sql.js`,
     find: "AND l.principal = ANY(${principals})",
     replace: "",
     tests: ALL,
@@ -130,9 +138,10 @@ const MUTANTS = [
   },
   {
     name: "lost tombstones past upTo kept",
-    file: `${PG}/lost-access-sql.js`,
-    find: 'conditions.push(`r.last_modified <= ${params.add(query.upTo, "bigint")}`)',
-    replace: 'conditions.push(`r.last_modified <= ${params.add(query.upTo, "bigint")} + 1`)',
+    file: `${PG}/access-journal-listing-sql.js`,
+    find: 'conditions.push(`r.last_modified <= ${params.add(query.upTo, "bigint")}`);\n    if (query.after)\n        conditions.push(keysetSql(params, query.sort, query.after));\n    return `(${lost})',
+    replace:
+      'conditions.push(`r.last_modified <= ${params.add(query.upTo, "bigint")} + 1`);\n    if (query.after)\n        conditions.push(keysetSql(params, query.sort, query.after));\n    return `(${lost})',
     tests: ALL,
   },
   {

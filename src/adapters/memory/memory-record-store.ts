@@ -2,51 +2,34 @@
  * RecordStore kept in process memory: for tests, development and single-process use. It passes
  * the same contract suite as PostgreSQL, so the layers above can trust it. Access by ids looks
  * those ids up; a listing bounded below on `last_modified` (`_since`, the live feed) reads the
- * scope's change log from that bound; other listings scan the scope (no indexes on fields).
+ * scope's change log from that bound; other listings scan the scope (no indexes on fields). A
+ * listing restricted by an access naming principals asks the memory access journal (lost
+ * tombstones, gained records); both take their timestamps from the same scope clocks.
  */
 /* eslint-disable @typescript-eslint/require-await -- the port is async; memory has nothing to await, and async keeps errors as rejections */
 import type { JsonObject } from "../../domain/json.js";
 import { ConflictError, PreconditionFailedError, RecordNotFoundError } from "../../domain/errors.js";
-import {
-  nextTimestamp,
-  recordBody,
-  splitManagedFields,
-  type RecordOrTombstone,
-  type StoredRecord,
-  type Tombstone,
-} from "../../domain/records.js";
+import { recordBody, splitManagedFields, type RecordOrTombstone, type StoredRecord, type Tombstone } from "../../domain/records.js";
 import { showsGained } from "../../application/shared-records/restricted-view.js";
 import { MODIFIED_FIELD, type CountQuery, type Filter, type ListQuery, type RecordAccess } from "../../application/listing.js";
 import type { Clock } from "../../application/ports/clock.js";
 import {
   NEVER_WRITTEN,
   type ConditionalWriteOptions,
-  type RecordedLoss,
   type RecordStore,
   type Scope,
-  type StampRange,
   type WriteOptions,
 } from "../../application/ports/record-store.js";
 import { ChangeLog } from "./change-log.js";
-import { GainedAccessIndex } from "./gained-access-index.js";
-import { LostAccessIndex } from "./lost-access-index.js";
+import { MemoryAccessJournal } from "./memory-access-journal.js";
+import { MemoryScopeClocks, scopeKey } from "./scope-clocks.js";
 import { compileAccess, compileAfter, compileFilters, compileSort } from "./record-matching.js";
 
 interface ScopeState {
-  /** Newest write; undefined while none happened (reads store nothing). */
-  timestamp: number | undefined;
   readonly records: Map<string, StoredRecord>;
   readonly tombstones: Map<string, Tombstone>;
   /** Ids of records and tombstones in `last_modified` order (an id is current while its entry has that timestamp). */
   readonly changes: ChangeLog<string>;
-  readonly lostAccess: LostAccessIndex;
-  readonly gainedAccess: GainedAccessIndex;
-  /** Per principal, its newest resync (stampResync). */
-  readonly resyncs: Map<string, number>;
-}
-
-function scopeKey(scope: Scope): string {
-  return JSON.stringify([scope.collection, scope.parentId]);
 }
 
 /** Callers get copies: mutating a returned record must never change what is stored. */
@@ -110,7 +93,11 @@ function requestedTimestamp(options: WriteOptions | undefined): number | undefin
 export class MemoryRecordStore implements RecordStore {
   private readonly scopes = new Map<string, ScopeState>();
 
-  constructor(private readonly clock: Clock) {}
+  /** `clocks` and `journal`: the scope timestamps it shares with its access journal, and that journal. */
+  constructor(
+    private readonly clocks: MemoryScopeClocks,
+    private readonly journal: MemoryAccessJournal,
+  ) {}
 
   /** Scopes holding state (written at least once): for tests that prove reads store nothing. */
   get scopeCount(): number {
@@ -128,7 +115,7 @@ export class MemoryRecordStore implements RecordStore {
     const state = this.state(scope);
     const existing = state.records.get(id);
     if (existing) throw new ConflictError(recordBody(copyRecord(existing)));
-    const record: StoredRecord = { id, lastModified: this.stamp(state, options), data: ownData(data) };
+    const record: StoredRecord = { id, lastModified: this.stamp(scope, options), data: ownData(data) };
     if (state.tombstones.delete(id)) state.changes.superseded();
     state.records.set(id, record);
     state.changes.append(id, record.lastModified);
@@ -138,7 +125,7 @@ export class MemoryRecordStore implements RecordStore {
   async update(scope: Scope, id: string, data: JsonObject, options?: ConditionalWriteOptions): Promise<StoredRecord> {
     const state = this.existingScope(scope, id, options);
     this.existing(scope, state, id, options);
-    const record: StoredRecord = { id, lastModified: this.stamp(state, options), data: ownData(data) };
+    const record: StoredRecord = { id, lastModified: this.stamp(scope, options), data: ownData(data) };
     state.records.set(id, record);
     state.changes.append(id, record.lastModified);
     state.changes.superseded();
@@ -148,7 +135,7 @@ export class MemoryRecordStore implements RecordStore {
   async delete(scope: Scope, id: string, options?: ConditionalWriteOptions): Promise<Tombstone> {
     const state = this.existingScope(scope, id, options);
     this.existing(scope, state, id, options);
-    return copyTombstone(this.bury(state, id, options));
+    return copyTombstone(this.bury(scope, state, id, options));
   }
 
   async deleteMany(scope: Scope, query: CountQuery): Promise<Tombstone[]> {
@@ -156,7 +143,7 @@ export class MemoryRecordStore implements RecordStore {
     if (!state) return [];
     const matching = this.liveMatching(state, query).sort((a, b) => a.lastModified - b.lastModified);
     // Oldest first, so the tombstones come out ascending by their new timestamps.
-    return matching.map((record) => copyTombstone(this.bury(state, record.id, undefined)));
+    return matching.map((record) => copyTombstone(this.bury(scope, state, record.id, undefined)));
   }
 
   async list(scope: Scope, query: ListQuery): Promise<RecordOrTombstone[]> {
@@ -181,7 +168,8 @@ export class MemoryRecordStore implements RecordStore {
         for (const tombstone of reachable(state.tombstones, query.access)) if (keep(tombstone)) kept.push(tombstone);
     }
     if (query.includeDeleted && query.access?.principals) {
-      const lost = state.lostAccess.tombstonesFor(query.access.principals, new Set(query.access.ids));
+      // Records the caller's principals lost, as tombstones, from the journal (RecordAccess).
+      const lost = this.journal.tombstonesFor(scope, query.access.principals, new Set(query.access.ids));
       const ungranted = (entry: RecordOrTombstone) => entry.lastModified <= upTo && matches(entry) && isAfter(entry);
       for (const tombstone of lost) if (ungranted(tombstone)) kept.push(tombstone);
     }
@@ -190,7 +178,7 @@ export class MemoryRecordStore implements RecordStore {
       const beyond = (t: number) => (since.inclusive ? t >= since.after : t > since.after);
       const others = compileFilters(query.filters.filter((f) => !isLowerBound(f)));
       const readable = new Set(query.access.ids);
-      for (const id of state.gainedAccess.idsGained(query.access.principals, (t) => t <= upTo && beyond(t))) {
+      for (const id of this.journal.idsGained(scope, query.access.principals, (t) => t <= upTo && beyond(t))) {
         const record = state.records.get(id);
         if (
           record &&
@@ -206,54 +194,6 @@ export class MemoryRecordStore implements RecordStore {
     return kept.sort(compileSort(query.sort)).slice(0, query.limit).map(copyEntry);
   }
 
-  async recordLostAccessAt(scope: Scope, losses: readonly RecordedLoss[]): Promise<void> {
-    for (const loss of losses)
-      if (loss.principals.length > 0) this.state(scope).lostAccess.record(loss.id, loss.principals, loss.lastModified);
-  }
-
-  async stampLostAccess(scope: Scope, principal: string, lost: readonly string[]): Promise<StampRange> {
-    const state = this.state(scope);
-    const ids = [...new Set(lost)].sort();
-    const stamps = (ids.length === 0 ? [undefined] : ids).map((id) => {
-      const timestamp = this.stamp(state, undefined);
-      if (id !== undefined) state.lostAccess.record(id, [principal], timestamp);
-      return timestamp;
-    });
-    return { first: stamps[0] ?? 0, last: stamps.at(-1) ?? 0 };
-  }
-
-  async lostAccessOf(scope: Scope, principal: string): Promise<string[]> {
-    return this.peek(scope)?.lostAccess.idsOf(principal) ?? [];
-  }
-
-  async stampGainedAccess(scope: Scope, principal: string, gained: readonly string[]): Promise<number> {
-    const state = this.state(scope);
-    const timestamp = this.stamp(state, undefined);
-    for (const id of gained) state.gainedAccess.record(id, principal, timestamp);
-    return timestamp;
-  }
-
-  async stampResync(scope: Scope, principal: string): Promise<number> {
-    const state = this.state(scope);
-    const timestamp = this.stamp(state, undefined);
-    state.resyncs.set(principal, timestamp);
-    return timestamp;
-  }
-
-  async resyncAfter(scope: Scope, principals: readonly string[], after: number): Promise<number | undefined> {
-    const resyncs = this.peek(scope)?.resyncs;
-    const found = principals.map((p) => resyncs?.get(p) ?? Number.NEGATIVE_INFINITY).filter((t) => t > after);
-    return found.length === 0 ? undefined : Math.max(...found);
-  }
-
-  async gainedAccessAfter(scope: Scope, principals: readonly string[], after: number): Promise<string[]> {
-    return [...(this.peek(scope)?.gainedAccess.idsGained(principals, (t) => t > after) ?? [])];
-  }
-
-  async lostAccessAfter(scope: Scope, after: number): Promise<RecordedLoss[]> {
-    return this.peek(scope)?.lostAccess.after(after) ?? [];
-  }
-
   async count(scope: Scope, query: CountQuery): Promise<number> {
     const allowed = compileAccess(query.access);
     const state = this.peek(scope);
@@ -266,7 +206,7 @@ export class MemoryRecordStore implements RecordStore {
 
   async collectionTimestamp(scope: Scope): Promise<number> {
     // A read stores nothing: invented readers must leave no state behind.
-    return this.peek(scope)?.timestamp ?? NEVER_WRITTEN;
+    return this.clocks.current(scope) ?? NEVER_WRITTEN;
   }
 
   async purgeTombstones(scope: Scope | undefined, before?: number): Promise<number> {
@@ -279,8 +219,6 @@ export class MemoryRecordStore implements RecordStore {
         state.changes.superseded();
         purged += 1;
       }
-      purged += state.lostAccess.purge(before) + state.gainedAccess.purge(before);
-      for (const [principal, timestamp] of state.resyncs) if (before === undefined || timestamp < before) state.resyncs.delete(principal);
     }
     // Scope timestamps stay: later writes must still come after the purged deletes.
     return purged;
@@ -288,6 +226,7 @@ export class MemoryRecordStore implements RecordStore {
 
   async flush(): Promise<void> {
     this.scopes.clear();
+    this.clocks.clear();
   }
 
   async heartbeat(): Promise<boolean> {
@@ -309,15 +248,7 @@ export class MemoryRecordStore implements RecordStore {
       const changes = new ChangeLog<string>(
         ({ key: id, lastModified }) => (records.get(id) ?? tombstones.get(id))?.lastModified === lastModified,
       );
-      state = {
-        timestamp: undefined,
-        records,
-        tombstones,
-        changes,
-        lostAccess: new LostAccessIndex(),
-        gainedAccess: new GainedAccessIndex(),
-        resyncs: new Map(),
-      };
+      state = { records, tombstones, changes };
       this.scopes.set(key, state);
     }
     return state;
@@ -342,8 +273,8 @@ export class MemoryRecordStore implements RecordStore {
   }
 
   /** Replaces a live record by a tombstone with a new timestamp. */
-  private bury(state: ScopeState, id: string, options: WriteOptions | undefined): Tombstone {
-    const tombstone: Tombstone = { id, lastModified: this.stamp(state, options), deleted: true };
+  private bury(scope: Scope, state: ScopeState, id: string, options: WriteOptions | undefined): Tombstone {
+    const tombstone: Tombstone = { id, lastModified: this.stamp(scope, options), deleted: true };
     state.records.delete(id);
     state.tombstones.set(id, tombstone);
     state.changes.append(id, tombstone.lastModified);
@@ -360,10 +291,25 @@ export class MemoryRecordStore implements RecordStore {
   }
 
   /** Next timestamp of the scope: strictly above its current one, honouring a newer request. */
-  private stamp(state: ScopeState, options: WriteOptions | undefined): number {
-    // A never-written scope has no timestamp yet: any requested value is newer.
-    const timestamp = nextTimestamp(state.timestamp ?? 0, this.clock.now(), requestedTimestamp(options));
-    state.timestamp = timestamp;
-    return timestamp;
+  private stamp(scope: Scope, options: WriteOptions | undefined): number {
+    return this.clocks.next(scope, requestedTimestamp(options));
   }
+}
+
+/** A record store class over the memory storage's scope clocks and journal (tests derive some). */
+type MemoryRecordStoreClass<S extends MemoryRecordStore> = new (clocks: MemoryScopeClocks, journal: MemoryAccessJournal) => S;
+
+/** The memory storage: a record store (of class `Store`) and its access journal, over the same scope clocks. */
+export function memoryStorage(clock: Clock): { records: MemoryRecordStore; journal: MemoryAccessJournal };
+export function memoryStorage<S extends MemoryRecordStore>(
+  clock: Clock,
+  Store: MemoryRecordStoreClass<S>,
+): { records: S; journal: MemoryAccessJournal };
+export function memoryStorage(
+  clock: Clock,
+  Store: MemoryRecordStoreClass<MemoryRecordStore> = MemoryRecordStore,
+): { records: MemoryRecordStore; journal: MemoryAccessJournal } {
+  const clocks = new MemoryScopeClocks(clock);
+  const journal = new MemoryAccessJournal(clocks);
+  return { records: new Store(clocks, journal), journal };
 }

@@ -12,10 +12,8 @@ import type { ObjectPermissions } from "../../application/ports/permission-store
 import {
   NEVER_WRITTEN,
   type ConditionalWriteOptions,
-  type RecordedLoss,
   type RecordStore,
   type Scope,
-  type StampRange,
   type WriteOptions,
 } from "../../application/ports/record-store.js";
 import { ConflictError, PreconditionFailedError, RecordNotFoundError } from "../../domain/errors.js";
@@ -26,23 +24,7 @@ import type { JoinedGrants } from "./joined-grants.js";
 import { BatchedCreates, BatchedUpdates, type AclEntries, type CreateItem, type UpdateItem, type WriteRow } from "./batched-writes.js";
 import type { GroupClock } from "./group-clock.js";
 import { groupCommitOf, runOne, type BatchStatement, type GroupCommit } from "./group-commit.js";
-import {
-  LOST_ACCESS_AFTER,
-  LOST_ACCESS_OF,
-  lostAccessSourceSql,
-  purgeLostAccessSql,
-  RECORD_LOST_ACCESS_STAMPED,
-  STAMP_LOST_ACCESS,
-  stampedLostAccessValues,
-} from "./lost-access-sql.js";
-import {
-  GAINED_ACCESS_AFTER,
-  gainedAccessSourceSql,
-  purgeGainedAccessSql,
-  RESYNC_AFTER,
-  STAMP_GAINED_ACCESS,
-  STAMP_RESYNC,
-} from "./gained-access-sql.js";
+import { gainedAccessSourceSql, lostAccessSourceSql } from "./access-journal-listing-sql.js";
 import type { PostgresDatabase, Statement } from "./postgres-database.js";
 import { writeModeOf } from "./write-mode.js";
 import {
@@ -344,6 +326,7 @@ export class PostgresRecordStore implements RecordStore {
         ...(condition ? [condition()] : []),
       ],
     });
+    // The access journal's entries, read in the same statement (its fragments: access-journal-listing-sql.ts).
     // Tombstones of records the caller's principals lost (docs/adr/0011) join the live entries.
     const lost = lostAccessSourceSql(params, query, grants);
     // Records given to the caller after the position (a group change), whatever their own timestamp.
@@ -354,67 +337,6 @@ export class PostgresRecordStore implements RecordStore {
     const order = query.sort.length > 0 ? ` ORDER BY ${orderSql(params, query.sort)}` : "";
     // The data as text: the driver does not parse it, and a listing can answer it as it is (JsonTextRecord).
     return `SELECT r.id, r.last_modified, r.data::text AS data_json, r.deleted FROM ${from}${order} LIMIT ${params.add(query.limit, "bigint")}`;
-  }
-
-  async lostAccessAfter(scope: Scope, after: number): Promise<RecordedLoss[]> {
-    const rows = await this.run<{ id: string; last_modified: string; principals: string[] }>(LOST_ACCESS_AFTER, [
-      scope.collection,
-      scope.parentId,
-      after,
-    ]);
-    return rows.map((row) => ({ id: row.id, lastModified: Number(row.last_modified), principals: row.principals }));
-  }
-
-  async stampLostAccess(scope: Scope, principal: string, lost: readonly string[]): Promise<StampRange> {
-    const rows = await this.run<{ first: string; last: string }>(STAMP_LOST_ACCESS, [
-      scope.collection,
-      scope.parentId,
-      principal,
-      [...lost],
-    ]);
-    return { first: Number(rows[0]?.first), last: Number(rows[0]?.last) };
-  }
-
-  async lostAccessOf(scope: Scope, principal: string): Promise<string[]> {
-    const rows = await this.run<{ id: string }>(LOST_ACCESS_OF, [scope.collection, scope.parentId, principal]);
-    return rows.map((row) => row.id);
-  }
-
-  async stampGainedAccess(scope: Scope, principal: string, gained: readonly string[]): Promise<number> {
-    const rows = await this.run<{ last_modified: string }>(STAMP_GAINED_ACCESS, [
-      scope.collection,
-      scope.parentId,
-      principal,
-      [...new Set(gained)],
-    ]);
-    return Number(rows[0]?.last_modified);
-  }
-
-  async stampResync(scope: Scope, principal: string): Promise<number> {
-    const rows = await this.run<{ last_modified: string }>(STAMP_RESYNC, [scope.collection, scope.parentId, principal]);
-    return Number(rows[0]?.last_modified);
-  }
-
-  async resyncAfter(scope: Scope, principals: readonly string[], after: number): Promise<number | undefined> {
-    const rows = await this.run<{ last_modified: string | null }>(RESYNC_AFTER, [
-      scope.collection,
-      scope.parentId,
-      [...new Set(principals)],
-      after,
-    ]);
-    const found = rows[0]?.last_modified;
-    return found === null || found === undefined ? undefined : Number(found);
-  }
-
-  async gainedAccessAfter(scope: Scope, principals: readonly string[], after: number): Promise<string[]> {
-    const rows = await this.run<{ id: string }>(GAINED_ACCESS_AFTER, [scope.collection, scope.parentId, [...new Set(principals)], after]);
-    return rows.map((row) => row.id);
-  }
-
-  async recordLostAccessAt(scope: Scope, losses: readonly RecordedLoss[]): Promise<void> {
-    const { ids, principals, stamps } = stampedLostAccessValues(losses);
-    if (ids.length === 0) return;
-    await this.run(RECORD_LOST_ACCESS_STAMPED, [scope.collection, scope.parentId, ids, principals, stamps]);
   }
 
   async count(scope: Scope, query: CountQuery, grants?: JoinedGrants): Promise<number> {
@@ -436,20 +358,11 @@ export class PostgresRecordStore implements RecordStore {
     if (before !== undefined) conditions.push(`last_modified < ${params.add(before, "bigint")}`);
     const text = `WITH purged AS (DELETE FROM records WHERE ${conditions.join(" AND ")} RETURNING 1) SELECT count(*) AS n FROM purged`;
     const rows = await this.run<{ n: string }>(text, params.values);
-    const lost = purgeLostAccessSql(scope, before);
-    const lostRows = await this.run<{ n: string }>(lost.text, lost.values);
-    const gained = purgeGainedAccessSql(scope, before);
-    const gainedRows = await this.run<{ n: string }>(gained.text, gained.values);
-    const resyncs = purgeGainedAccessSql(scope, before, "access_resyncs");
-    await this.run(resyncs.text, resyncs.values);
-    return Number(rows[0]?.n ?? 0) + Number(lostRows[0]?.n ?? 0) + Number(gainedRows[0]?.n ?? 0);
+    return Number(rows[0]?.n ?? 0);
   }
 
   async flush(): Promise<void> {
     await this.run("DELETE FROM records");
-    await this.run("DELETE FROM lost_access");
-    await this.run("DELETE FROM gained_access");
-    await this.run("DELETE FROM access_resyncs");
     await this.run("DELETE FROM timestamps");
   }
 

@@ -8,6 +8,7 @@
  */
 import { MODIFIED_FIELD, type CountQuery, type ListQuery } from "../../application/listing.js";
 import { DEFAULT_GROUP_MAX_DEPTH, type ObjectPermissions, type PermissionStore } from "../../application/ports/permission-store.js";
+import type { AccessJournal } from "../../application/ports/access-journal.js";
 import type { ConditionalWriteOptions, RecordStore, Scope, WriteOptions } from "../../application/ports/record-store.js";
 import {
   lostBetween,
@@ -48,6 +49,7 @@ export class PostgresSharedRecords implements SharedRecords {
   constructor(
     private readonly reader: Pick<PostgresRecordWithAclReader, "getWithAcl">,
     private readonly records: JoinedRecordStore,
+    private readonly journal: AccessJournal,
     private readonly permissions: PermissionStore,
     private readonly unitOfWork: UnitOfWork,
   ) {}
@@ -56,12 +58,14 @@ export class PostgresSharedRecords implements SharedRecords {
   static on(
     database: PostgresDatabase,
     records: PostgresRecordStore,
+    journal: AccessJournal,
     unitOfWork: UnitOfWork,
     groupMaxDepth = DEFAULT_GROUP_MAX_DEPTH,
   ): PostgresSharedRecords {
     return new PostgresSharedRecords(
       new PostgresRecordWithAclReader(database, groupMaxDepth),
       records,
+      journal,
       new PostgresPermissionStore(database, groupMaxDepth),
       unitOfWork,
     );
@@ -104,7 +108,7 @@ export class PostgresSharedRecords implements SharedRecords {
   }
 
   select(acls: RecordAcls, grants: Grants | undefined): Promise<RecordSelection> {
-    const { records, permissions, unitOfWork } = this;
+    const { records, journal, permissions, unitOfWork } = this;
     const joined: JoinedGrants | undefined = grants && {
       principals: grants.principals,
       permissions: grants.permissions,
@@ -116,7 +120,7 @@ export class PostgresSharedRecords implements SharedRecords {
       deleteMany: (scope: Scope, query: CountQuery) =>
         unitOfWork.run(async () => {
           const deleted = await records.deleteMany(scope, query, joined);
-          await forgetAclsOfDeleted(records, permissions, acls, scope, deleted);
+          await forgetAclsOfDeleted(journal, permissions, acls, scope, deleted);
           return deleted;
         }),
     });
@@ -161,7 +165,7 @@ export class PostgresSharedRecords implements SharedRecords {
     return this.unitOfWork.run(async () => {
       const lost = await writeAcl();
       const written = await writeRecord();
-      await recordLosses(this.records, scope, [{ id: written.id, lastModified: written.lastModified, principals: lost }]);
+      await recordLosses(this.journal, scope, [{ id: written.id, lastModified: written.lastModified, principals: lost }]);
       return { written, lost };
     }, scope);
   }

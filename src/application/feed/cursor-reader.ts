@@ -18,6 +18,7 @@ import type { ChangeAction } from "../events.js";
 import { ID_FIELD, MODIFIED_FIELD, type Filter } from "../listing.js";
 import type { FeedEvent } from "./feed-types.js";
 import type { ChangeSignal } from "../ports/change-broadcast.js";
+import type { AccessJournal } from "../ports/access-journal.js";
 import type { RecordStore, Scope } from "../ports/record-store.js";
 import { readersOf, type ChangeReaders, type RecordAcls, type SharedRecords } from "../ports/shared-records.js";
 import { readsVersion, showsGained } from "../shared-records/restricted-view.js";
@@ -27,6 +28,8 @@ const ASCENDING = [{ field: MODIFIED_FIELD, descending: false }] as const;
 
 export interface CursorReaderDeps {
   readonly store: RecordStore;
+  /** Who lost or gained access after a cursor (restricted subscribers, replays). */
+  readonly journal: AccessJournal;
   /** The records with the ACL of each version (one snapshot, or paired by version). */
   readonly shared: SharedRecords;
   /** How the scope's records map to ACLs, as the kind gives them to every SharedRecords call: what is read of each ACL. */
@@ -199,7 +202,7 @@ export class CursorReader {
       const { entries, judged } = await this.judgedChanges(low, upTo, restricted, readers);
       const last = entries.length === size ? entries[size - 1] : undefined;
       const bound = last ? last.lastModified : upTo;
-      const losses = restricted ? (await store.lostAccessAfter(this.scope, low)).filter((l) => l.lastModified <= bound) : [];
+      const losses = restricted ? (await this.deps.journal.lostAccessAfter(this.scope, low)).filter((l) => l.lastModified <= bound) : [];
       const inPage = new Set(entries.map((e) => e.id));
       // A record of the page is judged on its version's ACL (absent: unconfirmed); one only lost, on its ACL now.
       const readersById = new Map([
@@ -233,8 +236,8 @@ export class CursorReader {
   private async readGains(subscription: Subscription): Promise<void> {
     const principals = subscription.principals;
     if (principals === undefined) return;
-    const { store, shared } = this.deps;
-    const ids = await store.gainedAccessAfter(this.scope, [...principals], subscription.cursor);
+    const { store, journal, shared } = this.deps;
+    const ids = await journal.gainedAccessAfter(this.scope, [...principals], subscription.cursor);
     if (ids.length === 0) return;
     const found = await store.list(this.scope, {
       filters: subscription.request.filters.filter((f) => !isLowerBound(f)),

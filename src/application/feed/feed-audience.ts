@@ -8,7 +8,7 @@
  * changes times their recipients, found through an index by principal, never subscribers × changes.
  */
 import type { RecordOrTombstone } from "../../domain/records.js";
-import type { RecordedLoss } from "../ports/record-store.js";
+import type { RecordedLoss } from "../ports/access-journal.js";
 import { lossTombstones, readsVersion } from "../shared-records/restricted-view.js";
 
 /** What the audience needs to know of a subscriber, fixed when it joins. */

@@ -18,6 +18,7 @@ import type { FeedRequest, FeedSink } from "./feed-types.js";
 import { MODIFIED_FIELD } from "../listing.js";
 import { EVERY_SCOPE, PRINCIPALS_CHANGED, type ChangeBroadcast, type ChangeSignal } from "../ports/change-broadcast.js";
 import type { PrincipalFence } from "../ports/principal-fence.js";
+import type { AccessJournal } from "../ports/access-journal.js";
 import type { RecordStore } from "../ports/record-store.js";
 import type { Grants, RecordAcls, SharedRecords } from "../ports/shared-records.js";
 import type { RecordService } from "../record-service.js";
@@ -30,6 +31,8 @@ export interface LiveFeedOptions {
   readonly records: RecordService;
   /** The reads go to the ports directly (the subscribers' access was decided at subscription). */
   readonly store: RecordStore;
+  /** Losses and gains of access after a cursor. */
+  readonly journal: AccessJournal;
   /** The shared reads' entries with the ACL of each version (SharedRecords.changes). */
   readonly shared: SharedRecords;
   readonly kinds: ResourceKinds;
@@ -161,6 +164,7 @@ export class LiveFeed {
     const key = scopeKey(scope.collection, scope.parentId);
     const deps: CursorReaderDeps = {
       store: this.options.store,
+      journal: this.options.journal,
       shared: this.options.shared,
       acls: recordAclsOf(kind, request.resource),
       // What a restricted listing of the resource matches ACEs on (the same for every caller).

@@ -2,7 +2,7 @@
  * Group changes as sync events (docs/api.md, "Sync"): when a principal is taken from a holder (a
  * user, a group, `system.Authenticated`) or given to one, the records that principal is granted
  * read on through their own ACLs (and, taken, those it lost and still has recorded), in every
- * resource that keeps ACLs, become lost or gained for the holder at a new timestamp of their collection (RecordStore.stampLostAccess, stampGainedAccess).
+ * resource that keeps ACLs, become lost or gained for the holder at a new timestamp of their collection (AccessJournal.stampLostAccess, stampGainedAccess).
  * A restricted `_since` listing and the live feed then show whoever holds the holder a tombstone
  * for each record lost that they cannot read now, and each record gained that they can, as for an
  * ACL edit (docs/adr/0011). Which records the principal reaches is decided by the rule the listing
@@ -11,13 +11,14 @@
 import { READ } from "../../domain/permissions.js";
 import type { ResourceKinds } from "../kinds/resource-kind-policy.js";
 import type { PermissionStore } from "../ports/permission-store.js";
-import type { RecordStore, Scope } from "../ports/record-store.js";
+import type { AccessJournal } from "../ports/access-journal.js";
+import type { Scope } from "../ports/record-store.js";
 import { anonymousRequester } from "../requester.js";
 import type { ResourceDefinition } from "../resources.js";
 import { grantedIds } from "../shared-records/granted-ids.js";
 
 export interface AccessStampsDeps {
-  readonly records: RecordStore;
+  readonly journal: AccessJournal;
   readonly permissions: PermissionStore;
   readonly kinds: ResourceKinds;
   readonly resources: () => readonly ResourceDefinition[];
@@ -39,7 +40,7 @@ export class AccessStamps {
 
   /** `principal` was taken from (`lost`) or given to (`gained`) each of `holders`: recorded at a new timestamp per collection. */
   async stamp(holders: readonly string[], principal: string, change: "lost" | "gained"): Promise<StampedChange> {
-    const { records } = this.deps;
+    const { journal } = this.deps;
     const stamps: { scope: Scope; timestamp: number }[] = [];
     let lowest = Number.POSITIVE_INFINITY;
     if (holders.length === 0) return { stamps, since: undefined };
@@ -49,9 +50,9 @@ export class AccessStamps {
       for (const holder of holders) {
         let first: number;
         let timestamp: number;
-        if (resync) first = timestamp = await records.stampResync(scope, holder);
-        else if (change === "gained") first = timestamp = await records.stampGainedAccess(scope, holder, ids);
-        else ({ first, last: timestamp } = await records.stampLostAccess(scope, holder, ids));
+        if (resync) first = timestamp = await journal.stampResync(scope, holder);
+        else if (change === "gained") first = timestamp = await journal.stampGainedAccess(scope, holder, ids);
+        else ({ first, last: timestamp } = await journal.stampLostAccess(scope, holder, ids));
         stamps.push({ scope, timestamp });
         lowest = Math.min(lowest, first);
       }
@@ -70,7 +71,7 @@ export class AccessStamps {
    * principals, a collection ACE: the authorizer's rule).
    */
   private async reached(principal: string, change: "lost" | "gained"): Promise<{ scope: Scope; ids: string[]; whole: boolean }[]> {
-    const { kinds, permissions, records } = this.deps;
+    const { kinds, permissions, journal } = this.deps;
     const found: { scope: Scope; ids: string[]; whole: boolean }[] = [];
     // The principal brings its own principals along (nested groups): what they read moves too.
     const brought = [...new Set([principal, ...(await permissions.userPrincipals(principal))])];
@@ -88,7 +89,7 @@ export class AccessStamps {
       const granted = await grantedIds(permissions, acls, grants);
       // Leaving, the holder is also owed what the principal lost (deleted, unshared) after the
       // holder's clients synced: those losses name the principal, which they no longer hold.
-      const lost = change === "lost" ? (await Promise.all(brought.map((p) => records.lostAccessOf(scope, p)))).flat() : [];
+      const lost = change === "lost" ? (await Promise.all(brought.map((p) => journal.lostAccessOf(scope, p)))).flat() : [];
       const ids = [...new Set([...granted, ...lost])];
       if (ids.length > 0) found.push({ scope, ids, whole: false });
     }

@@ -15,6 +15,7 @@
  */
 import type { RecordOrTombstone } from "../../domain/records.js";
 import { MODIFIED_FIELD, syncPosition, type Filter, type ListQuery, type PageCursor, type RecordAccess } from "../listing.js";
+import type { AccessJournal } from "../ports/access-journal.js";
 import type { RecordStore, Scope } from "../ports/record-store.js";
 
 export interface ChangesWindow {
@@ -28,6 +29,8 @@ export const DEFAULT_CHANGES_WINDOW: ChangesWindow = { first: 100, budget: 5_000
 
 export interface ChangesFirstDeps {
   readonly records: RecordStore;
+  /** Where the records given to the caller's principals after the position are found. */
+  readonly journal: AccessJournal;
   /** The caller's principals, whose losses a listing with tombstones shows. */
   readonly principals: readonly string[];
   /** The ids among `ids` the caller may read now (one batched read of their ACLs). */
@@ -55,7 +58,7 @@ export async function restrictedList(deps: ChangesFirstDeps, scope: Scope, query
   let after = query.after;
   // Records given to the caller's principals after the position (a group change): candidates of the first round.
   const position = syncPosition(query.filters);
-  let gained = position === undefined ? [] : await records.gainedAccessAfter(scope, principals, position);
+  let gained = position === undefined ? [] : await deps.journal.gainedAccessAfter(scope, principals, position);
   let read = gained.length;
   for (let size = Math.max(query.limit, deps.window.first); read < deps.window.budget; size *= 2) {
     const window: ListQuery = { ...unrestricted(withAfter(query, after)), limit: size };

@@ -16,6 +16,7 @@ import { READ } from "../../domain/permissions.js";
 import type { RecordOrTombstone, StoredRecord, Tombstone } from "../../domain/records.js";
 import { MODIFIED_FIELD, type CountQuery, type ListQuery, type RecordAccess } from "../listing.js";
 import type { ObjectPermissions, PermissionStore } from "../ports/permission-store.js";
+import type { AccessJournal } from "../ports/access-journal.js";
 import type { ConditionalWriteOptions, RecordStore, Scope, WriteOptions } from "../ports/record-store.js";
 import {
   lostBetween,
@@ -48,6 +49,7 @@ export class PortableSharedRecords implements SharedRecords {
 
   constructor(
     private readonly records: RecordStore,
+    private readonly journal: AccessJournal,
     private readonly permissions: PermissionStore,
     private readonly unitOfWork: UnitOfWork,
     private readonly changesWindow: ChangesWindow = DEFAULT_CHANGES_WINDOW,
@@ -149,6 +151,7 @@ export class PortableSharedRecords implements SharedRecords {
     // A listing from a position (`_since`) starts from what changed since: its cost follows the changes.
     const fromChanges: ChangesFirstDeps | undefined = grants && {
       records,
+      journal: this.journal,
       principals: grants.principals,
       readable: (ids) => this.readableAmong(ids, acls, grants),
       granted: () => everyGranted(grants),
@@ -161,7 +164,7 @@ export class PortableSharedRecords implements SharedRecords {
         const reached = await restricted(query);
         return unitOfWork.run(async () => {
           const deleted = await records.deleteMany(scope, reached);
-          await forgetAclsOfDeleted(records, permissions, acls, scope, deleted);
+          await forgetAclsOfDeleted(this.journal, permissions, acls, scope, deleted);
           return deleted;
         });
       },
@@ -259,7 +262,7 @@ export class PortableSharedRecords implements SharedRecords {
       // Registered before writing: a write whose reply was lost may still have happened.
       unitOfWork.onRollback?.(acl.undo);
       const lost = await acl.write(written.lastModified);
-      await recordLosses(this.records, scope, [{ id: written.id, lastModified: written.lastModified, principals: lost }]);
+      await recordLosses(this.journal, scope, [{ id: written.id, lastModified: written.lastModified, principals: lost }]);
       return { written, lost };
     });
   }

@@ -1,17 +1,18 @@
 /** Lost read access, recorded at the timestamps of the writes that caused it (docs/adr/0011). */
 import type { Tombstone } from "../../domain/records.js";
 import type { PermissionStore } from "../ports/permission-store.js";
-import type { RecordedLoss, RecordStore, Scope } from "../ports/record-store.js";
+import type { AccessJournal, RecordedLoss } from "../ports/access-journal.js";
+import type { Scope } from "../ports/record-store.js";
 import { readersOf, type RecordAcls } from "../ports/shared-records.js";
 
-export async function recordLosses(records: RecordStore, scope: Scope, losses: readonly RecordedLoss[]): Promise<void> {
+export async function recordLosses(journal: AccessJournal, scope: Scope, losses: readonly RecordedLoss[]): Promise<void> {
   const real = losses.filter((loss) => loss.principals.length > 0);
-  if (real.length > 0) await records.recordLostAccessAt(scope, real);
+  if (real.length > 0) await journal.recordLostAccessAt(scope, real);
 }
 
 /** After a bulk delete by grants (in its unit of work): the deleted records' ACLs go, and who could read each lost it. */
 export async function forgetAclsOfDeleted(
-  records: RecordStore,
+  journal: AccessJournal,
   permissions: PermissionStore,
   acls: RecordAcls,
   scope: Scope,
@@ -23,7 +24,7 @@ export async function forgetAclsOfDeleted(
     deleted.map((t) => t.id),
   );
   await recordLosses(
-    records,
+    journal,
     scope,
     deleted.map((t) => ({ id: t.id, lastModified: t.lastModified, principals: lost.get(t.id) ?? [] })),
   );

@@ -2,12 +2,10 @@
  * Contract: "what changed after t", as `_since` syncs and the live feed ask it. Listings bounded
  * below on `last_modified` see each record once at its newest version, tombstones in place of
  * deleted records, nothing purged, however often the records were rewritten (a store may serve
- * them from an index of changes: the answer must be the scan's). `lostAccessAfter` gives the
- * losses still in force after t, with the principals whose newest loss each one is.
+ * them from an index of changes: the answer must be the scan's).
  */
 import { expect } from "chai";
 import { filter, idsOf, LM_ASC, listQuery, scopeOf, seed, type StoreRef } from "./fixture.js";
-import { loseByWrite } from "./lost-access.js";
 
 export function changesSinceCases(store: StoreRef): void {
   const articles = scopeOf("articles");
@@ -54,27 +52,6 @@ export function changesSinceCases(store: StoreRef): void {
       await store().purgeTombstones(articles);
       const found = await store().list(articles, listQuery({ filters: [filter("last_modified", "gt", since)], includeDeleted: true }));
       expect(found).to.deep.equal([]);
-    });
-
-    it("gives the losses in force after a timestamp, ascending, each with the principals whose newest loss it is", async () => {
-      await seed(store(), articles, [{}, {}, {}]);
-      const before = await store().collectionTimestamp(articles);
-      const [first, second] = await loseByWrite(store(), articles, [
-        { id: "r0", principals: ["bob", "carol"] },
-        { id: "r1", principals: ["bob"] },
-      ]);
-      const [third] = await loseByWrite(store(), articles, [{ id: "r0", principals: ["carol"] }]);
-      expect(await store().lostAccessAfter(articles, before)).to.deep.equal([
-        { id: "r0", lastModified: first, principals: ["bob"] },
-        { id: "r1", lastModified: second, principals: ["bob"] },
-        { id: "r0", lastModified: third, principals: ["carol"] },
-      ]);
-      expect(await store().lostAccessAfter(articles, second ?? 0)).to.deep.equal([
-        { id: "r0", lastModified: third, principals: ["carol"] },
-      ]);
-      expect(await store().lostAccessAfter(scopeOf("other"), 0)).to.deep.equal([]);
-      await store().purgeTombstones(articles);
-      expect(await store().lostAccessAfter(articles, 0)).to.deep.equal([]);
     });
   });
 }

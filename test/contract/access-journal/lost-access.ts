@@ -1,19 +1,22 @@
 /**
- * Contract: lost read access (docs/adr/0011). Principals recorded as having lost a record see it
- * as a tombstone in listings restricted by an access naming them, while they cannot read it,
- * with filters, bounds, sorting, keyset pages and counts as for other entries.
+ * Contract: lost read access (docs/adr/0011). Principals the journal records as having lost a
+ * record see it as a tombstone in the record store's listings restricted by an access naming
+ * them, while they cannot read it, with filters, bounds, sorting, keyset pages and counts as for
+ * other entries.
  */
 import { expect } from "chai";
 import type { RecordAccess } from "../../../src/application/listing.js";
+import type { AccessJournal } from "../../../src/application/ports/access-journal.js";
 import type { RecordStore, Scope } from "../../../src/application/ports/record-store.js";
-import { countQuery, cursorOf, desc, filter, idsOf, LM_ASC, listQuery, scopeOf, seed, walkPages, type StoreRef } from "./fixture.js";
+import { countQuery, cursorOf, desc, filter, idsOf, LM_ASC, listQuery, scopeOf, seed, walkPages } from "../record-store/fixture.js";
+import type { JournalRef } from "./fixture.js";
 
 /**
  * Losses as SharedRecords records them: each with a write of its record (same data), at that
  * write's timestamp; the stamps of the losses that name principals, in order.
  */
 export async function loseByWrite(
-  records: RecordStore,
+  { records, journal }: { readonly records: RecordStore; readonly journal: AccessJournal },
   scope: Scope,
   losses: readonly { id: string; principals: readonly string[] }[],
 ): Promise<number[]> {
@@ -21,13 +24,14 @@ export async function loseByWrite(
   for (const { id, principals } of losses) {
     if (principals.length === 0) continue;
     const written = await records.update(scope, id, (await records.get(scope, id))?.data ?? {});
-    await records.recordLostAccessAt(scope, [{ id, lastModified: written.lastModified, principals }]);
+    await journal.recordLostAccessAt(scope, [{ id, lastModified: written.lastModified, principals }]);
     stamps.push(written.lastModified);
   }
   return stamps;
 }
 
-export function lostAccessCases(store: StoreRef): void {
+export function lostAccessCases({ store, journal }: JournalRef): void {
+  const both = () => ({ records: store(), journal: journal() });
   const articles = scopeOf("articles");
   const bob = (ids: string[], principals = ["bob", "system.Everyone"]): RecordAccess => ({ ids, principals });
 
@@ -36,7 +40,7 @@ export function lostAccessCases(store: StoreRef): void {
       await seed(store(), articles, [{}, {}]);
       const tombstone = await store().delete(articles, "r0");
       const later = await store().update(articles, "r1", { v: 2 });
-      await store().recordLostAccessAt(articles, [
+      await journal().recordLostAccessAt(articles, [
         { id: "r0", lastModified: tombstone.lastModified, principals: ["bob", "carol"] },
         { id: "r1", lastModified: later.lastModified, principals: [] },
       ]);
@@ -45,16 +49,16 @@ export function lostAccessCases(store: StoreRef): void {
         { id: "r0", lastModified: tombstone.lastModified, deleted: true },
         { id: "r1", lastModified: later.lastModified, data: { v: 2 } },
       ]);
-      const after = await store().lostAccessAfter(articles, tombstone.lastModified - 1);
+      const after = await journal().lostAccessAfter(articles, tombstone.lastModified - 1);
       expect(after.map((l) => ({ ...l, principals: [...l.principals].sort() }))).to.deep.equal([
         { id: "r0", lastModified: tombstone.lastModified, principals: ["bob", "carol"] },
       ]);
-      expect(await store().lostAccessAfter(articles, tombstone.lastModified)).to.deep.equal([]);
+      expect(await journal().lostAccessAfter(articles, tombstone.lastModified)).to.deep.equal([]);
     });
 
     it("lists a lost record as a tombstone to its former readers only, and only with includeDeleted", async () => {
       await seed(store(), articles, [{ t: "a" }, { t: "b" }]);
-      const [lostAt] = await loseByWrite(store(), articles, [{ id: "r0", principals: ["bob"] }]);
+      const [lostAt] = await loseByWrite(both(), articles, [{ id: "r0", principals: ["bob"] }]);
       expect(await store().list(articles, listQuery({ access: bob(["r1"]), includeDeleted: true }))).to.deep.equal([
         { id: "r1", lastModified: (await store().get(articles, "r1"))?.lastModified, data: { t: "b" } },
         { id: "r0", lastModified: lostAt, deleted: true },
@@ -70,7 +74,7 @@ export function lostAccessCases(store: StoreRef): void {
 
     it("never shows a tombstone for a record the caller can read now, through any principal", async () => {
       await seed(store(), articles, [{}]);
-      await loseByWrite(store(), articles, [{ id: "r0", principals: ["bob"] }]);
+      await loseByWrite(both(), articles, [{ id: "r0", principals: ["bob"] }]);
       const listed = await store().list(articles, listQuery({ access: bob(["r0"]), includeDeleted: true }));
       expect(listed.map((e) => [e.id, e.deleted === true])).to.deep.equal([["r0", false]]);
     });
@@ -81,10 +85,10 @@ export function lostAccessCases(store: StoreRef): void {
       // Losses of r0 recorded at the stamps of writes of the scope (here, of r1).
       const lostAt = async (principal: string) => {
         const write = await store().update(articles, "r1", {});
-        await store().recordLostAccessAt(articles, [{ id: "r0", lastModified: write.lastModified, principals: [principal] }]);
+        await journal().recordLostAccessAt(articles, [{ id: "r0", lastModified: write.lastModified, principals: [principal] }]);
         return write.lastModified;
       };
-      await store().recordLostAccessAt(articles, [{ id: "r0", lastModified: tombstone.lastModified, principals: ["bob"] }]);
+      await journal().recordLostAccessAt(articles, [{ id: "r0", lastModified: tombstone.lastModified, principals: ["bob"] }]);
       const second = await lostAt("group:x");
       const listed = await store().list(articles, listQuery({ access: bob([], ["bob", "group:x"]), includeDeleted: true }));
       expect(listed).to.deep.equal([{ id: "r0", lastModified: second, deleted: true }]);
@@ -100,7 +104,7 @@ export function lostAccessCases(store: StoreRef): void {
     it("applies filters, upTo and `_since`-style bounds to the lost tombstones", async () => {
       await seed(store(), articles, [{}, {}, {}]);
       const stamps = await loseByWrite(
-        store(),
+        both(),
         articles,
         ["r0", "r1", "r2"].map((id) => ({ id, principals: ["bob"] })),
       );
@@ -135,11 +139,11 @@ export function lostAccessCases(store: StoreRef): void {
 
     it("bounds the lost tombstones by upTo to the millisecond: a loss one past it is left out", async () => {
       await seed(store(), articles, [{}, {}]);
-      const [upTo] = await loseByWrite(store(), articles, [{ id: "r0", principals: ["bob"] }]);
+      const [upTo] = await loseByWrite(both(), articles, [{ id: "r0", principals: ["bob"] }]);
       // The next loss stamped exactly one millisecond after the bound (a requested timestamp).
       const next = await store().update(articles, "r1", {}, { lastModified: upTo! + 1 });
       expect(next.lastModified).to.equal(upTo! + 1);
-      await store().recordLostAccessAt(articles, [{ id: "r1", lastModified: next.lastModified, principals: ["bob"] }]);
+      await journal().recordLostAccessAt(articles, [{ id: "r1", lastModified: next.lastModified, principals: ["bob"] }]);
       const bounded = await store().list(articles, listQuery({ access: bob([]), includeDeleted: true, upTo }));
       expect(idsOf(bounded)).to.deep.equal(["r0"]);
       expect(idsOf(await store().list(articles, listQuery({ access: bob([]), includeDeleted: true, upTo: upTo! + 1 })))).to.deep.equal([
@@ -150,8 +154,8 @@ export function lostAccessCases(store: StoreRef): void {
 
     it("filters a record lost by several of the caller's principals at its newest loss only", async () => {
       await seed(store(), articles, [{}]);
-      const [first] = await loseByWrite(store(), articles, [{ id: "r0", principals: ["bob"] }]);
-      const [newest] = await loseByWrite(store(), articles, [{ id: "r0", principals: ["system.Everyone"] }]);
+      const [first] = await loseByWrite(both(), articles, [{ id: "r0", principals: ["bob"] }]);
+      const [newest] = await loseByWrite(both(), articles, [{ id: "r0", principals: ["system.Everyone"] }]);
       const listed = (operator: "lt" | "max" | "eq", value: number) =>
         store().list(articles, listQuery({ access: bob([]), includeDeleted: true, filters: [filter("last_modified", operator, value)] }));
       expect(await listed("lt", newest!)).to.deep.equal([]);
@@ -161,7 +165,7 @@ export function lostAccessCases(store: StoreRef): void {
 
     it("keeps the lost tombstones a data field's gt or min keeps (a missing field is above every value)", async () => {
       await seed(store(), articles, [{}, {}]);
-      await loseByWrite(store(), articles, [{ id: "r0", principals: ["bob"] }]);
+      await loseByWrite(both(), articles, [{ id: "r0", principals: ["bob"] }]);
       for (const operator of ["gt", "min"] as const) {
         const listed = await store().list(
           articles,
@@ -178,7 +182,7 @@ export function lostAccessCases(store: StoreRef): void {
         Array.from({ length: 8 }, (_, i) => ({ n: i })),
       );
       await loseByWrite(
-        store(),
+        both(),
         articles,
         ["r1", "r3", "r4", "r6"].map((id) => ({ id, principals: ["bob"] })),
       );
@@ -202,13 +206,13 @@ export function lostAccessCases(store: StoreRef): void {
 
     it("never counts lost tombstones", async () => {
       await seed(store(), articles, [{}, {}]);
-      await loseByWrite(store(), articles, [{ id: "r0", principals: ["bob"] }]);
+      await loseByWrite(both(), articles, [{ id: "r0", principals: ["bob"] }]);
       expect(await store().count(articles, countQuery({ access: bob(["r1"]) }))).to.equal(1);
     });
 
     it("stays inside its scope", async () => {
       await seed(store(), articles, [{}]);
-      await loseByWrite(store(), articles, [{ id: "r0", principals: ["bob"] }]);
+      await loseByWrite(both(), articles, [{ id: "r0", principals: ["bob"] }]);
       expect(await store().list(scopeOf("other"), listQuery({ access: bob([]), includeDeleted: true }))).to.deep.equal([]);
     });
 
@@ -216,24 +220,24 @@ export function lostAccessCases(store: StoreRef): void {
       const other = scopeOf("other");
       await seed(store(), articles, [{}]);
       await seed(store(), other, [{}]);
-      await loseByWrite(store(), articles, [{ id: "r0", principals: ["bob"] }]);
-      await loseByWrite(store(), other, [{ id: "r0", principals: ["bob"] }]);
-      expect(await store().purgeTombstones(articles)).to.equal(1);
+      await loseByWrite(both(), articles, [{ id: "r0", principals: ["bob"] }]);
+      await loseByWrite(both(), other, [{ id: "r0", principals: ["bob"] }]);
+      expect(await journal().purge(articles)).to.equal(1);
       expect(idsOf(await store().list(other, listQuery({ access: bob([]), includeDeleted: true })))).to.deep.equal(["r0"]);
       expect(await store().list(articles, listQuery({ access: bob([]), includeDeleted: true }))).to.deep.equal([]);
     });
 
-    it("is removed by purgeTombstones (older than `before`, or all) and by flush", async () => {
+    it("is removed by purge (older than `before`, or all) and by flush", async () => {
       await seed(store(), articles, [{}, {}]);
-      const [old] = await loseByWrite(store(), articles, [{ id: "r0", principals: ["bob", "carol"] }]);
-      const [recent] = await loseByWrite(store(), articles, [{ id: "r1", principals: ["bob"] }]);
-      expect(await store().purgeTombstones(undefined, recent)).to.equal(2);
+      const [old] = await loseByWrite(both(), articles, [{ id: "r0", principals: ["bob", "carol"] }]);
+      const [recent] = await loseByWrite(both(), articles, [{ id: "r1", principals: ["bob"] }]);
+      expect(await journal().purge(undefined, recent)).to.equal(2);
       expect(idsOf(await store().list(articles, listQuery({ access: bob([]), includeDeleted: true })))).to.deep.equal(["r1"]);
       expect(old).to.be.lessThan(recent!);
-      expect(await store().purgeTombstones(articles)).to.equal(1);
+      expect(await journal().purge(articles)).to.equal(1);
       expect(await store().list(articles, listQuery({ access: bob([]), includeDeleted: true }))).to.deep.equal([]);
-      await loseByWrite(store(), articles, [{ id: "r1", principals: ["bob"] }]);
-      await store().flush();
+      await loseByWrite(both(), articles, [{ id: "r1", principals: ["bob"] }]);
+      await journal().flush();
       expect(await store().list(articles, listQuery({ access: bob([]), includeDeleted: true }))).to.deep.equal([]);
     });
   });

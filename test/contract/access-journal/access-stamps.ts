@@ -6,9 +6,10 @@
  */
 import { expect } from "chai";
 import type { RecordAccess } from "../../../src/application/listing.js";
-import { cursorOf, filter, idsOf, LM_ASC, listQuery, plain, scopeOf, seed, type StoreRef } from "./fixture.js";
+import { cursorOf, filter, idsOf, LM_ASC, listQuery, plain, scopeOf, seed } from "../record-store/fixture.js";
+import type { JournalRef } from "./fixture.js";
 
-export function accessStampCases(store: StoreRef): void {
+export function accessStampCases({ store, journal }: JournalRef): void {
   const articles = scopeOf("articles");
   const notes = scopeOf("notes");
   const as = (ids: string[], principals = ["bob", "system.Everyone"]): RecordAccess => ({ ids, principals });
@@ -18,7 +19,7 @@ export function accessStampCases(store: StoreRef): void {
     it("stamps each record's loss at its own new timestamp of the scope, leaving the records' own timestamps", async () => {
       const seeded = await seed(store(), articles, [{}, {}]);
       const position = await store().collectionTimestamp(articles);
-      const { first, last } = await store().stampLostAccess(articles, "group:g", ["r1", "r0", "r1"]);
+      const { first, last } = await journal().stampLostAccess(articles, "group:g", ["r1", "r0", "r1"]);
       expect(first).to.be.above(position);
       expect(last).to.equal(first + 1);
       expect(await store().collectionTimestamp(articles)).to.equal(last);
@@ -32,7 +33,7 @@ export function accessStampCases(store: StoreRef): void {
       expect(
         await store().list(articles, listQuery({ access: as([], ["carol"]), includeDeleted: true, filters: since(position) })),
       ).to.deep.equal([]);
-      expect((await store().lostAccessAfter(articles, position)).map((l) => [l.id, l.lastModified, l.principals])).to.deep.equal([
+      expect((await journal().lostAccessAfter(articles, position)).map((l) => [l.id, l.lastModified, l.principals])).to.deep.equal([
         ["r0", first, ["group:g"]],
         ["r1", last, ["group:g"]],
       ]);
@@ -40,17 +41,17 @@ export function accessStampCases(store: StoreRef): void {
 
     it("lists the ids a principal lost, in its scope only", async () => {
       await seed(store(), articles, [{}, {}]);
-      await store().stampLostAccess(articles, "group:g", ["r0", "r1"]);
-      await store().stampLostAccess(articles, "bob", ["r1"]);
-      expect((await store().lostAccessOf(articles, "group:g")).sort()).to.deep.equal(["r0", "r1"]);
-      expect(await store().lostAccessOf(articles, "carol")).to.deep.equal([]);
-      expect(await store().lostAccessOf(notes, "group:g")).to.deep.equal([]);
+      await journal().stampLostAccess(articles, "group:g", ["r0", "r1"]);
+      await journal().stampLostAccess(articles, "bob", ["r1"]);
+      expect((await journal().lostAccessOf(articles, "group:g")).sort()).to.deep.equal(["r0", "r1"]);
+      expect(await journal().lostAccessOf(articles, "carol")).to.deep.equal([]);
+      expect(await journal().lostAccessOf(notes, "group:g")).to.deep.equal([]);
     });
 
     it("walks many losses of one change page by page by their timestamps, none skipped", async () => {
       await seed(store(), articles, [{}, {}, {}, {}, {}]);
       const position = await store().collectionTimestamp(articles);
-      await store().stampLostAccess(articles, "bob", ["r0", "r1", "r2", "r3", "r4"]);
+      await journal().stampLostAccess(articles, "bob", ["r0", "r1", "r2", "r3", "r4"]);
       const seen: string[] = [];
       let cursor = position;
       for (let page = 0; page < 10; page++) {
@@ -66,16 +67,16 @@ export function accessStampCases(store: StoreRef): void {
       const seeded = await seed(store(), articles, [{ t: "a" }, { t: "b" }, { t: "c" }]);
       await seed(store(), notes, [{}]);
       const position = await store().collectionTimestamp(articles);
-      const stamp = await store().stampGainedAccess(articles, "bob", ["r0", "r1", "r2"]);
+      const stamp = await journal().stampGainedAccess(articles, "bob", ["r0", "r1", "r2"]);
       expect(stamp).to.be.above(position);
       expect(await store().collectionTimestamp(articles)).to.equal(stamp);
       expect(
-        await store()
+        await journal()
           .gainedAccessAfter(articles, ["bob"], position)
           .then((ids) => ids.sort()),
       ).to.deep.equal(["r0", "r1", "r2"]);
-      expect(await store().gainedAccessAfter(articles, ["bob"], stamp)).to.deep.equal([]);
-      expect(await store().gainedAccessAfter(notes, ["bob"], position)).to.deep.equal([]);
+      expect(await journal().gainedAccessAfter(articles, ["bob"], stamp)).to.deep.equal([]);
+      expect(await journal().gainedAccessAfter(notes, ["bob"], position)).to.deep.equal([]);
       const readable = as(["r0", "r2"]);
       // Not readable now (r1), not named (carol), not after the gain, or without a position: not shown.
       expect(await store().list(articles, listQuery({ access: readable, filters: since(position) }))).to.deep.equal(
@@ -106,7 +107,7 @@ export function accessStampCases(store: StoreRef): void {
     it("shows a gained record once, when it was also written after the position", async () => {
       await seed(store(), articles, [{}]);
       const position = await store().collectionTimestamp(articles);
-      await store().stampGainedAccess(articles, "bob", ["r0"]);
+      await journal().stampGainedAccess(articles, "bob", ["r0"]);
       const updated = await store().update(articles, "r0", { v: 2 });
       expect(await store().list(articles, listQuery({ access: as(["r0"]), filters: since(position) }))).to.deep.equal([plain(updated)]);
     });
@@ -114,26 +115,31 @@ export function accessStampCases(store: StoreRef): void {
     it("stamps a resync at a new timestamp of the scope, found by the principals named after a position before it", async () => {
       await seed(store(), articles, [{}]);
       const position = await store().collectionTimestamp(articles);
-      expect(await store().resyncAfter(articles, ["bob"], position)).to.equal(undefined);
-      const first = await store().stampResync(articles, "group:g");
-      const stamp = await store().stampResync(articles, "bob");
+      expect(await journal().resyncAfter(articles, ["bob"], position)).to.equal(undefined);
+      const first = await journal().stampResync(articles, "group:g");
+      const stamp = await journal().stampResync(articles, "bob");
       expect(stamp).to.be.above(first);
       expect(await store().collectionTimestamp(articles)).to.equal(stamp);
-      expect(await store().resyncAfter(articles, ["bob", "group:g"], position)).to.equal(stamp);
-      expect(await store().resyncAfter(articles, ["group:g"], position)).to.equal(first);
-      expect(await store().resyncAfter(articles, ["bob"], stamp)).to.equal(undefined);
-      expect(await store().resyncAfter(articles, ["carol"], position)).to.equal(undefined);
-      expect(await store().resyncAfter(notes, ["bob"], position)).to.equal(undefined);
-      await store().purgeTombstones(articles);
-      expect(await store().resyncAfter(articles, ["bob"], position)).to.equal(undefined);
+      expect(await journal().resyncAfter(articles, ["bob", "group:g"], position)).to.equal(stamp);
+      expect(await journal().resyncAfter(articles, ["group:g"], position)).to.equal(first);
+      expect(await journal().resyncAfter(articles, ["bob"], stamp)).to.equal(undefined);
+      expect(await journal().resyncAfter(articles, ["carol"], position)).to.equal(undefined);
+      expect(await journal().resyncAfter(notes, ["bob"], position)).to.equal(undefined);
+      await journal().purge(articles);
+      expect(await journal().resyncAfter(articles, ["bob"], position)).to.equal(undefined);
     });
 
-    it("forgets gains with purgeTombstones and flush", async () => {
+    it("forgets gains with purge and flush", async () => {
       await seed(store(), articles, [{}]);
       const position = await store().collectionTimestamp(articles);
-      await store().stampGainedAccess(articles, "bob", ["r0"]);
-      expect(await store().purgeTombstones(articles)).to.equal(1);
+      await journal().stampGainedAccess(articles, "bob", ["r0"]);
+      expect(await journal().purge(articles)).to.equal(1);
       expect(await store().list(articles, listQuery({ access: as(["r0"]), filters: since(position) }))).to.deep.equal([]);
+      await journal().stampGainedAccess(articles, "bob", ["r0"]);
+      await journal().stampResync(articles, "bob");
+      await journal().flush();
+      expect(await journal().gainedAccessAfter(articles, ["bob"], position)).to.deep.equal([]);
+      expect(await journal().resyncAfter(articles, ["bob"], position)).to.equal(undefined);
     });
   });
 }

@@ -1,0 +1,36 @@
+/**
+ * Contract: `lostAccessAfter` gives the losses still in force after t, with the principals whose
+ * newest loss each one is (the live feed's question, once per burst).
+ */
+import { expect } from "chai";
+import { scopeOf, seed } from "../record-store/fixture.js";
+import type { JournalRef } from "./fixture.js";
+import { loseByWrite } from "./lost-access.js";
+
+export function lossesAfterCases({ store, journal }: JournalRef): void {
+  const articles = scopeOf("articles");
+  const both = () => ({ records: store(), journal: journal() });
+
+  describe("losses after a timestamp", () => {
+    it("gives the losses in force after a timestamp, ascending, each with the principals whose newest loss it is", async () => {
+      await seed(store(), articles, [{}, {}, {}]);
+      const before = await store().collectionTimestamp(articles);
+      const [first, second] = await loseByWrite(both(), articles, [
+        { id: "r0", principals: ["bob", "carol"] },
+        { id: "r1", principals: ["bob"] },
+      ]);
+      const [third] = await loseByWrite(both(), articles, [{ id: "r0", principals: ["carol"] }]);
+      expect(await journal().lostAccessAfter(articles, before)).to.deep.equal([
+        { id: "r0", lastModified: first, principals: ["bob"] },
+        { id: "r1", lastModified: second, principals: ["bob"] },
+        { id: "r0", lastModified: third, principals: ["carol"] },
+      ]);
+      expect(await journal().lostAccessAfter(articles, second ?? 0)).to.deep.equal([
+        { id: "r0", lastModified: third, principals: ["carol"] },
+      ]);
+      expect(await journal().lostAccessAfter(scopeOf("other"), 0)).to.deep.equal([]);
+      await journal().purge(articles);
+      expect(await journal().lostAccessAfter(articles, 0)).to.deep.equal([]);
+    });
+  });
+}
