@@ -34,7 +34,7 @@ import type { UnitOfWork } from "./ports/unit-of-work.js";
 import { checkPreconditions, type Preconditions } from "./preconditions.js";
 import { fieldValue } from "./record-fields.js";
 import type { Requester } from "./requester.js";
-import type { ResourceDefinition } from "./resources.js";
+import type { RecordWrite, ResourceDefinition } from "./resources.js";
 
 export interface RecordPayload {
   readonly data?: JsonObject;
@@ -240,7 +240,9 @@ export class RecordService {
     const id = requestedId ?? this.deps.ids.generate();
     const acl = kind.aclToStore(resource, caller, replaceAcl({}, payload.permissions ?? {}));
     try {
-      const record = await this.createRecord(kind, resource, scope, id, fields, lastModified, acl);
+      const record = await this.consequential(resource, [{ action: "create", id, after: fields }], () =>
+        this.createRecord(kind, resource, scope, id, fields, lastModified, acl),
+      );
       this.changed(requester, scope, "create", [{ new: record }]);
       return { record, permissions: kind.visibleAcl(caller, acl ?? {}), created: true };
     } catch (error) {
@@ -301,17 +303,22 @@ export class RecordService {
     await this.validate(resource, fields);
     const kept = existing ? (currentAcl ?? {}) : {};
     const acl = kind.aclToStore(resource, caller, payload.permissions ? replaceAcl(kept, payload.permissions) : kept);
-    const record = existing
-      ? await this.updateWithAcl(
-          kind,
-          resource,
-          scope,
-          id,
-          fields,
-          { lastModified, ifMatch: numeric(preconditions.ifMatch) },
-          acl && !aclEqual(acl, kept) ? this.aclChange(kind, resource, acl, kept, existing.lastModified) : undefined,
-        )
-      : await this.createRecord(kind, resource, scope, id, fields, lastModified, acl);
+    const write: RecordWrite = existing
+      ? { action: "update", id, before: existing.data, after: fields }
+      : { action: "create", id, after: fields };
+    const record = await this.consequential(resource, [write], () =>
+      existing
+        ? this.updateWithAcl(
+            kind,
+            resource,
+            scope,
+            id,
+            fields,
+            { lastModified, ifMatch: numeric(preconditions.ifMatch) },
+            acl && !aclEqual(acl, kept) ? this.aclChange(kind, resource, acl, kept, existing.lastModified) : undefined,
+          )
+        : this.createRecord(kind, resource, scope, id, fields, lastModified, acl),
+    );
     this.changed(requester, scope, existing ? "update" : "create", [existing ? { old: existing, new: record } : { new: record }]);
     return { record, permissions: kind.visibleAcl(caller, acl), created: !existing };
   }
@@ -365,14 +372,16 @@ export class RecordService {
       const dataChanged = !jsonEqual(data, existing.data) || (lastModified !== undefined && lastModified > existing.lastModified);
       if (!dataChanged && !aclChanged) return { record: existing, permissions: kind.visibleAcl(caller, acl), created: false };
       try {
-        const record = await this.updateWithAcl(
-          kind,
-          resource,
-          scope,
-          id,
-          data,
-          { lastModified, ifMatch: existing.lastModified },
-          acl && aclChanged ? this.aclChange(kind, resource, acl, currentAcl, existing.lastModified) : undefined,
+        const record = await this.consequential(resource, [{ action: "update", id, before: existing.data, after: data }], () =>
+          this.updateWithAcl(
+            kind,
+            resource,
+            scope,
+            id,
+            data,
+            { lastModified, ifMatch: existing.lastModified },
+            acl && aclChanged ? this.aclChange(kind, resource, acl, currentAcl, existing.lastModified) : undefined,
+          ),
         );
         this.changed(requester, scope, "update", [{ old: existing, new: record }]);
         return { record, permissions: kind.visibleAcl(caller, acl), created: false };
@@ -403,14 +412,16 @@ export class RecordService {
     const options = { lastModified, ifMatch: numeric(preconditions.ifMatch) };
     const acls = kind.recordAcls(resource);
     // Every reader of the record loses it at the tombstone's own timestamp (SharedRecords records it).
-    const tombstone = acls
-      ? (
-          await this.deps.shared.delete(scope, id, options, acls, {
-            acl: kind.aclEntries(resource, found.acl ?? {}),
-            version: existing.lastModified,
-          })
-        ).written
-      : await this.deps.records.delete(scope, id, options);
+    const tombstone = await this.consequential(resource, [{ action: "delete", id }], async () =>
+      acls
+        ? (
+            await this.deps.shared.delete(scope, id, options, acls, {
+              acl: kind.aclEntries(resource, found.acl ?? {}),
+              version: existing.lastModified,
+            })
+          ).written
+        : this.deps.records.delete(scope, id, options),
+    );
     this.changed(requester, scope, "delete", [{ old: existing, new: tombstone }]);
     return tombstone;
   }
@@ -429,7 +440,12 @@ export class RecordService {
     ]);
     checkPreconditions(preconditions, { timestamp: before }, false);
     // With their ACLs, where the kind keeps some: each former reader loses a record at its tombstone's timestamp.
-    const tombstones = await reach.records.deleteMany(scope, { filters });
+    const tombstones = await this.consequential(
+      resource,
+      [],
+      () => reach.records.deleteMany(scope, { filters }),
+      (deleted) => deleted.map((t): RecordWrite => ({ action: "delete", id: t.id })),
+    );
     // The old records are not read back: a collection-wide delete reports tombstones only.
     this.changed(
       requester,
@@ -454,6 +470,37 @@ export class RecordService {
       impacted,
       userId: requester.userId,
     });
+  }
+
+  /**
+   * `write` with the resource's consequences, where it has some, in one unit of work: checked
+   * before the write (`known`: the writes known before it), applied after it (`written`: the
+   * writes it made), and what they run after commit awaited once the unit of work has committed
+   * (inside a batch, that is when the batch commits: then it is not awaited here).
+   */
+  private async consequential<T>(
+    resource: ResourceDefinition,
+    known: readonly RecordWrite[],
+    write: () => Promise<T>,
+    written: (result: T) => readonly RecordWrite[] = () => known,
+  ): Promise<T> {
+    const consequences = resource.consequences;
+    if (!consequences) return write();
+    const { unitOfWork } = this.deps;
+    let committed: Promise<void> | undefined;
+    const result = await unitOfWork.run(async () => {
+      await consequences.check(known);
+      const value = await write();
+      const afterCommit = await consequences.apply(written(value));
+      unitOfWork.afterCommit(() => {
+        committed = afterCommit();
+        // Awaited below when this run was the outermost; a joined one's failure is the consequences' to report.
+        committed.catch(() => undefined);
+      });
+      return value;
+    });
+    await committed;
+    return result;
   }
 
   private kindOf(resource: ResourceDefinition): ResourceKindPolicy {

@@ -56,6 +56,28 @@ export interface AuthorizationPolicy {
   permits(request: AuthorizationRequest, defaultDecision: () => Promise<boolean>): Promise<boolean>;
 }
 
+/** One record write as a resource's consequences see it (the data without `id`/`last_modified`). */
+export type RecordWrite =
+  | { readonly action: "create"; readonly id: string; readonly after: JsonObject }
+  | { readonly action: "update"; readonly id: string; readonly before: JsonObject; readonly after: JsonObject }
+  /** A deleted record: its data is not read back (a collection-wide delete reports ids only). */
+  | { readonly action: "delete"; readonly id: string };
+
+/** What runs once the unit of work of a write has committed (an announcement), never if it rolls back. */
+export type AfterCommit = () => Promise<void>;
+
+/**
+ * What a write of a resource's records entails beyond the records (the group resource: who holds
+ * the group's principal), done in the write's unit of work: one transaction where the backends
+ * share one, so the record and its consequences commit or roll back together.
+ */
+export interface WriteConsequences {
+  /** Inside the unit of work, before the records are written: throws to refuse the writes. */
+  check(writes: readonly RecordWrite[]): Promise<void>;
+  /** Inside the unit of work, once the records are written: the consequences, and what to run after commit. */
+  apply(writes: readonly RecordWrite[]): Promise<AfterCommit>;
+}
+
 export interface ResourceDefinition {
   readonly name: string;
   readonly kind: ResourceKind;
@@ -71,6 +93,8 @@ export interface ResourceDefinition {
   readonly authorization?: AuthorizationPolicy;
   /** The root factory: which bound permissions grant a permission on an object. */
   readonly boundPermissions?: BoundPermissionsFn;
+  /** What each write of a record entails beyond it, in the write's unit of work (RecordService runs it). */
+  readonly consequences?: WriteConsequences;
 }
 
 export const DEFAULT_PERMISSIONS: readonly string[] = [READ, WRITE];

@@ -40,6 +40,8 @@ import { ACCOUNTS, bindAccounts, type Accounts } from "./auth-accounts.js";
 import { authCapabilities, authenticationPolicies, unregisteredPolicies } from "./auth-policies.js";
 import { projectRoot } from "./project-root.js";
 import { buildResources } from "./resources.js";
+import { addGroupResource, bindGroupWrites, groupResourceProblems, lateGroupWrites } from "./group-resource.js";
+import { ProvisionalMemberships } from "../application/memberships/provisional-memberships.js";
 import { permissionBackendProblem, PROJECT_NAME, SettingsError, text, type Settings } from "./settings.js";
 import { DEFAULT_EOS_MESSAGE } from "./settings-table.js";
 import { observedPort } from "./observed-ports.js";
@@ -64,6 +66,7 @@ export function buildContainer(settings: Settings, options: CompositionOptions =
   checkComposition(settings, extensions, specs);
   const resources = buildResources(specs, settings.all);
   const container = new Container({ defaultScope: "Singleton" });
+  addGroupResource(resources, settings, lateGroupWrites(container));
   const metrics = settings.metricsEnabled ? new HttpMetrics() : undefined;
   container.bind(TOKENS.Settings).toConstantValue(settings);
   container.bind(TOKENS.Logger).toConstantValue(options.logger ?? pino({ level: settings.logLevel, base: { name: PROJECT_NAME } }));
@@ -141,6 +144,12 @@ export function buildContainer(settings: Settings, options: CompositionOptions =
     );
   bindLiveFeed(container, settings);
   bindAccessService(container, settings);
+  // provisional: replaced by Memberships
+  if (container.isBound(TOKENS.PermissionStore))
+    container
+      .bind(TOKENS.Memberships)
+      .toResolvedValue((permissions: PermissionStore) => new ProvisionalMemberships(permissions), [TOKENS.PermissionStore]);
+  bindGroupWrites(container, settings, resources);
 
   bindAccounts(container, settings);
   container.bind(TOKENS.Authenticator).toResolvedValue(
@@ -259,6 +268,7 @@ function checkComposition(settings: Settings, extensions: readonly TesseraExtens
     if (!COLLECTION_NAME_PATTERN.test(spec.name))
       problems.push(`resource "${spec.name}" has an invalid name (letters, digits, _; starting with a letter)`);
   problems.push(...unregisteredPolicies(settings.auth.policies, extensions));
+  problems.push(...groupResourceProblems(settings, specs));
   if (problems.length > 0) throw new SettingsError([...new Set(problems)]);
 }
 

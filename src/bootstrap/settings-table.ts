@@ -11,6 +11,7 @@
 import type { JsonValue } from "../domain/json.js";
 import { COLLECTION_NAME_PATTERN, type ResourceKind } from "../application/resources.js";
 import { DEFAULT_GROUP_MAX_DEPTH } from "../application/ports/permission-store.js";
+import { DEFAULT_GROUP_MAX_MEMBERS } from "../application/groups/group-members.js";
 import { parseAddressRange } from "../adapters/http/client-address.js";
 import {
   anyText,
@@ -195,6 +196,14 @@ export const SETTINGS = {
     300,
     "the window of `account_max_failed_sign_ins`",
   ),
+
+  group_create_principals: row(
+    "Resources and authentication",
+    list(),
+    "system.Authenticated",
+    "who may create groups (`/v1/groups`, served while a permission backend is configured)",
+  ),
+  group_max_members: row("Resources and authentication", integer(1, 1_000_000), DEFAULT_GROUP_MAX_MEMBERS, "members one group may list"),
 
   storage_backend: row("Backends", oneOf(["memory", "postgresql"] as const), "memory", "where records live"),
   storage_url: row("Backends", optional(anyText()), null, "database URL; required for `postgresql`"),

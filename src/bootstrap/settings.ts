@@ -94,6 +94,9 @@ export interface Settings {
   readonly feedLeaseSeconds: number;
   /** Levels of nested groups the permission backend follows in a user's principals. */
   readonly groupMaxDepth: number;
+  /** Who may create groups (the group resource), and how many members one may list. */
+  readonly groupCreatePrincipals: readonly string[];
+  readonly groupMaxMembers: number;
   /** After SIGTERM, the process exits at the latest after this long, drained or not. */
   readonly shutdownTimeoutSeconds: number;
   readonly feedBufferBytes: number;
@@ -346,6 +349,8 @@ function interpret(raw: Record<string, JsonValue>, problems: string[], warnings:
     feedCatchUpSeconds: value("feed_catch_up_seconds"),
     feedLeaseSeconds: value("feed_lease_seconds"),
     groupMaxDepth: value("group_max_depth"),
+    groupCreatePrincipals: value("group_create_principals"),
+    groupMaxMembers: value("group_max_members"),
     shutdownTimeoutSeconds: value("shutdown_timeout_seconds"),
     feedBufferBytes: value("feed_buffer_bytes"),
     feedMaxStreamsPerAddress: value("feed_max_streams_per_address"),

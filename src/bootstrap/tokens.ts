@@ -20,6 +20,8 @@ import type { CommittedChanges } from "../application/events.js";
 import type { UnitOfWork } from "../application/ports/unit-of-work.js";
 import type { RecordService } from "../application/record-service.js";
 import type { AccessService } from "../application/access/access-service.js";
+import type { MembershipChanges } from "../application/memberships/membership-changes.js";
+import type { GroupWrites } from "../application/groups/group-writes.js";
 import type { HttpServices } from "../adapters/http/http-services.js";
 import type { PoolProbe } from "../adapters/http/metrics.js";
 import type { Settings } from "./settings.js";
@@ -65,6 +67,10 @@ export const TOKENS = {
   SchemaMigration: Symbol("SchemaMigration") as ServiceIdentifier<SchemaMigration>,
   Migrator: Symbol("Migrator") as ServiceIdentifier<Migrator>,
   // Services.
+  /** Membership changes as one use case (recorded, journaled, announced); bound when a permission backend is. */
+  Memberships: Symbol("Memberships") as ServiceIdentifier<MembershipChanges>,
+  /** What a write of the group resource entails (its members hold its principal); bound when a permission backend is. */
+  GroupWrites: Symbol("GroupWrites") as ServiceIdentifier<GroupWrites>,
   RecordService: Symbol("RecordService") as ServiceIdentifier<RecordService>,
   AccessService: Symbol("AccessService") as ServiceIdentifier<AccessService>,
   ChangeEvents: Symbol("ChangeEvents") as ServiceIdentifier<ChangeEvents>,

@@ -47,10 +47,10 @@ export class UnauthenticatedError extends TesseraError {
   }
 }
 
-/** The caller is known and not allowed. */
+/** The caller is known and not allowed (`message`: why, where the reason is no secret). */
 export class ForbiddenError extends TesseraError {
-  constructor() {
-    super("This user cannot access this resource.");
+  constructor(message = "This user cannot access this resource.") {
+    super(message);
   }
 }
 

@@ -1,0 +1,77 @@
+/**
+ * The one consequence of writing a group record: the group's principal `group:<id>` is held by
+ * exactly its members. Each write's membership change (the members before and after it) goes
+ * through MembershipChanges in the write's own unit of work, and is announced once it committed.
+ * A create is refused when the id's principal already means something (PrincipalUse).
+ */
+import { ForbiddenError, ValidationError } from "../../domain/errors.js";
+import type { MembershipChange, MembershipChanges } from "../memberships/membership-changes.js";
+import type { PermissionStore } from "../ports/permission-store.js";
+import type { AfterCommit, RecordWrite, WriteConsequences } from "../resources.js";
+import { groupPrincipal, membersOf } from "./group-members.js";
+import type { PrincipalUse } from "./principal-use.js";
+
+export interface GroupWritesDeps {
+  readonly memberships: MembershipChanges;
+  readonly permissions: PermissionStore;
+  readonly use: PrincipalUse;
+  /** Where an announcement that failed after a batch committed is reported (nobody awaits it). */
+  readonly log: (error: unknown, message: string) => void;
+}
+
+export class GroupWrites implements WriteConsequences {
+  constructor(private readonly deps: GroupWritesDeps) {}
+
+  async check(writes: readonly RecordWrite[]): Promise<void> {
+    for (const write of writes) {
+      if (write.action === "delete") continue;
+      const principal = groupPrincipal(write.id);
+      if (membersOf(write.after).includes(principal))
+        throw ValidationError.single("body", "data.members", `a group cannot be its own member ("${principal}")`);
+      if (write.action !== "create") continue;
+      const why = await this.deps.use.whyInUse(principal);
+      if (why !== undefined) throw new ForbiddenError(why);
+    }
+  }
+
+  async apply(writes: readonly RecordWrite[]): Promise<AfterCommit> {
+    const changes: MembershipChange[] = [];
+    for (const write of writes) changes.push(await this.change(write));
+    const meaningful = changes.filter((c) => (c.added?.length ?? 0) + (c.removed?.length ?? 0) > 0);
+    if (meaningful.length === 0) return () => Promise.resolve();
+    const pending = await this.deps.memberships.within(meaningful);
+    return () =>
+      pending.announce().catch((error: unknown) => {
+        this.deps.log(error, "a group's membership change was committed but not announced");
+        throw error;
+      });
+  }
+
+  /** Who gains and who loses the group's principal by this write. */
+  private async change(write: RecordWrite): Promise<MembershipChange> {
+    const principal = groupPrincipal(write.id);
+    switch (write.action) {
+      case "create":
+        return { principal, added: membersOf(write.after) };
+      case "update": {
+        const before = new Set(membersOf(write.before));
+        const after = new Set(membersOf(write.after));
+        return {
+          principal,
+          added: [...after].filter((m) => !before.has(m)),
+          removed: [...before].filter((m) => !after.has(m)),
+        };
+      }
+      case "delete":
+        // Every holder loses it, members or not (as removeEverywhere); the ACEs naming it stay.
+        return { principal, removed: await this.directHolders(principal) };
+    }
+  }
+
+  private async directHolders(principal: string): Promise<string[]> {
+    const { permissions } = this.deps;
+    const members = [...(await permissions.membersOf(principal))];
+    const direct = await permissions.directPrincipals(members);
+    return members.filter((member) => direct.get(member)?.has(principal) === true);
+  }
+}
