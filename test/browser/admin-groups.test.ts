@@ -134,6 +134,18 @@ describe("admin page: groups", function () {
     await until(async () => (await page.textContent("#group-principal")) === "group:team", "the new group");
     expect(await members("team")).to.deep.equal([]);
     expect(await page.isVisible("#group-empty")).to.equal(true);
+    // Its permissions are a record's: the page's record editor opens it in the groups collection.
+    await page.click("#group-record");
+    await page.waitForSelector("#record-view", { state: "visible" });
+    expect(await page.textContent("#record-title")).to.equal("groups / team");
+    await page.waitForSelector("#permissions tbody tr");
+    expect(await page.$$eval("#permissions tbody tr", (rows) => rows.map((row) => row.dataset.principal))).to.deep.equal(["account:alice"]);
+    await page.click("#to-collection");
+    await page.waitForSelector("#collection-view", { state: "visible" });
+    await page.click("#to-home");
+    await page.click("#to-groups");
+    await page.waitForSelector("#groups-view", { state: "visible" });
+    await openGroup(page, "team");
 
     await page.click("#to-groups-list");
     await page.waitForSelector("#groups-view", { state: "visible" });
@@ -201,7 +213,9 @@ describe("admin page: groups", function () {
   });
 
   it("shows who is in a group through nested groups, with the chain; a group you may not read says so", async () => {
+    // A group's id may not be named anywhere before it exists: outer first, inner names it, then outer names inner.
     await putGroup("secret", BOB, ["account:dave"]);
+    await putGroup("outer", ALICE, ["account:bob"]);
     await putGroup("inner", ALICE, ["account:carol", "group:secret", "group:outer"]);
     await putGroup("outer", ALICE, ["account:bob", "group:inner"]);
     const page = await groupsOf(ALICE);
@@ -277,5 +291,21 @@ describe("admin page: groups", function () {
     await page.waitForSelector("#group-errors li");
     expect(await page.textContent("#group-errors li")).to.match(/^Not allowed \(403\): /);
     expect(await members("readonly")).to.deep.equal(["account:carol"]);
+  });
+
+  it("offers no groups where the service keeps no permissions (no group resource)", async () => {
+    const bare = await startTestServer({ resources: "notes:user", permission_backend: undefined });
+    try {
+      expect((await bare.request("GET", "/v1/groups", { user: "erin:pw" })).status).to.equal(404);
+      const page = await newPage();
+      await page.goto(`${bare.url}/v1/admin/`);
+      await page.fill("#sign-in input[name=user]", "erin");
+      await page.fill("#sign-in input[name=password]", "pw");
+      await page.click("#sign-in button[type=submit]");
+      await page.waitForSelector("#home-view", { state: "visible" });
+      expect(await page.isVisible("#to-groups")).to.equal(false);
+    } finally {
+      await bare.stop();
+    }
   });
 });

@@ -19,6 +19,8 @@ export interface GroupsContext {
   readonly show: (view: "groups-view" | "group-view") => void;
   /** Suggestions for the member field, beside the page's own (accounts, system principals). */
   readonly offer: (groups: readonly string[]) => void;
+  /** The group as a record of the `groups` collection: the page's record editor, its permissions table. */
+  readonly openRecord: (id: string) => void;
   /** Handles what the whole page must (an expired sign-in); true when it did. */
   readonly expired: (error: unknown) => boolean;
 }
@@ -76,6 +78,9 @@ export class GroupsPage {
     element<HTMLFormElement>("add-member").addEventListener("submit", (event) => {
       event.preventDefault();
       void this.add();
+    });
+    element("group-record").addEventListener("click", () => {
+      if (this.group) this.context.openRecord(this.group.id);
     });
     element("to-groups-list").addEventListener("click", (event) => {
       event.preventDefault();

@@ -15,6 +15,8 @@ import { offerPrincipals, PermissionsTable, visibleAccounts } from "./permission
 import { principalFromInput } from "./principals.js";
 import { forgetToken, keepToken, keptToken, passwordCredential, tokenCredential, type Credential } from "./session.js";
 
+/** The built-in group resource's collection. */
+const GROUPS = "groups";
 const VIEWS = ["sign-in-view", "home-view", "collection-view", "record-view", "groups-view", "group-view"] as const;
 type View = (typeof VIEWS)[number];
 
@@ -49,6 +51,7 @@ class AdminPage {
     hasAccounts: () => this.hasAccounts,
     show: (view) => this.show(view),
     offer: (groups) => void this.offerPrincipals(groups),
+    openRecord: (id) => void this.openGroupRecord(id),
     expired: (error) => this.expired(error),
   });
 
@@ -255,8 +258,22 @@ class AdminPage {
         return item;
       }),
     );
+    // The group resource is declared while the service keeps permissions: only then are there groups.
+    element("groups-link").hidden = this.groupsResource === undefined;
     say(resources.length === 0 ? "The service declares no resources." : "");
     this.show("home-view");
+  }
+
+  private get groupsResource(): Resource | undefined {
+    return this.root.resources?.find((resource) => resource.name === GROUPS);
+  }
+
+  /** A group in the record editor, as a record of the `groups` collection (its permissions, its other data). */
+  private async openGroupRecord(id: string): Promise<void> {
+    const resource = this.groupsResource;
+    if (!resource) return;
+    this.listing = { resource, query: "", page: undefined };
+    await this.open(id);
   }
 
   private queryFromForm(): string {
