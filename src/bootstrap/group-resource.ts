@@ -7,7 +7,6 @@
 import type { Container } from "inversify";
 import type { Logger } from "pino";
 import { CREATE } from "../domain/permissions.js";
-import { unknownSystemPrincipal } from "../domain/principals.js";
 import type { ResourceSpec } from "../application/extension.js";
 import { GROUP_SCHEMA, GROUPS_RESOURCE, groupMembersValidator } from "../application/groups/group-members.js";
 import { GroupWrites } from "../application/groups/group-writes.js";
@@ -28,8 +27,6 @@ export function groupResourceProblems(settings: Settings, specs: readonly Resour
     problems.push(
       `resource "${GROUPS_RESOURCE}" is built in while a permission backend is configured (the group resource, docs/api.md "Groups"): name yours otherwise`,
     );
-  const typo = unknownSystemPrincipal(settings.groupCreatePrincipals);
-  if (typo) problems.push(`group_create_principals: ${typo}`);
   if (settings.all[`${GROUPS_RESOURCE}_${CREATE}_principals`] !== undefined)
     problems.push(`${GROUPS_RESOURCE}_${CREATE}_principals: who may create groups is group_create_principals`);
   return problems;

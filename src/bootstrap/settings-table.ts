@@ -12,6 +12,7 @@ import type { JsonValue } from "../domain/json.js";
 import { COLLECTION_NAME_PATTERN, type ResourceKind } from "../application/resources.js";
 import { DEFAULT_GROUP_MAX_DEPTH } from "../application/ports/permission-store.js";
 import { DEFAULT_GROUP_MAX_MEMBERS } from "../application/groups/group-members.js";
+import { unknownSystemPrincipal } from "../domain/principals.js";
 import { parseAddressRange } from "../adapters/http/client-address.js";
 import {
   anyText,
@@ -199,7 +200,7 @@ export const SETTINGS = {
 
   group_create_principals: row(
     "Resources and authentication",
-    list(),
+    checkedList("list of principals", "name no unknown `system.` principal", (entry) => unknownSystemPrincipal([entry]) === undefined),
     "system.Authenticated",
     "who may create groups (`/v1/groups`, served while a permission backend is configured)",
   ),

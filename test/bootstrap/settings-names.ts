@@ -47,6 +47,8 @@ export const KNOWN_SETTINGS: readonly KnownSetting[] = [
   known("permission_backend", "memory", "ldap"),
   known("permission_url", "redis://localhost/1"),
   known("group_max_depth", "3", "0"),
+  known("group_create_principals", "account:admin system.Authenticated", "system.everyone"),
+  known("group_max_members", "100", "0"),
   known("cache_backend", "memory", "memcached"),
   known("cache_url", "redis://localhost/2"),
   ...perBackend("storage"),

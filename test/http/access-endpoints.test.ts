@@ -234,6 +234,8 @@ for (const backend of BACKENDS)
           { id: "b1", collection_id: "articles", resource_name: "record", uri: "/articles/b1", permissions: ["read"] },
           { id: "b2", collection_id: "articles", resource_name: "record", uri: "/articles/b2", permissions: ["read"] },
           { id: "b3", collection_id: "articles", resource_name: "record", uri: "/articles/b3", permissions: ["read"] },
+          // Any signed-in user may create groups (group_create_principals).
+          { id: "groups", resource_name: "collection", uri: "/groups", permissions: ["create"] },
           { id: "notes", resource_name: "collection", uri: "/notes", permissions: ["read", "write", "create"] },
         ]);
         const alice = await get("/v1/permissions", "alice:pw");
@@ -243,6 +245,7 @@ for (const backend of BACKENDS)
           "/articles/b1 read,write",
           "/articles/b2 read,write",
           "/articles/b3 read,write",
+          "/groups create",
           "/notes read,write,create",
           "/reviews create",
         ]);
@@ -260,6 +263,7 @@ for (const backend of BACKENDS)
         const expected = [
           "/articles create",
           "/articles/a1 read",
+          "/groups create",
           "/notes read,write,create",
           "/notes/n1 read,write",
           "/notes/n2 read,write",
