@@ -244,6 +244,8 @@ describe("admin page: accounts, sharing by name, live collection", function () {
     await signIn(page, "erin", "erin's password");
     await openCollection(page, "articles");
     await createArticle(page, "choices");
+    // The suggestions come once the page has read the accounts (GET /v1/accounts), after the panel shows.
+    await page.waitForSelector("#principal-choices option[value='account:frank']", { state: "attached" });
     const offered = await page.$$eval("#principal-choices option", (options) => options.map((o) => o.value));
     expect(offered).to.include.members(["account:erin", "account:frank", "system.Authenticated", "system.Everyone"]);
     // A bare name is that account; a hash stays what it is.

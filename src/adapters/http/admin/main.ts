@@ -1,19 +1,23 @@
 /**
  * The admin page: sign in (an account, Basic Auth, or an OpenID Connect provider), see who you
  * are and the declared resources, browse a collection (filters, sort, keyset pages) that follows
- * the live feed, create / edit / delete a record and share it per principal. Everything goes
+ * the live feed, create / edit / delete a record and share it per principal, manage groups and
+ * their members (groups.ts). Everything goes
  * through the public API (api.ts); text is only ever set as text.
  */
 import { AccessPanel } from "./access-panel.js";
 import { Api, ApiError, isObject, type Json, type JsonObject, type Resource, type Root } from "./api.js";
 import { element, fail, field, make, principalText, say, showDetails, text } from "./dom.js";
+import { GroupsPage } from "./groups.js";
 import { LiveListing } from "./live-listing.js";
 import { beginSignIn, completeSignIn, providersOf } from "./openid.js";
 import { offerPrincipals, PermissionsTable, visibleAccounts } from "./permissions-table.js";
 import { principalFromInput } from "./principals.js";
 import { forgetToken, keepToken, keptToken, passwordCredential, tokenCredential, type Credential } from "./session.js";
 
-const VIEWS = ["sign-in-view", "home-view", "collection-view", "record-view"] as const;
+/** The built-in group resource's collection. */
+const GROUPS = "groups";
+const VIEWS = ["sign-in-view", "home-view", "collection-view", "record-view", "groups-view", "group-view"] as const;
 type View = (typeof VIEWS)[number];
 
 interface Listing {
@@ -41,6 +45,15 @@ class AdminPage {
   private readonly access = new AccessPanel(() => this.root.user?.id);
   /** Accounts the signed-in user may see (`GET /v1/accounts`), asked once per sign-in. */
   private accountChoices: Promise<string[]> | undefined;
+  private readonly groups = new GroupsPage({
+    api: () => this.api,
+    you: () => this.root.user?.id,
+    hasAccounts: () => this.hasAccounts,
+    show: (view) => this.show(view),
+    offer: (groups) => void this.offerPrincipals(groups),
+    openRecord: (id) => void this.openGroupRecord(id),
+    expired: (error) => this.expired(error),
+  });
 
   async start(): Promise<void> {
     this.wire();
@@ -69,9 +82,14 @@ class AdminPage {
       event.preventDefault();
       void this.changePassword();
     });
-    element("to-home").addEventListener("click", (event) => {
+    for (const link of ["to-home", "groups-to-home"])
+      element(link).addEventListener("click", (event) => {
+        event.preventDefault();
+        this.home();
+      });
+    element("to-groups").addEventListener("click", (event) => {
       event.preventDefault();
-      this.home();
+      void this.groups.list();
     });
     element("to-collection").addEventListener("click", (event) => {
       event.preventDefault();
@@ -160,12 +178,15 @@ class AdminPage {
 
   /** A failure shown; a 401 while signed in with a token means it expired or was revoked: sign in again. */
   private fail(error: unknown): void {
-    if (error instanceof ApiError && error.status === 401 && this.credential?.provider !== undefined) {
-      this.signOut();
-      say("Your sign-in has expired: please sign in again.", true);
-      return;
-    }
-    fail(error);
+    if (!this.expired(error)) fail(error);
+  }
+
+  /** True, after signing out, when the failure is a token that expired or was revoked. */
+  private expired(error: unknown): boolean {
+    if (!(error instanceof ApiError && error.status === 401 && this.credential?.provider !== undefined)) return false;
+    this.signOut();
+    say("Your sign-in has expired: please sign in again.", true);
+    return true;
   }
 
   private signOut(): void {
@@ -174,7 +195,7 @@ class AdminPage {
     this.api = undefined;
     this.listing = undefined;
     this.accountChoices = undefined;
-    for (const form of ["sign-in", "change-password"]) element<HTMLFormElement>(form).reset();
+    for (const form of ["sign-in", "change-password", "new-group", "add-member"]) element<HTMLFormElement>(form).reset();
     say("");
     this.show("sign-in-view");
     void this.anonymous.call("GET", "/").then((answer) => this.offerSignIns(answer.body), fail);
@@ -237,8 +258,22 @@ class AdminPage {
         return item;
       }),
     );
+    // The group resource is declared while the service keeps permissions: only then are there groups.
+    element("groups-link").hidden = this.groupsResource === undefined;
     say(resources.length === 0 ? "The service declares no resources." : "");
     this.show("home-view");
+  }
+
+  private get groupsResource(): Resource | undefined {
+    return this.root.resources?.find((resource) => resource.name === GROUPS);
+  }
+
+  /** A group in the record editor, as a record of the `groups` collection (its permissions, its other data). */
+  private async openGroupRecord(id: string): Promise<void> {
+    const resource = this.groupsResource;
+    if (!resource) return;
+    this.listing = { resource, query: "", page: undefined };
+    await this.open(id);
   }
 
   private queryFromForm(): string {
@@ -403,13 +438,13 @@ class AdminPage {
     }
   }
 
-  /** The sharing field's suggestions: the accounts you may see, your groups, the system principals. */
-  private async offerPrincipals(): Promise<void> {
+  /** The sharing and member fields' suggestions: the accounts you may see, your groups (and `more`), the system principals. */
+  private async offerPrincipals(more: readonly string[] = []): Promise<void> {
     const api = this.api;
     if (!api) return;
     this.accountChoices ??= this.hasAccounts ? visibleAccounts(api) : Promise.resolve([]);
     const groups = (this.root.user?.principals ?? []).filter((p) => p.startsWith("group:"));
-    offerPrincipals([...(await this.accountChoices), ...groups, "system.Authenticated", "system.Everyone"]);
+    offerPrincipals([...(await this.accountChoices), ...groups, ...more, "system.Authenticated", "system.Everyone"]);
   }
 
   private addPrincipal(): void {
