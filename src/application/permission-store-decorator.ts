@@ -39,6 +39,12 @@ export abstract class PermissionStoreDecorator implements PermissionStore {
   membersPage(principals: readonly string[], after: string | undefined, limit: number): Promise<GroupMember[]> {
     return this.inner.membersPage(principals, after, limit);
   }
+  subgroupsOf(ids: readonly string[]): Promise<Map<string, Set<string>>> {
+    return this.inner.subgroupsOf(ids);
+  }
+  holdersPage(ids: readonly string[], after: string | undefined, limit: number): Promise<GroupMember[]> {
+    return this.inner.holdersPage(ids, after, limit);
+  }
   addPrincipalToAce(objectId: string, permission: string, principal: string): Promise<void> {
     return this.inner.addPrincipalToAce(objectId, permission, principal);
   }

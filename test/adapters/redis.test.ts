@@ -182,11 +182,13 @@ describe("Redis adapters", function () {
           "d:",
           "d:/",
           "d:/articles/",
+          "g:",
           "i:alice|read|",
           "i:alice|read|/",
           "i:alice|read|/articles/",
           "o:/articles/r1",
           "pu:team\\|a",
+          "pz:team\\|a",
           "u:alice",
         ]);
         await store.deleteObjectPermissions("/articles/r1");
