@@ -4,7 +4,7 @@
  * that each of them names only what it changes.
  */
 import type { BoundPermissionsFn } from "../domain/permissions.js";
-import type { GroupMember, ObjectPermissions, PermissionStore } from "./ports/permission-store.js";
+import type { Expandable, GroupMember, ObjectPermissions, PermissionStore } from "./ports/permission-store.js";
 
 export abstract class PermissionStoreDecorator implements PermissionStore {
   constructor(protected readonly inner: PermissionStore) {}
@@ -36,8 +36,8 @@ export abstract class PermissionStoreDecorator implements PermissionStore {
   principalParents(ids: readonly string[]): Promise<Map<string, string>> {
     return this.inner.principalParents(ids);
   }
-  membersPage(principals: readonly string[], after: string | undefined, limit: number): Promise<GroupMember[]> {
-    return this.inner.membersPage(principals, after, limit);
+  membersPage(principals: readonly string[], after: string | undefined, limit: number, expandable?: Expandable): Promise<GroupMember[]> {
+    return this.inner.membersPage(principals, after, limit, expandable);
   }
   subgroupsOf(ids: readonly string[]): Promise<Map<string, Set<string>>> {
     return this.inner.subgroupsOf(ids);

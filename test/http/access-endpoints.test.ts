@@ -32,7 +32,15 @@ for (const backend of BACKENDS)
     before(async () => {
       server = await startTestServer(
         { ...(await backend.settings()), articles_read_principals: "group:auditors", reviews_create_principals: ALICE },
-        [{ resources: [{ name: "reviews", kind: "shareable", extraPermissions: ["comment"] }] }],
+        [
+          {
+            resources: [
+              { name: "reviews", kind: "shareable", extraPermissions: ["comment"] },
+              // The group records: who may read /groups/<id> sees the members of group:<id> in readers.
+              { name: "groups", kind: "shareable" },
+            ],
+          },
+        ],
       );
       await (await server.running.container.getAsync(TOKENS.Migrator)).migrate();
       permissions = await server.running.container.getAsync(TOKENS.PermissionStore);
@@ -42,6 +50,8 @@ for (const backend of BACKENDS)
       await (await server.running.container.getAsync(TOKENS.RecordStore)).flush();
       await permissions.addUserPrincipal(BOB, "group:editors");
       await permissions.addUserPrincipal(CAROL, "group:auditors");
+      // Alice may read these groups, so her readers pages show their members.
+      for (const group of ["editors", "auditors", "staff"]) await permissions.addPrincipalToAce(`/groups/${group}`, "read", ALICE);
       const put = await server.request("PUT", "/v1/articles/a1", {
         user: "alice:pw",
         body: { data: { t: 1 }, permissions: { read: ["group:editors"] } },

@@ -2,6 +2,7 @@
 /* eslint-disable @typescript-eslint/require-await -- the port is async; memory answers at once */
 import {
   DEFAULT_GROUP_MAX_DEPTH,
+  type Expandable,
   type GroupMember,
   type ObjectPermissions,
   type PermissionStore,
@@ -84,8 +85,13 @@ export class MemoryPermissionStore implements PermissionStore {
     return shortestParents(ids, this.groupMaxDepth, async (level) => level.map((id) => this.users.get(id) ?? []));
   }
 
-  async membersPage(principals: readonly string[], after: string | undefined, limit: number): Promise<GroupMember[]> {
-    return walkMembersPage(this, principals, after, limit, this.groupMaxDepth);
+  async membersPage(
+    principals: readonly string[],
+    after: string | undefined,
+    limit: number,
+    expandable?: Expandable,
+  ): Promise<GroupMember[]> {
+    return walkMembersPage(this, principals, after, limit, this.groupMaxDepth, expandable);
   }
 
   /** The holders that are held themselves, found from the smaller side: the holders or every group of the process. */

@@ -6,6 +6,7 @@
 import { walkMembersPage } from "../../application/access/member-walk.js";
 import {
   DEFAULT_GROUP_MAX_DEPTH,
+  type Expandable,
   type GroupMember,
   type ObjectPermissions,
   type PermissionStore,
@@ -225,8 +226,13 @@ export class PostgresPermissionStore implements PermissionStore, PrincipalsWithC
   }
 
   /** At most `group_max_depth` round trips: one subgroupsOf per level of nesting, one holdersPage. */
-  async membersPage(principals: readonly string[], after: string | undefined, limit: number): Promise<GroupMember[]> {
-    return walkMembersPage(this, principals, after, limit, this.groupMaxDepth);
+  async membersPage(
+    principals: readonly string[],
+    after: string | undefined,
+    limit: number,
+    expandable?: Expandable,
+  ): Promise<GroupMember[]> {
+    return walkMembersPage(this, principals, after, limit, this.groupMaxDepth, expandable);
   }
 
   async subgroupsOf(ids: readonly string[]): Promise<Map<string, Set<string>>> {

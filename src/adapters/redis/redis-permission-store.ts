@@ -5,6 +5,7 @@
  */
 import {
   DEFAULT_GROUP_MAX_DEPTH,
+  type Expandable,
   type GroupMember,
   type ObjectPermissions,
   type PermissionStore,
@@ -136,8 +137,13 @@ export class RedisPermissionStore implements PermissionStore {
   }
 
   /** One pipeline per level of nesting (subgroupsOf), one for the page (holdersPage): at most `groupMaxDepth`. */
-  async membersPage(principals: readonly string[], after: string | undefined, limit: number): Promise<GroupMember[]> {
-    return walkMembersPage(this, principals, after, limit, this.groupMaxDepth);
+  async membersPage(
+    principals: readonly string[],
+    after: string | undefined,
+    limit: number,
+    expandable?: Expandable,
+  ): Promise<GroupMember[]> {
+    return walkMembersPage(this, principals, after, limit, this.groupMaxDepth, expandable);
   }
 
   /** SINTER of each id's holders with the groups: Redis walks the smaller of the two sets. */

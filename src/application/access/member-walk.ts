@@ -9,12 +9,9 @@
  * another shown group holds them, never walked into.
  */
 import { compareCodePoints } from "../nested-principals.js";
-import type { GroupMember, PermissionStore } from "../ports/permission-store.js";
+import type { Expandable, GroupMember, PermissionStore } from "../ports/permission-store.js";
 
 export type MemberLinks = Pick<PermissionStore, "subgroupsOf" | "holdersPage">;
-
-/** Of the groups given, those whose members may be shown. */
-export type Expandable = (groups: readonly string[]) => Promise<ReadonlySet<string>>;
 
 export async function walkMembersPage(
   store: MemberLinks,

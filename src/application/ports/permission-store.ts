@@ -12,6 +12,9 @@ export interface GroupMember {
   readonly through: readonly string[];
 }
 
+/** Of the groups given, those whose members may be shown (readers: those the caller may read). */
+export type Expandable = (groups: readonly string[]) => Promise<ReadonlySet<string>>;
+
 /** Permission name → principals holding it on one object. */
 export type ObjectPermissions = Record<string, Set<string>>;
 
@@ -77,8 +80,10 @@ export interface PermissionStore {
    * through itself). A page costs the backend at most `group_max_depth` round trips and reads
    * rows in proportion to `limit` and to the groups nested in `principals`, whatever the number
    * of members (walkMembersPage over subgroupsOf and holdersPage).
+   * `expandable`: only the groups it keeps (principals asked or nested) are walked into; the
+   * others are still listed as members of a group walked into, never their own members.
    */
-  membersPage(principals: readonly string[], after: string | undefined, limit: number): Promise<GroupMember[]>;
+  membersPage(principals: readonly string[], after: string | undefined, limit: number, expandable?: Expandable): Promise<GroupMember[]>;
 
   /**
    * For each id asked, its direct holders that are held by someone themselves (the groups nested
