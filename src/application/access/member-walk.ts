@@ -49,13 +49,13 @@ export async function walkMembersPage(
         for (const [via, depth] of vias.get(group) ?? [])
           if (depth === level - 1 && sub !== via && !vias.get(sub)?.has(via)) {
             let held = reached.get(sub);
-            if (!held) reached.set(sub, (held = new Map()));
+            if (!held) reached.set(sub, (held = new Map<string, number>()));
             held.set(via, level);
           }
     frontier = await keep([...reached.keys()]);
     for (const group of frontier) {
       let held = vias.get(group);
-      if (!held) vias.set(group, (held = new Map()));
+      if (!held) vias.set(group, (held = new Map<string, number>()));
       for (const [via, depth] of reached.get(group) ?? []) held.set(via, depth);
     }
   }
