@@ -127,6 +127,11 @@ ALTER TABLE accounts ALTER COLUMN password_hash DROP NOT NULL;
 ALTER TABLE accounts DROP CONSTRAINT IF EXISTS ck_accounts_hash_while_live;
 ALTER TABLE accounts ADD CONSTRAINT ck_accounts_hash_while_live CHECK (retired = (password_hash IS NULL));
 
+-- Version 10: a principal's holders in id order, so that a page of a group's members reads a
+-- page (readers), not the group.
+CREATE INDEX IF NOT EXISTS idx_user_principals_holders ON user_principals (principal, user_id);
+DROP INDEX IF EXISTS idx_user_principals_principal;
+
 -- TypeORM's migrations table, as its migration runner creates it.
 CREATE TABLE IF NOT EXISTS tessera_migrations (
   "id" SERIAL NOT NULL,
@@ -144,7 +149,8 @@ SELECT v.ts, v.name FROM (VALUES
   (1764115200000, 'FeedFence1764115200000'),
   (1764201600000, 'Accounts1764201600000'),
   (1764288000000, 'GroupChanges1764288000000'),
-  (1764374400000, 'RetiredAccounts1764374400000')
+  (1764374400000, 'RetiredAccounts1764374400000'),
+  (1764504000000, 'HoldersInOrder1764504000000')
 ) AS v(ts, name)
 WHERE NOT EXISTS (SELECT 1 FROM tessera_migrations m WHERE m.name = v.name)
 ORDER BY v.ts;

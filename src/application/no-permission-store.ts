@@ -19,6 +19,9 @@ export const NO_PERMISSION_STORE: PermissionStore = Object.freeze({
   membersOf: noPrincipals,
   principalParents: (): Promise<Map<string, string>> => Promise.resolve(new Map<string, string>()),
   membersPage: (): Promise<GroupMember[]> => Promise.resolve([]),
+  subgroupsOf: (ids: readonly string[]): Promise<Map<string, Set<string>>> =>
+    Promise.resolve(new Map(ids.map((id) => [id, new Set<string>()]))),
+  holdersPage: (): Promise<GroupMember[]> => Promise.resolve([]),
   addPrincipalToAce: nothing,
   removePrincipalFromAce: nothing,
   objectPermissionPrincipals: noPrincipals,

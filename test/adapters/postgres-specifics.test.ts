@@ -150,6 +150,7 @@ describe("PostgreSQL specifics", function () {
         "Accounts1764201600000",
         "GroupChanges1764288000000",
         "RetiredAccounts1764374400000",
+        "HoldersInOrder1764504000000",
       ]);
       expect(await indexNames(databaseUrl(MIGRATED))).to.include.members(["idx_records_tombstones", "idx_cache_expires"]);
       expect((await new PostgresRecordStore(v2).get(articles, "kept"))?.data).to.deep.equal({ v: 1 });

@@ -182,16 +182,40 @@ describe("Redis adapters", function () {
           "d:",
           "d:/",
           "d:/articles/",
+          "g:",
           "i:alice|read|",
           "i:alice|read|/",
           "i:alice|read|/articles/",
           "o:/articles/r1",
           "pu:team\\|a",
+          "pz:team\\|a",
           "u:alice",
         ]);
         await store.deleteObjectPermissions("/articles/r1");
         await store.removeUserPrincipal("alice", "team|a");
         expect(await keysUnder(`${RUN}layout:`)).to.deep.equal([]);
+      });
+
+      it("gives memberships written before the ordered holders their pz: and g: keys on initializeSchema", async () => {
+        const prefix = `${RUN}backfill:`;
+        const store = permissionStore({ prefix });
+        // The layout of an older version: u: and pu: only.
+        for (const [user, principal] of <[string, string][]>[
+          ["bob", "team|a"],
+          ["alice", "team|a"],
+          ["team|a", "group:top"],
+        ])
+          await admin
+            .multi()
+            .sadd(`${prefix}u:${user.replace("|", "\\|")}`, principal)
+            .sadd(`${prefix}pu:${principal.replace("|", "\\|")}`, user)
+            .exec();
+        expect(await store.holdersPage(["team|a"], undefined, 5)).to.deep.equal([]);
+        await store.initializeSchema();
+        await store.initializeSchema(); // idempotent
+        expect((await store.holdersPage(["team|a"], undefined, 5)).map((m) => m.id)).to.deep.equal(["alice", "bob"]);
+        expect([...((await store.subgroupsOf(["group:top"])).get("group:top") ?? [])]).to.deep.equal(["team|a"]);
+        expect((await store.membersPage(["group:top"], "alice", 5)).map((m) => m.id)).to.deep.equal(["bob", "team|a"]);
       });
 
       it("flushes only keys under its prefix, glob characters in it included", async () => {

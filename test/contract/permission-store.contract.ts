@@ -441,6 +441,59 @@ export function permissionStoreContract(
         });
       });
 
+      describe("the two reads a page of members is made of (subgroupsOf, holdersPage)", () => {
+        it("subgroupsOf: the holders of each id that are held themselves, one level, an entry per id", async () => {
+          await store.addUserPrincipal("alice", "group:staff");
+          await store.addUserPrincipal("group:editors", "group:staff");
+          await store.addUserPrincipal("group:empty", "group:staff");
+          await store.addUserPrincipal("bob", "group:editors");
+          await store.addUserPrincipal("group:deep", "group:editors");
+          await store.addUserPrincipal("carol", "group:deep");
+          // group:empty holds group:staff but nobody holds it: no subgroup (nothing to walk into).
+          const found = await store.subgroupsOf(["group:staff", "group:editors", "group:deep", "group:none", "group:staff"]);
+          expect([...found.keys()].sort()).to.deep.equal(["group:deep", "group:editors", "group:none", "group:staff"]);
+          expect(sorted(found.get("group:staff") ?? [])).to.deep.equal(["group:editors"]);
+          expect(sorted(found.get("group:editors") ?? [])).to.deep.equal(["group:deep"]);
+          expect(sorted(found.get("group:deep") ?? [])).to.deep.equal([]);
+          expect(sorted(found.get("group:none") ?? [])).to.deep.equal([]);
+          // A group that loses its last holder is no subgroup any more.
+          await store.removeUserPrincipal("carol", "group:deep");
+          expect(sorted((await store.subgroupsOf(["group:editors"])).get("group:editors") ?? [])).to.deep.equal([]);
+          await store.removePrincipal("group:deep");
+          expect(sorted((await store.subgroupsOf(["group:editors"])).get("group:editors") ?? [])).to.deep.equal([]);
+          expect(await store.subgroupsOf([])).to.deep.equal(new Map());
+        });
+
+        it("subgroupsOf: finds groups interleaved with plain holders in id order", async () => {
+          // Holders a0..a9 of group:top; every other one is itself held (a group).
+          for (let i = 0; i < 10; i++) {
+            await store.addUserPrincipal(`a${i}`, "group:top");
+            if (i % 2 === 0) await store.addUserPrincipal(`u${i}`, `a${i}`);
+          }
+          expect(sorted((await store.subgroupsOf(["group:top"])).get("group:top") ?? [])).to.deep.equal(["a0", "a2", "a4", "a6", "a8"]);
+        });
+
+        it("holdersPage: direct holders only, after the cursor, in code point order, each with the ids it holds", async () => {
+          for (const id of ["b", "a\u{1F600}", "a\uE000", "Zed"]) await store.addUserPrincipal(id, "group:x");
+          for (const id of ["b", "c"]) await store.addUserPrincipal(id, "group:y");
+          await store.addUserPrincipal("deep", "b");
+          const all = await store.holdersPage(["group:x", "group:y", "group:x"], undefined, 10);
+          expect(all.map((m) => [m.id, [...m.through]])).to.deep.equal([
+            ["Zed", ["group:x"]],
+            ["a\uE000", ["group:x"]],
+            ["a\u{1F600}", ["group:x"]],
+            ["b", ["group:x", "group:y"]],
+            ["c", ["group:y"]],
+          ]);
+          expect((await store.holdersPage(["group:x", "group:y"], "a\uE000", 2)).map((m) => m.id)).to.deep.equal(["a\u{1F600}", "b"]);
+          expect((await store.holdersPage(["group:y", "group:x"], "b", 5)).map((m) => m.id)).to.deep.equal(["c"]);
+          expect(await store.holdersPage(["group:x"], undefined, 0)).to.deep.equal([]);
+          expect(await store.holdersPage([], undefined, 3)).to.deep.equal([]);
+          await store.removeUserPrincipal("b", "group:x");
+          expect((await store.holdersPage(["group:x"], "a", 5)).map((m) => m.id)).to.deep.equal(["a\uE000", "a\u{1F600}"]);
+        });
+      });
+
       describe("with a depth bound of 2", () => {
         let shallow: Harness<PermissionStore>;
         before(async () => {

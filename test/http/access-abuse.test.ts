@@ -15,8 +15,10 @@ describe("explain, readers and /permissions under abuse", function () {
   const get = (path: string, user?: string) => server.request("GET", path, { user });
 
   before(async () => {
-    server = await startTestServer();
+    // The built-in group records: who may read /groups/<id> sees the members of group:<id> in readers.
+    server = await startTestServer({});
     permissions = await server.running.container.getAsync(TOKENS.PermissionStore);
+    await permissions.addPrincipalToAce("/groups/big", "read", userId("alice:pw"));
     const put = await server.request("PUT", "/v1/articles/a1", {
       user: "alice:pw",
       body: { data: {}, permissions: { read: ["group:big"] } },

@@ -33,7 +33,12 @@ for (const backend of BACKENDS)
     before(async () => {
       server = await startTestServer(
         { ...(await backend.settings()), articles_read_principals: "group:auditors", reviews_create_principals: ALICE },
-        [{ resources: [{ name: "reviews", kind: "shareable", extraPermissions: ["comment"] }] }],
+        [
+          {
+            // The built-in group records decide who sees a group's members in readers.
+            resources: [{ name: "reviews", kind: "shareable", extraPermissions: ["comment"] }],
+          },
+        ],
       );
       await (await server.running.container.getAsync(TOKENS.Migrator)).migrate();
       permissions = await server.running.container.getAsync(TOKENS.PermissionStore);
@@ -43,6 +48,8 @@ for (const backend of BACKENDS)
       await flushStorage(server.running.container);
       await permissions.addUserPrincipal(BOB, "group:editors");
       await permissions.addUserPrincipal(CAROL, "group:auditors");
+      // Alice may read these groups, so her readers pages show their members.
+      for (const group of ["editors", "auditors", "staff"]) await permissions.addPrincipalToAce(`/groups/${group}`, "read", ALICE);
       const put = await server.request("PUT", "/v1/articles/a1", {
         user: "alice:pw",
         body: { data: { t: 1 }, permissions: { read: ["group:editors"] } },

@@ -21,6 +21,8 @@ import { nextPageUrl, requesterOf } from "./record-routes.js";
 export const ACCESS_PAGE_MAX = 1000;
 const ACCESS_PAGE_DEFAULT = 100;
 const METHODS = ["GET"];
+/** The resource whose records are the groups: who may read `/groups/<id>` sees the members of `group:<id>`. */
+const GROUPS_RESOURCE = "groups";
 
 export function registerAccessRoutes(router: Router, services: HttpServices, access: AccessService): void {
   const onlyGet = (ctx: Context) => {
@@ -71,7 +73,8 @@ export function registerAccessRoutes(router: Router, services: HttpServices, acc
   router.all("/:collection/:id/readers", async (ctx) => {
     const { resource, id } = target(ctx);
     const page = pageParams(ctx, services.options.paginateBy);
-    const result = await access.readers(requesterOf(ctx), resource, id, page);
+    const groups = services.resources.get(GROUPS_RESOURCE)?.definition;
+    const result = await access.readers(requesterOf(ctx), resource, id, page, groups);
     paged(ctx, result.nextToken, page.limit);
     ctx.body = {
       data: result.entries.map((reader) => ({

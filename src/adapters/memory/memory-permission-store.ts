@@ -2,13 +2,15 @@
 /* eslint-disable @typescript-eslint/require-await -- the port is async; memory answers at once */
 import {
   DEFAULT_GROUP_MAX_DEPTH,
+  type Expandable,
   type GroupMember,
   type ObjectPermissions,
   type PermissionStore,
 } from "../../application/ports/permission-store.js";
 import { boundPairs, type BoundPermissionsFn } from "../../domain/permissions.js";
 import { AUTHENTICATED } from "../../domain/principals.js";
-import { holdersOfEach, memberPage, reachedWithin, shortestParents } from "../../application/nested-principals.js";
+import { compareCodePoints, reachedWithin, shortestParents } from "../../application/nested-principals.js";
+import { walkMembersPage } from "../../application/access/member-walk.js";
 import { wildcardMatcher } from "../../domain/wildcard.js";
 
 export class MemoryPermissionStore implements PermissionStore {
@@ -23,6 +25,8 @@ export class MemoryPermissionStore implements PermissionStore {
   private readonly users = new Map<string, Set<string>>();
   /** principal → ids holding it: the reverse of `users`, for membersOf. Empty sets are never kept. */
   private readonly holders = new Map<string, Set<string>>();
+  /** principal → its holders in code point order, made on the first page after a change: a page is a binary search. */
+  private readonly sortedHolders = new Map<string, readonly string[]>();
 
   /** `groupMaxDepth`: levels of nested groups followed (`group_max_depth`). */
   constructor(private readonly groupMaxDepth = DEFAULT_GROUP_MAX_DEPTH) {}
@@ -34,6 +38,7 @@ export class MemoryPermissionStore implements PermissionStore {
     this.grants.clear();
     this.users.clear();
     this.holders.clear();
+    this.sortedHolders.clear();
   }
 
   async addUserPrincipal(userId: string, principal: string): Promise<void> {
@@ -43,6 +48,7 @@ export class MemoryPermissionStore implements PermissionStore {
     let ids = this.holders.get(principal);
     if (!ids) this.holders.set(principal, (ids = new Set()));
     ids.add(userId);
+    this.sortedHolders.delete(principal);
   }
 
   async removeUserPrincipal(userId: string, principal: string): Promise<void> {
@@ -53,6 +59,7 @@ export class MemoryPermissionStore implements PermissionStore {
     const ids = this.holders.get(principal);
     ids?.delete(userId);
     if (ids?.size === 0) this.holders.delete(principal);
+    this.sortedHolders.delete(principal);
   }
 
   async removePrincipal(principal: string): Promise<void> {
@@ -78,9 +85,51 @@ export class MemoryPermissionStore implements PermissionStore {
     return shortestParents(ids, this.groupMaxDepth, async (level) => level.map((id) => this.users.get(id) ?? []));
   }
 
-  async membersPage(principals: readonly string[], after: string | undefined, limit: number): Promise<GroupMember[]> {
-    const through = await holdersOfEach(principals, this.groupMaxDepth, async (ids) => ids.map((id) => this.holders.get(id) ?? []));
-    return memberPage(through, after, limit);
+  async membersPage(
+    principals: readonly string[],
+    after: string | undefined,
+    limit: number,
+    expandable?: Expandable,
+  ): Promise<GroupMember[]> {
+    return walkMembersPage(this, principals, after, limit, this.groupMaxDepth, expandable);
+  }
+
+  /** The holders that are held themselves, found from the smaller side: the holders or every group of the process. */
+  async subgroupsOf(ids: readonly string[]): Promise<Map<string, Set<string>>> {
+    const result = new Map<string, Set<string>>();
+    for (const id of ids) {
+      const holders = this.holders.get(id) ?? new Set<string>();
+      const found = new Set<string>();
+      if (holders.size <= this.holders.size) {
+        for (const holder of holders) if (this.holders.has(holder)) found.add(holder);
+      } else for (const group of this.holders.keys()) if (holders.has(group)) found.add(group);
+      result.set(id, found);
+    }
+    return result;
+  }
+
+  async holdersPage(ids: readonly string[], after: string | undefined, limit: number): Promise<GroupMember[]> {
+    const through = new Map<string, string[]>();
+    for (const id of new Set(ids)) {
+      const sorted = this.holdersInOrder(id);
+      let start = after === undefined ? 0 : firstAfter(sorted, after);
+      for (const end = Math.min(sorted.length, start + Math.max(0, limit)); start < end; start += 1) {
+        const holder = sorted[start] ?? "";
+        const groups = through.get(holder);
+        if (groups) groups.push(id);
+        else through.set(holder, [id]);
+      }
+    }
+    return [...through.keys()]
+      .sort(compareCodePoints)
+      .slice(0, Math.max(0, limit))
+      .map((holder) => ({ id: holder, through: (through.get(holder) ?? []).sort(compareCodePoints) }));
+  }
+
+  private holdersInOrder(principal: string): readonly string[] {
+    let sorted = this.sortedHolders.get(principal);
+    if (!sorted) this.sortedHolders.set(principal, (sorted = [...(this.holders.get(principal) ?? [])].sort(compareCodePoints)));
+    return sorted;
   }
 
   async addPrincipalToAce(objectId: string, permission: string, principal: string): Promise<void> {
@@ -232,4 +281,16 @@ export class MemoryPermissionStore implements PermissionStore {
   }
 
   async close(): Promise<void> {}
+}
+
+/** The index of the first entry after `after` in a list sorted by code point. */
+function firstAfter(sorted: readonly string[], after: string): number {
+  let low = 0;
+  let high = sorted.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (compareCodePoints(sorted[middle] ?? "", after) <= 0) low = middle + 1;
+    else high = middle;
+  }
+  return low;
 }

@@ -19,6 +19,7 @@ import { FeedFence1764115200000 } from "./migrations/feed-fence-1764115200000.js
 import { Accounts1764201600000 } from "./migrations/accounts-1764201600000.js";
 import { GroupChanges1764288000000 } from "./migrations/group-changes-1764288000000.js";
 import { RetiredAccounts1764374400000 } from "./migrations/retired-accounts-1764374400000.js";
+import { HoldersInOrder1764504000000 } from "./migrations/holders-in-order-1764504000000.js";
 
 export const MIGRATIONS_TABLE = "tessera_migrations";
 
@@ -35,6 +36,7 @@ export const POSTGRES_MIGRATIONS: readonly MigrationClass[] = [
   Accounts1764201600000,
   GroupChanges1764288000000,
   RetiredAccounts1764374400000,
+  HoldersInOrder1764504000000,
 ];
 
 export const POSTGRES_ENTITIES = [

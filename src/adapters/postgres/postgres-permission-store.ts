@@ -3,8 +3,10 @@
  * (principal, permission, object_id) index — never a VALUES join, which the planner answers with
  * a scan of every ACE (what makes Kinto slow).
  */
+import { walkMembersPage } from "../../application/access/member-walk.js";
 import {
   DEFAULT_GROUP_MAX_DEPTH,
+  type Expandable,
   type GroupMember,
   type ObjectPermissions,
   type PermissionStore,
@@ -46,19 +48,47 @@ const MEMBERS_OF = {
  * one), then one page: ids after $3 in "C" order (code points), at most $4 rows sent. The walk
  * itself reads every member within the depth bound: user_principals holds no order to resume from.
  */
-const MEMBERS_PAGE = {
-  name: "tessera_perm_members_page",
-  text: `WITH RECURSIVE held (id, via, depth) AS (
-      SELECT h.user_id, s.via, 1 FROM unnest($1::text[]) AS s (via)
-        CROSS JOIN LATERAL (SELECT u.user_id FROM user_principals u WHERE u.principal = s.via OFFSET 0) AS h
-      UNION
-      SELECT h.user_id, r.via, r.depth + 1 FROM held r
-        CROSS JOIN LATERAL (SELECT u.user_id FROM user_principals u WHERE u.principal = r.id OFFSET 0) AS h
-      WHERE r.depth < $2)
-    SELECT id, array_agg(DISTINCT via COLLATE "C") AS through FROM held
-    WHERE id <> via AND ($3::text IS NULL OR id > $3::text)
-    GROUP BY id ORDER BY id LIMIT $4`,
+/*
+ * subgroupsOf: the holders of each id that are held themselves, by a leapfrog of two walks in id
+ * order (idx_user_principals_holders): the id's holders, and every principal that has a holder.
+ * Each step jumps one walk to the other's position; a hit is a holder that is a group. The steps
+ * follow how the two interleave, never the number of holders: users and groups named apart
+ * (`account:…`, `group:…`) meet in a few steps.
+ */
+const SUBGROUPS = {
+  name: "tessera_perm_subgroups",
+  text: `WITH RECURSIVE leap (node, candidate, found) AS (
+      SELECT s.id, (SELECT min(u.user_id) FROM user_principals u WHERE u.principal = s.id), NULL::text COLLATE "C"
+      FROM unnest($1::text[]) AS s (id)
+      UNION ALL
+      SELECT l.node,
+        CASE WHEN g.least = l.candidate
+          THEN (SELECT min(u.user_id) FROM user_principals u WHERE u.principal = l.node AND u.user_id > l.candidate)
+          ELSE (SELECT min(u.user_id) FROM user_principals u WHERE u.principal = l.node AND u.user_id >= g.least) END,
+        CASE WHEN g.least = l.candidate THEN l.candidate END
+      FROM leap l CROSS JOIN LATERAL (SELECT min(p.principal) AS least FROM user_principals p WHERE p.principal >= l.candidate) AS g
+      WHERE l.candidate IS NOT NULL)
+    SELECT node, found FROM leap WHERE found IS NOT NULL`,
 };
+/*
+ * holdersPage: at most $2 holders of each id after the cursor ($3), merged. Each holder is the
+ * least after the one before (a min() the planner answers with one descent of
+ * idx_user_principals_holders): a LIMIT over the range would let a plan made without statistics
+ * read the whole range through a bitmap and sort it.
+ */
+const holdersPage = (after: boolean) => ({
+  name: after ? "tessera_perm_holders_page_after" : "tessera_perm_holders_page",
+  text: `WITH RECURSIVE walk (id, holder, n) AS (
+      SELECT s.id, (SELECT min(u.user_id) FROM user_principals u WHERE u.principal = s.id ${after ? "AND u.user_id > $3::text" : ""}), 1
+      FROM unnest($1::text[]) AS s (id)
+      UNION ALL
+      SELECT w.id, (SELECT min(u.user_id) FROM user_principals u WHERE u.principal = w.id AND u.user_id > w.holder), w.n + 1
+      FROM walk w WHERE w.holder IS NOT NULL AND w.n < $2)
+    SELECT holder AS id, array_agg(id) AS through FROM walk WHERE holder IS NOT NULL
+    GROUP BY holder ORDER BY holder LIMIT $2`,
+});
+const HOLDERS_PAGE = holdersPage(false);
+const HOLDERS_PAGE_AFTER = holdersPage(true);
 /*
  * principalParents: the links walked down from $1 within the bound ($2) in one statement; each
  * principal keeps the row of its lowest level, the least parent there ("C" order, code points).
@@ -204,14 +234,31 @@ export class PostgresPermissionStore implements PermissionStore, PrincipalsWithC
     return new Map(rows.map((row) => [row.principal, row.parent]));
   }
 
-  async membersPage(principals: readonly string[], after: string | undefined, limit: number): Promise<GroupMember[]> {
-    if (principals.length === 0 || limit <= 0) return [];
-    const rows = await this.run<{ id: string; through: string[] }>(MEMBERS_PAGE, [
-      [...new Set(principals)],
-      this.groupMaxDepth,
-      after ?? null,
-      limit,
-    ]);
+  /** At most `group_max_depth` round trips: one subgroupsOf per level of nesting, one holdersPage. */
+  async membersPage(
+    principals: readonly string[],
+    after: string | undefined,
+    limit: number,
+    expandable?: Expandable,
+  ): Promise<GroupMember[]> {
+    return walkMembersPage(this, principals, after, limit, this.groupMaxDepth, expandable);
+  }
+
+  async subgroupsOf(ids: readonly string[]): Promise<Map<string, Set<string>>> {
+    const result = new Map<string, Set<string>>(ids.map((id) => [id, new Set<string>()]));
+    if (result.size === 0) return result;
+    const rows = await this.run<{ node: string; found: string }>(SUBGROUPS, [[...result.keys()]]);
+    for (const { node, found } of rows) result.get(node)?.add(found);
+    return result;
+  }
+
+  async holdersPage(ids: readonly string[], after: string | undefined, limit: number): Promise<GroupMember[]> {
+    if (ids.length === 0 || limit <= 0) return [];
+    const unique = [...new Set(ids)];
+    const rows =
+      after === undefined
+        ? await this.run<{ id: string; through: string[] }>(HOLDERS_PAGE, [unique, limit])
+        : await this.run<{ id: string; through: string[] }>(HOLDERS_PAGE_AFTER, [unique, limit, after]);
     return rows.map((row) => ({ id: row.id, through: [...row.through].sort(compareCodePoints) }));
   }
 

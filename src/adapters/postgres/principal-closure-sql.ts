@@ -5,7 +5,7 @@
  *
  * Each step looks its ids up in a LATERAL subquery that PostgreSQL cannot flatten (OFFSET 0):
  * the only plan left per id is an index lookup (the primary key (user_id, principal) going down,
- * idx_user_principals_principal going up), whatever the statistics say; a plain join let a plan
+ * idx_user_principals_holders going up), whatever the statistics say; a plain join let a plan
  * made on never-analyzed tables hash the whole table at each step. UNION over (id, depth) and
  * the depth bound end every walk, cycles included.
  */

@@ -6,6 +6,8 @@
  *
  *   u:<user>                          SET principals of the user (user principals)
  *   pu:<principal>                    SET users holding that principal (for removePrincipal)
+ *   pz:<principal>                    ZSET the same holders, all scored 0: in byte (code point) order, for pages
+ *   g:                                SET principals that have a holder (the groups), for subgroupsOf
  *   a:<object>|<permission>           SET principals of the ACE
  *   o:<object>                        SET permissions with a non-empty ACE on the object
  *   i:<principal>|<permission>|<dir>  SET objects under <dir> on which the principal holds it
@@ -16,7 +18,7 @@
  */
 import { luaScript } from "./redis-connection.js";
 
-export type KeyKind = "u" | "pu" | "a" | "o" | "i" | "d";
+export type KeyKind = "u" | "pu" | "pz" | "g" | "a" | "o" | "i" | "d";
 
 export function permissionKey(prefix: string, kind: KeyKind, ...parts: string[]): string {
   return `${prefix}${kind}:${parts.map((part) => part.replace(/[\\|]/g, "\\$&")).join("|")}`;
@@ -148,6 +150,17 @@ for _, user in ipairs(redis.call("SMEMBERS", key("pu", principal))) do
   redis.call("SREM", key("u", user), principal)
 end
 redis.call("DEL", key("pu", principal))
+redis.call("DEL", key("pz", principal))
+redis.call("SREM", key("g"), principal)
+return 1`);
+
+/** ARGV: prefix, user, principal. Takes the principal from the user; a principal left without holders is no group any more. */
+export const REMOVE_USER_PRINCIPAL = luaScript(`${HELPERS}
+local user, principal = ARGV[2], ARGV[3]
+redis.call("SREM", key("u", user), principal)
+redis.call("SREM", key("pu", principal), user)
+redis.call("ZREM", key("pz", principal), user)
+if redis.call("EXISTS", key("pu", principal)) == 0 then redis.call("SREM", key("g"), principal) end
 return 1`);
 
 /** ARGV: prefix, object id. Returns a consistent snapshot: {permission, {principals…}, …}. */

@@ -5,14 +5,16 @@
  */
 import {
   DEFAULT_GROUP_MAX_DEPTH,
+  type Expandable,
   type GroupMember,
   type ObjectPermissions,
   type PermissionStore,
 } from "../../application/ports/permission-store.js";
 import { boundPairs, type BoundPermission, type BoundPermissionsFn } from "../../domain/permissions.js";
 import { AUTHENTICATED } from "../../domain/principals.js";
-import { holdersOfEach, memberPage, reachedWithin, shortestParents } from "../../application/nested-principals.js";
-import { RedisPool, repliesOf, runScript, type RedisConnectionOptions, unlinkByPrefix } from "./redis-connection.js";
+import { compareCodePoints, reachedWithin, shortestParents } from "../../application/nested-principals.js";
+import { walkMembersPage } from "../../application/access/member-walk.js";
+import { globEscape, RedisPool, repliesOf, runScript, type RedisConnectionOptions, unlinkByPrefix } from "./redis-connection.js";
 import {
   ADD_ACE,
   DELETE_OBJECTS,
@@ -22,6 +24,7 @@ import {
   permissionKey,
   REMOVE_ACE,
   REMOVE_PRINCIPAL,
+  REMOVE_USER_PRINCIPAL,
   REPLACE_ACL,
   type KeyKind,
 } from "./redis-permission-scripts.js";
@@ -56,6 +59,31 @@ export class RedisPermissionStore implements PermissionStore {
   async initializeSchema(): Promise<void> {
     // Nothing to create: sets appear with their first member. Still proves the server answers.
     await this.pool.run((client) => client.ping());
+    await this.indexHoldersInOrder();
+  }
+
+  /**
+   * Data written before the ordered holders (pz:) and the groups (g:) existed gets them from the
+   * holder sets: idempotent, one SCAN of the pu: keys; `tessera migrate` runs it.
+   */
+  private async indexHoldersInOrder(): Promise<void> {
+    const prefix = this.key("pu", "");
+    await this.pool.run(async (client) => {
+      let cursor = "0";
+      do {
+        const [next, keys] = await client.scan(cursor, "MATCH", `${globEscape(prefix)}*`, "COUNT", 500);
+        cursor = next;
+        for (const key of keys) {
+          const principal = key.slice(prefix.length).replace(/\\(.)/g, "$1");
+          const holders = await client.smembers(key);
+          if (holders.length === 0) continue;
+          const pipeline = client.pipeline().sadd(this.key("g"), principal);
+          for (let i = 0; i < holders.length; i += 1000)
+            pipeline.zadd(this.key("pz", principal), ...holders.slice(i, i + 1000).flatMap((h) => [0, h]));
+          repliesOf(await pipeline.exec());
+        }
+      } while (cursor !== "0");
+    });
   }
 
   async flush(): Promise<void> {
@@ -65,14 +93,20 @@ export class RedisPermissionStore implements PermissionStore {
 
   async addUserPrincipal(userId: string, principal: string): Promise<void> {
     await this.pool.run(async (client) =>
-      repliesOf(await client.multi().sadd(this.key("u", userId), principal).sadd(this.key("pu", principal), userId).exec()),
+      repliesOf(
+        await client
+          .multi()
+          .sadd(this.key("u", userId), principal)
+          .sadd(this.key("pu", principal), userId)
+          .zadd(this.key("pz", principal), 0, userId)
+          .sadd(this.key("g"), principal)
+          .exec(),
+      ),
     );
   }
 
   async removeUserPrincipal(userId: string, principal: string): Promise<void> {
-    await this.pool.run(async (client) =>
-      repliesOf(await client.multi().srem(this.key("u", userId), principal).srem(this.key("pu", principal), userId).exec()),
-    );
+    await this.pool.run((client) => runScript(client, REMOVE_USER_PRINCIPAL, [this.prefix, userId, principal]));
   }
 
   async removePrincipal(principal: string): Promise<void> {
@@ -102,10 +136,49 @@ export class RedisPermissionStore implements PermissionStore {
     return shortestParents(ids, this.groupMaxDepth, (level) => this.setsOf("u", level));
   }
 
-  /** Reads whole reverse sets (a Redis set has no order): one pipeline per level, a page returned. */
-  async membersPage(principals: readonly string[], after: string | undefined, limit: number): Promise<GroupMember[]> {
-    const through = await holdersOfEach([...new Set(principals)], this.groupMaxDepth, (ids) => this.setsOf("pu", ids));
-    return memberPage(through, after, limit);
+  /** One pipeline per level of nesting (subgroupsOf), one for the page (holdersPage): at most `groupMaxDepth`. */
+  async membersPage(
+    principals: readonly string[],
+    after: string | undefined,
+    limit: number,
+    expandable?: Expandable,
+  ): Promise<GroupMember[]> {
+    return walkMembersPage(this, principals, after, limit, this.groupMaxDepth, expandable);
+  }
+
+  /** SINTER of each id's holders with the groups: Redis walks the smaller of the two sets. */
+  async subgroupsOf(ids: readonly string[]): Promise<Map<string, Set<string>>> {
+    const unique = [...new Set(ids)];
+    if (unique.length === 0) return new Map();
+    const replies = await this.pool.run(async (client) => {
+      const pipeline = client.pipeline();
+      for (const id of unique) pipeline.sinter(this.key("pu", id), this.key("g"));
+      return repliesOf(await pipeline.exec()) as string[][];
+    });
+    return new Map(unique.map((id, index) => [id, new Set(replies[index])]));
+  }
+
+  /** A ZRANGE BYLEX of at most `limit` after the cursor per id, in one pipeline, merged here. */
+  async holdersPage(ids: readonly string[], after: string | undefined, limit: number): Promise<GroupMember[]> {
+    const unique = [...new Set(ids)];
+    if (unique.length === 0 || limit <= 0) return [];
+    const replies = await this.pool.run(async (client) => {
+      const pipeline = client.pipeline();
+      for (const id of unique) pipeline.zrangebylex(this.key("pz", id), after === undefined ? "-" : `(${after}`, "+", "LIMIT", 0, limit);
+      return repliesOf(await pipeline.exec()) as string[][];
+    });
+    const through = new Map<string, string[]>();
+    unique.forEach((id, index) => {
+      for (const holder of replies[index] ?? []) {
+        const groups = through.get(holder);
+        if (groups) groups.push(id);
+        else through.set(holder, [id]);
+      }
+    });
+    return [...through.keys()]
+      .sort(compareCodePoints)
+      .slice(0, limit)
+      .map((holder) => ({ id: holder, through: (through.get(holder) ?? []).sort(compareCodePoints) }));
   }
 
   /** The members of the `kind` set of each id, in one pipeline. */

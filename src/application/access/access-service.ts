@@ -5,6 +5,7 @@
  * read of the record (RecordTargets): explain can never disagree with GET, PUT or PATCH.
  */
 import { RecordNotFoundError, ValidationError } from "../../domain/errors.js";
+import { isValidRecordId } from "../../domain/records.js";
 import { CREATE, READ, type BoundPermission } from "../../domain/permissions.js";
 import { AUTHENTICATED, EVERYONE, type Caller } from "../../domain/principals.js";
 import { denial, memoizedAcls, type AclReader, type Decision, type GrantSource } from "../authorizer.js";
@@ -14,7 +15,7 @@ import type { PaginationTokens } from "../pagination-token.js";
 import type { PermissionStore } from "../ports/permission-store.js";
 import type { RecordStore } from "../ports/record-store.js";
 import type { Grants, SharedRecords } from "../ports/shared-records.js";
-import { RecordTargets } from "../record-targets.js";
+import { aclOf, RecordTargets } from "../record-targets.js";
 import type { Requester } from "../requester.js";
 import { permissionFor, type ResourceDefinition } from "../resources.js";
 import { compareCodePoints } from "../nested-principals.js";
@@ -79,6 +80,9 @@ export function knownPermissions(resource: ResourceDefinition): string[] {
   return [...new Set([...resource.permissions, CREATE, ...views.map((v) => permissionFor(resource, v))])];
 }
 
+/** A group's principal: `group:<id of its record in the groups resource>`. */
+const GROUP_PREFIX = "group:";
+
 const READERS_SORT: readonly SortKey[] = [{ field: "principal", descending: false }];
 const OBJECTS_SORT: readonly SortKey[] = [
   { field: "collection", descending: false },
@@ -135,8 +139,17 @@ export class AccessService {
    * Who may read the record: the principals its grants name (settings, collection and record
    * ACLs, through bound permissions) and every id holding one of them through groups. Only for
    * callers who may write the record; the others are answered as explain answers them.
+   * A group's members (and the members of the groups in it) are shown only when the caller may
+   * read the group's record in `groups` (`group:<id>` is `/groups/<id>`), decided as GET decides
+   * it; without that resource, no group's members are shown. The group itself stays listed.
    */
-  async readers(requester: Requester, resource: ResourceDefinition, id: string, page: PageParams): Promise<Page<Reader>> {
+  async readers(
+    requester: Requester,
+    resource: ResourceDefinition,
+    id: string,
+    page: PageParams,
+    groups?: ResourceDefinition,
+  ): Promise<Page<Reader>> {
     const kind = this.kindOf(resource);
     const scope = kind.scope(requester, resource);
     const [caller, target] = await this.targets.callerAndTarget(kind, requester, resource, scope, id);
@@ -161,11 +174,12 @@ export class AccessService {
         grants.push({ objectId: grant.objectId, permission: grant.permission, source: grant.source });
       }
     // Everyone and Authenticated stand for every caller: they are listed, never expanded.
-    const groups = fromAcls === undefined ? [] : [...named.keys()].filter((p) => p !== EVERYONE && p !== AUTHENTICATED);
+    const expanded = fromAcls === undefined ? [] : [...named.keys()].filter((p) => p !== EVERYONE && p !== AUTHENTICATED);
     // One page of members, one more to know whether a page follows: the principals the grants
     // name (the ACL, read whole anyway) are merged in; any of them holding another through a group
     // and ranked within this page is within the members read too.
-    const members = groups.length === 0 ? [] : await this.deps.permissions.membersPage(groups, after, page.limit + 1);
+    const readable = (candidates: readonly string[]) => this.readableGroups(requester, groups, candidates);
+    const members = expanded.length === 0 ? [] : await this.deps.permissions.membersPage(expanded, after, page.limit + 1, readable);
     const readers = new Map<string, { grants: Reader["grants"]; through: readonly string[] }>();
     for (const [principal, grants] of named)
       if (after === undefined || compareCodePoints(principal, after) > 0) readers.set(principal, { grants, through: [] });
@@ -279,6 +293,38 @@ export class AccessService {
       includeDeleted: false,
     });
     return entries.map((e) => e.id);
+  }
+
+  /**
+   * Of the principals given, the groups whose record in `groups` the caller may read: the
+   * decision GET takes on `/groups/<id>` (settings principals, collection and record ACLs), on
+   * the group records' ACLs read in one round trip. Anything else is no readable group.
+   */
+  private async readableGroups(
+    requester: Requester,
+    groups: ResourceDefinition | undefined,
+    principals: readonly string[],
+  ): Promise<Set<string>> {
+    const readable = new Set<string>();
+    const ids = new Map<string, string>();
+    for (const principal of principals) {
+      const groupId = principal.startsWith(GROUP_PREFIX) ? principal.slice(GROUP_PREFIX.length) : "";
+      if (isValidRecordId(groupId)) ids.set(principal, groupId);
+    }
+    if (groups === undefined || ids.size === 0) return readable;
+    const kind = this.kindOf(groups);
+    const recordAcls = kind.recordAcls(groups);
+    const [caller, stored] = await Promise.all([
+      kind.caller(requester),
+      recordAcls === undefined ? undefined : this.deps.shared.currentAcls([...new Set(ids.values())], recordAcls),
+    ]);
+    const acls = memoizedAcls(this.deps.permissions, knownPermissions(groups));
+    const read = permissionFor(groups, "read");
+    for (const [principal, groupId] of ids) {
+      const acl = stored === undefined ? undefined : aclOf(stored.get(groupId));
+      if ((await kind.explain(caller, groups, read, groupId, acl, acls)).allowed) readable.add(principal);
+    }
+    return readable;
   }
 
   private kindOf(resource: ResourceDefinition): ResourceKindPolicy {

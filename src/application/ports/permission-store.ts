@@ -12,6 +12,9 @@ export interface GroupMember {
   readonly through: readonly string[];
 }
 
+/** Of the groups given, those whose members may be shown (readers: those the caller may read). */
+export type Expandable = (groups: readonly string[]) => Promise<ReadonlySet<string>>;
+
 /** Permission name → principals holding it on one object. */
 export type ObjectPermissions = Record<string, Set<string>>;
 
@@ -74,10 +77,28 @@ export interface PermissionStore {
    * One page of the members of several principals (membersOf of each, united): the ids after
    * `after` (none: from the start), sorted by code point (compareCodePoints: the order of
    * UTF-8 bytes, PostgreSQL's "C" collation), at most `limit`, each with the principals among `principals` it holds (an id is never listed
-   * through itself). A page costs the backend at most `group_max_depth` round trips and returns
-   * `limit` rows at most, whatever the number of members.
+   * through itself). A page costs the backend at most `group_max_depth` round trips and reads
+   * rows in proportion to `limit` and to the groups nested in `principals`, whatever the number
+   * of members (walkMembersPage over subgroupsOf and holdersPage).
+   * `expandable`: only the groups it keeps (principals asked or nested) are walked into; the
+   * others are still listed as members of a group walked into, never their own members.
    */
-  membersPage(principals: readonly string[], after: string | undefined, limit: number): Promise<GroupMember[]>;
+  membersPage(principals: readonly string[], after: string | undefined, limit: number, expandable?: Expandable): Promise<GroupMember[]>;
+
+  /**
+   * For each id asked, its direct holders that are held by someone themselves (the groups nested
+   * in it, one level): one entry per distinct id, an empty set when none. One round trip; what it
+   * reads follows the groups found, not the holders (a group of 20,000 users and no subgroup
+   * costs a few index probes).
+   */
+  subgroupsOf(ids: readonly string[]): Promise<Map<string, Set<string>>>;
+
+  /**
+   * One page of the direct holders of `ids` (no nesting): the ids after `after` in code point
+   * order, at most `limit`, each with the ids among `ids` it holds (sorted; itself included when
+   * it holds itself). One round trip reading at most `limit` holders of each id.
+   */
+  holdersPage(ids: readonly string[], after: string | undefined, limit: number): Promise<GroupMember[]>;
 
   /** Adds the principal to the ACE (object, permission); idempotent. */
   addPrincipalToAce(objectId: string, permission: string, principal: string): Promise<void>;
