@@ -56,9 +56,7 @@ function countingPermissions(inner: PermissionStore): PermissionStore & { object
   };
   return new Proxy(inner, {
     get: (target, name, receiver) =>
-      name === "objects"
-        ? counter.objects
-        : ((counted as Record<string | symbol, unknown>)[name] ?? Reflect.get(target, name, receiver)),
+      name === "objects" ? counter.objects : ((counted as Record<string | symbol, unknown>)[name] ?? Reflect.get(target, name, receiver)),
     set: (_target, name, value) => name === "objects" && typeof value === "number" && (counter.objects = value) >= 0,
   }) as PermissionStore & { objects: number };
 }
