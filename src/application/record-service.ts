@@ -479,7 +479,7 @@ export class RecordService {
    * `write` with the resource's consequences, where it has some, in one unit of work: checked
    * before the write (`known`: the writes known before it), applied after it (`written`: the
    * writes it made), and what they run after commit awaited once the unit of work has committed
-   * (inside a batch, that is when the batch commits: then it is not awaited here).
+   * (inside a batch, that is when the batch commits: the batch's run waits for it).
    */
   private async consequential<T>(
     resource: ResourceDefinition,
@@ -497,8 +497,10 @@ export class RecordService {
       const afterCommit = await consequences.apply(written(value));
       unitOfWork.afterCommit(() => {
         committed = afterCommit();
-        // Awaited below when this run was the outermost; a joined one's failure is the consequences' to report.
+        // Awaited below when this run was the outermost; a joined one (a batch) is waited for by
+        // the outermost run, its failure being the consequences' to report.
         committed.catch(() => undefined);
+        return committed;
       });
       return value;
     });

@@ -179,6 +179,26 @@ describe("PostgresUnitOfWork.afterCommit", function () {
     expect(calls).to.include("outside");
   });
 
+  it("returns from the outermost run once the promises its callbacks returned have settled, failed ones included", async () => {
+    const unitOfWork = new PostgresUnitOfWork(database);
+    const calls: string[] = [];
+    const later = (name: string, fails: boolean) => () =>
+      new Promise<void>((resolve, reject) =>
+        setTimeout(() => {
+          calls.push(name);
+          if (fails) reject(new Error(name));
+          else resolve();
+        }, 20),
+      );
+    const answer = await unitOfWork.run(async () => {
+      await unitOfWork.run(async () => unitOfWork.afterCommit(later("announced", false)));
+      unitOfWork.afterCommit(later("failed", true));
+      return "answer";
+    });
+    expect(answer).to.equal("answer");
+    expect(calls.sort()).to.deep.equal(["announced", "failed"]);
+  });
+
   it("in a group commit: calls back each member once after the group's commit, never a member rolled back alone; its lost access commits or rolls back with it", async () => {
     const grouped = new PostgresUnitOfWork(database);
     const records = new PostgresRecordStore(database);

@@ -88,7 +88,7 @@ export interface TransactionPart {
   /** A group commit's member: the group's clock, which stamps the member's writes of its scope. */
   readonly clock?: GroupClock;
   /** A unit of work: the callbacks waiting for its commit (a group member's: for its own outcome). */
-  readonly afterCommit?: (() => void)[];
+  readonly afterCommit?: (() => unknown)[];
 }
 
 /** The connection of a unit of work, what to take back elsewhere if it rolls back, and its parts. */

@@ -21,24 +21,25 @@ export class PostgresUnitOfWork implements UnitOfWork {
    */
   async run<T>(work: () => Promise<T>, scope?: Scope): Promise<T> {
     if (this.database.transactionPart()?.afterCommit) return this.database.transaction("storage", work);
-    let callbacks: (() => void)[] = [];
+    let callbacks: (() => unknown)[] = [];
     // The list is handed inside `work`'s attempt: a group replays its members after another
     // member aborted its transaction (only the last attempt committed).
     const own = (): Promise<T> => {
-      const attempt: (() => void)[] = [];
+      const attempt: (() => unknown)[] = [];
       callbacks = attempt;
       return this.database.within({ afterCommit: attempt }, work);
     };
     const grouped = scope !== undefined && writeModeOf(this.database, scope).runs === "alone";
     const result = grouped ? await groupCommitOf(this.database).unitOfWork(scope, own) : await this.database.transaction("storage", own);
-    for (const callback of callbacks) callback();
+    // Called in order, at once; what they return is waited for together (a failure is theirs to report).
+    await Promise.allSettled(callbacks.map((callback) => Promise.resolve(callback())));
     return result;
   }
 
-  afterCommit(callback: () => void): void {
+  afterCommit(callback: () => unknown): void {
     const callbacks = this.database.transactionPart()?.afterCommit;
     if (callbacks) callbacks.push(callback);
-    else callback();
+    else void callback();
   }
 
   onRollback(undo: () => Promise<void>): void {

@@ -9,7 +9,7 @@ export class DirectUnitOfWork implements UnitOfWork {
   }
 
   /** Every write has committed when it returned. */
-  afterCommit(callback: () => void): void {
-    callback();
+  afterCommit(callback: () => unknown): void {
+    void callback();
   }
 }

@@ -25,6 +25,9 @@ export interface UnitOfWork {
    * Calls `callback` once the current unit of work (the outermost `run` this call is inside)
    * has committed, and never if it rolls back; at once outside any unit of work, or where
    * writes commit one by one. Events about writes go out this way, never before their commit.
+   * The outermost `run` returns only once a promise the callback returned has settled (an
+   * announcement that must be made before the answer, e.g. inside a batch); its failure is the
+   * callback's to report. Called at once, the promise is the caller's.
    */
-  afterCommit(callback: () => void): void;
+  afterCommit(callback: () => unknown): void;
 }
