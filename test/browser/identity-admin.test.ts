@@ -363,8 +363,8 @@ describe("admin page: accounts, sharing by name, live collection", function () {
       if (frame === page.mainFrame()) navigations++;
     });
     // Leo joins the team: the feed ends his stream with `resync`, the page re-reads and follows again.
-    const port = await server.running.container.getAsync(TOKENS.PermissionStore);
-    await port.addUserPrincipal("account:leo", "group:team");
+    const memberships = await server.running.container.getAsync(TOKENS.Memberships);
+    await memberships.add("group:team", ["account:leo"]);
     await until(async () => (await titlesOf(page)).includes("for the team"), "the team's article after the resync");
     expect(navigations).to.equal(0);
     await page.waitForSelector("#live-state:text-is('· live')");
