@@ -40,7 +40,8 @@ async function start(backend: "memory" | "postgresql" | "redis"): Promise<Runnin
   }
   const settings = {
     ...baseServerSettings(0),
-    resources: "articles:shareable groups:shareable",
+    // The group's record lives in the built-in group resource (served with any permission backend).
+    resources: "articles:shareable",
     articles_create_principals: "system.Authenticated",
     ...backendSettings(backend, sql, redisUrl),
     ...(backend === "redis" ? { permission_prefix: REDIS_PREFIX } : {}),
