@@ -41,8 +41,10 @@ describe("accounts: a burst of guesses from one address while another user signs
     const hashed = guesses.filter((g) => g.status === 401);
     expect(guesses.filter((g) => g.status !== 401 && g.status !== 429)).to.deep.equal([]);
     expect(hashed.length).to.be.within(1, 10);
-    // Hashed one at a time for that address, the other slot kept free: the owner does not wait for them all.
-    expect(owner.at).to.be.lessThan(Math.max(...hashed.map((g) => g.at)));
+    // Hashed one at a time for that address, the other slot kept free: the owner does not wait for
+    // them all. With fewer than three hashed (a loaded machine let the owner in among the first
+    // guesses), the last of them may finish with the owner's: nothing to tell then.
+    if (hashed.length >= 3) expect(owner.at).to.be.lessThan(Math.max(...hashed.map((g) => g.at)));
     // The victim, from an address of its own, is not locked out by the burst.
     expect((await signIn("victim:pw-victim", "192.0.2.44")).status).to.equal(200);
   });
