@@ -93,8 +93,6 @@ export interface ResourceDefinition {
   readonly authorization?: AuthorizationPolicy;
   /** The root factory: which bound permissions grant a permission on an object. */
   readonly boundPermissions?: BoundPermissionsFn;
-  /** What each write of a record entails beyond it, in the write's unit of work (RecordService runs it). */
-  readonly consequences?: WriteConsequences;
 }
 
 export const DEFAULT_PERMISSIONS: readonly string[] = [READ, WRITE];

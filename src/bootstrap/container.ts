@@ -40,7 +40,7 @@ import { ACCOUNTS, bindAccounts, type Accounts } from "./auth-accounts.js";
 import { authCapabilities, authenticationPolicies, unregisteredPolicies } from "./auth-policies.js";
 import { projectRoot } from "./project-root.js";
 import { buildResources } from "./resources.js";
-import { addGroupResource, bindGroupWrites, groupResourceProblems, lateGroupWrites } from "./group-resource.js";
+import { addGroupResource, bindGroupWrites, groupResourceProblems } from "./group-resource.js";
 import { permissionBackendProblem, PROJECT_NAME, SettingsError, text, type Settings } from "./settings.js";
 import { DEFAULT_EOS_MESSAGE } from "./settings-table.js";
 import { observedPort } from "./observed-ports.js";
@@ -66,7 +66,7 @@ export function buildContainer(settings: Settings, options: CompositionOptions =
   checkComposition(settings, extensions, specs);
   const resources = buildResources(specs, settings.all);
   const container = new Container({ defaultScope: "Singleton" });
-  addGroupResource(resources, settings, lateGroupWrites(container));
+  addGroupResource(resources, settings);
   const metrics = settings.metricsEnabled ? new HttpMetrics() : undefined;
   container.bind(TOKENS.Settings).toConstantValue(settings);
   container.bind(TOKENS.Logger).toConstantValue(options.logger ?? pino({ level: settings.logLevel, base: { name: PROJECT_NAME } }));

@@ -1,8 +1,7 @@
 /**
  * The built-in group resource (`/v1/groups`, docs/api.md "Groups"): a shareable resource whose
  * records' `data.members` hold the group's principal. Served while a permission backend is
- * configured; its writes' consequences (GroupWrites) are resolved from the container when the
- * first write needs them, since the resources are declared before the container is built.
+ * configured; its writes' consequences (GroupWrites) are handed to the record service by name.
  */
 import type { Container } from "inversify";
 import type { Logger } from "pino";
@@ -13,7 +12,6 @@ import { GroupWrites } from "../application/groups/group-writes.js";
 import { PrincipalUse } from "../application/groups/principal-use.js";
 import type { MembershipChanges } from "../application/memberships/membership-changes.js";
 import type { PermissionStore } from "../application/ports/permission-store.js";
-import type { WriteConsequences } from "../application/resources.js";
 import type { HttpResource } from "../adapters/http/http-services.js";
 import { buildResources } from "./resources.js";
 import { listValue, type Settings } from "./settings.js";
@@ -33,7 +31,7 @@ export function groupResourceProblems(settings: Settings, specs: readonly Resour
 }
 
 /** The group resource, added to `resources` when a permission backend is configured. */
-export function addGroupResource(resources: Map<string, HttpResource>, settings: Settings, consequences: WriteConsequences): void {
+export function addGroupResource(resources: Map<string, HttpResource>, settings: Settings): void {
   if (!settings.permission) return;
   const spec: ResourceSpec = {
     name: GROUPS_RESOURCE,
@@ -46,16 +44,7 @@ export function addGroupResource(resources: Map<string, HttpResource>, settings:
   const settingsPrincipals = { ...built.definition.settingsPrincipals };
   if (settings.groupCreatePrincipals.length > 0) settingsPrincipals[CREATE] = settings.groupCreatePrincipals;
   else delete settingsPrincipals[CREATE];
-  resources.set(GROUPS_RESOURCE, { ...built, definition: { ...built.definition, settingsPrincipals, consequences } });
-}
-
-/** The group resource's consequences, resolved from the container at their first use. */
-export function lateGroupWrites(container: Container): WriteConsequences {
-  const writes = () => container.getAsync(TOKENS.GroupWrites);
-  return {
-    check: async (w) => (await writes()).check(w),
-    apply: async (w) => (await writes()).apply(w),
-  };
+  resources.set(GROUPS_RESOURCE, { ...built, definition: { ...built.definition, settingsPrincipals } });
 }
 
 /** GroupWrites over the Memberships use case, with what makes a principal in use read from settings and resources. */

@@ -1,5 +1,5 @@
 /**
- * A resource's write consequences (ResourceDefinition.consequences) run around every record write
+ * A resource's write consequences (RecordServiceDeps.consequences) run around every record write
  * of RecordService, inside the write's unit of work: checked before the write with what it will
  * write, applied after it with what it wrote, and what they leave for after commit run once the
  * outermost unit of work committed, never when it failed.
@@ -73,7 +73,6 @@ describe("RecordService: a resource's write consequences", () => {
     kind: "shareable",
     permissions: ["read", "write"],
     settingsPrincipals: { create: ["system.Authenticated"] },
-    consequences,
   };
 
   beforeEach(() => {
@@ -90,6 +89,7 @@ describe("RecordService: a resource's write consequences", () => {
       unitOfWork,
       ids: { generate: () => "generated" },
       tokens: new PaginationTokens("secret"),
+      consequences: new Map([[groups.name, consequences]]),
     });
   });
 
