@@ -71,21 +71,19 @@ const SUBGROUPS = {
     SELECT node, found FROM leap WHERE found IS NOT NULL`,
 };
 /*
- * holdersPage: at most $2 holders of each id after the cursor ($3), merged. Each holder is the
- * least after the one before (a min() the planner answers with one descent of
- * idx_user_principals_holders): a LIMIT over the range would let a plan made without statistics
- * read the whole range through a bitmap and sort it.
+ * holdersPage: at most $2 holders of each id after the cursor ($3), merged. Per id, one range of
+ * idx_user_principals_holders read in order and cut at $2 (the pool's generic plans make it an
+ * index-only scan whatever the statistics; members-page-cost.test.ts holds the rows read).
  */
 const holdersPage = (after: boolean) => ({
   name: after ? "tessera_perm_holders_page_after" : "tessera_perm_holders_page",
-  text: `WITH RECURSIVE walk (id, holder, n) AS (
-      SELECT s.id, (SELECT min(u.user_id) FROM user_principals u WHERE u.principal = s.id ${after ? "AND u.user_id > $3::text" : ""}), 1
-      FROM unnest($1::text[]) AS s (id)
-      UNION ALL
-      SELECT w.id, (SELECT min(u.user_id) FROM user_principals u WHERE u.principal = w.id AND u.user_id > w.holder), w.n + 1
-      FROM walk w WHERE w.holder IS NOT NULL AND w.n < $2)
-    SELECT holder AS id, array_agg(id) AS through FROM walk WHERE holder IS NOT NULL
-    GROUP BY holder ORDER BY holder LIMIT $2`,
+  text: `SELECT h.user_id AS id, array_agg(s.id) AS through
+    FROM unnest($1::text[]) AS s (id)
+    CROSS JOIN LATERAL (
+      SELECT u.user_id FROM user_principals u
+      WHERE u.principal = s.id ${after ? "AND u.user_id > $3::text" : ""}
+      ORDER BY u.user_id LIMIT $2) AS h
+    GROUP BY h.user_id ORDER BY h.user_id LIMIT $2`,
 });
 const HOLDERS_PAGE = holdersPage(false);
 const HOLDERS_PAGE_AFTER = holdersPage(true);
