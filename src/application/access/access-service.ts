@@ -152,8 +152,11 @@ export class AccessService {
   ): Promise<Page<Reader>> {
     const kind = this.kindOf(resource);
     const scope = kind.scope(requester, resource);
-    const [caller, target] = await this.targets.callerAndTarget(kind, requester, resource, scope, id);
     const acls = memoizedAcls(this.deps.permissions, knownPermissions(resource));
+    // The collection's ACL, which the decisions and the grants below read, is read with the record
+    // (as explain does): one round trip less on the way.
+    const warm = kind.recordAcls(resource) === undefined ? undefined : acls([{ objectId: `/${resource.name}`, permission: READ }]);
+    const [[caller, target]] = await Promise.all([this.targets.callerAndTarget(kind, requester, resource, scope, id), warm]);
     const read = await kind.explain(caller, resource, permissionFor(resource, "read"), id, target.acl, acls);
     if (!read.allowed) throw denial(caller);
     if (!target.record) throw new RecordNotFoundError(resource.name, id);
@@ -314,12 +317,14 @@ export class AccessService {
     if (groups === undefined || ids.size === 0) return readable;
     const kind = this.kindOf(groups);
     const recordAcls = kind.recordAcls(groups);
+    const acls = memoizedAcls(this.deps.permissions, knownPermissions(groups));
+    const read = permissionFor(groups, "read");
+    // The collection's ACL, which each decision reads, alongside the records' own.
     const [caller, stored] = await Promise.all([
       kind.caller(requester),
       recordAcls === undefined ? undefined : this.deps.shared.currentAcls([...new Set(ids.values())], recordAcls),
+      recordAcls === undefined ? undefined : acls([{ objectId: `/${groups.name}`, permission: read }]),
     ]);
-    const acls = memoizedAcls(this.deps.permissions, knownPermissions(groups));
-    const read = permissionFor(groups, "read");
     for (const [principal, groupId] of ids) {
       const acl = stored === undefined ? undefined : aclOf(stored.get(groupId));
       if ((await kind.explain(caller, groups, read, groupId, acl, acls)).allowed) readable.add(principal);
