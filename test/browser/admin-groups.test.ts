@@ -5,12 +5,9 @@
  * API itself; a member's name is text, never HTML. Debian's chromium through playwright-core,
  * as the admin page test.
  */
-import { existsSync } from "node:fs";
-import path from "node:path";
 import { expect } from "chai";
 import { type Browser, type BrowserContext, type Page } from "playwright-core";
-import { launchChromium, requireChromium } from "../support/chromium.js";
-import { PROJECT_ROOT } from "../support/tessera-process.js";
+import { launchChromium, requireBuiltAdminPage, requireChromium } from "../support/chromium.js";
 import { startTestServer, type TestServer } from "../support/http.js";
 
 /**
@@ -36,11 +33,7 @@ describe("admin page: groups", function () {
   const contexts: BrowserContext[] = [];
 
   before(async function () {
-    if (!existsSync(path.join(PROJECT_ROOT, "dist/src/adapters/http/admin/main.js"))) {
-      if (process.env.CI) throw new Error("the admin page is not built");
-      console.log("    (skipped: the admin page is not built; run npm run build)");
-      this.skip();
-    }
+    requireBuiltAdminPage(this);
     requireChromium(this);
     browser = await launchChromium();
     server = await startTestServer(SERVER_SETTINGS);

@@ -3,11 +3,11 @@
  * nothing). Outside CI the suite is skipped, saying why, when no chromium is installed; under
  * CI=true it fails instead. `npm run screenshots` also saves each page under docs/screenshots/.
  */
-import { existsSync, mkdirSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { expect } from "chai";
 import { type Browser, type Page } from "playwright-core";
-import { launchChromium, requireChromium } from "../support/chromium.js";
+import { launchChromium, requireBuiltAdminPage, requireChromium } from "../support/chromium.js";
 import { PROJECT_ROOT } from "../support/tessera-process.js";
 import { startTestServer, type TestServer } from "../support/http.js";
 
@@ -22,10 +22,7 @@ describe("admin page in a browser", function () {
   const problems: string[] = [];
 
   before(async function () {
-    if (!existsSync(path.join(PROJECT_ROOT, "dist/src/adapters/http/admin/main.js"))) {
-      console.log("    (skipped: the admin page is not built; run npm run build)");
-      this.skip();
-    }
+    requireBuiltAdminPage(this);
     requireChromium(this);
     browser = await launchChromium();
     server = await startTestServer();

@@ -6,13 +6,13 @@
  * write to them is recorded from the first script on. Debian's chromium through playwright-core,
  * as the admin page test.
  */
-import { existsSync, mkdirSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { expect } from "chai";
 import { type Browser, type BrowserContext, type Page } from "playwright-core";
 import { TOKENS } from "../../src/bootstrap/tokens.js";
 import { recordStorageWrites, type PageGlobals } from "../support/storage-writes.js";
-import { launchChromium, requireChromium } from "../support/chromium.js";
+import { launchChromium, requireBuiltAdminPage, requireChromium } from "../support/chromium.js";
 import { PROJECT_ROOT } from "../support/tessera-process.js";
 import { startTestServer, userId, type TestServer } from "../support/http.js";
 
@@ -45,11 +45,7 @@ describe("admin page: accounts, sharing by name, live collection", function () {
   const contexts: BrowserContext[] = [];
 
   before(async function () {
-    if (!existsSync(path.join(PROJECT_ROOT, "dist/src/adapters/http/admin/main.js"))) {
-      if (process.env.CI) throw new Error("the admin page is not built");
-      console.log("    (skipped: the admin page is not built; run npm run build)");
-      this.skip();
-    }
+    requireBuiltAdminPage(this);
     requireChromium(this);
     browser = await launchChromium();
     server = await startTestServer(SERVER_SETTINGS);

@@ -4,7 +4,6 @@
  * event parser against the HTML standard's rules, readable principals, and the page's CSP
  * allowing the listed OpenID Connect providers and nothing else.
  */
-import { existsSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
@@ -12,9 +11,9 @@ import { expect } from "chai";
 import Koa from "koa";
 import { adminCsp, adminPages } from "../../src/adapters/http/admin-pages.js";
 import type { JsonObject } from "../../src/domain/json.js";
-import { PROJECT_ROOT } from "../support/tessera-process.js";
+import { BUILT_ADMIN_PAGE, requireBuiltAdminPage } from "../support/chromium.js";
 
-const BUILT = path.join(PROJECT_ROOT, "dist/src/adapters/http/admin");
+const BUILT = BUILT_ADMIN_PAGE;
 
 interface FeedEvent {
   id: string | undefined;
@@ -36,11 +35,7 @@ async function load<K extends keyof Modules>(name: K): Promise<Modules[K]> {
 
 describe("admin page identity modules", () => {
   before(function () {
-    if (!existsSync(path.join(BUILT, "pkce.js"))) {
-      if (process.env.CI) throw new Error("the admin page is not built");
-      console.log("    (skipped: the admin page is not built; run npm run build)");
-      this.skip();
-    }
+    requireBuiltAdminPage(this, "pkce.js");
   });
 
   it("computes the S256 code challenge of RFC 7636's appendix B and draws 43-character verifiers", async () => {

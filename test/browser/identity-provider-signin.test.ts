@@ -7,13 +7,10 @@
  * in sessionStorage (the page's documented choice); nothing ever reaches localStorage, and the
  * provider password never reaches either. Debian's chromium through playwright-core.
  */
-import { existsSync } from "node:fs";
-import path from "node:path";
 import { expect } from "chai";
 import { type Browser, type BrowserContext, type Page } from "playwright-core";
 import { recordStorageWrites, type PageGlobals, type WebStorage } from "../support/storage-writes.js";
-import { launchChromium, requireChromium } from "../support/chromium.js";
-import { PROJECT_ROOT } from "../support/tessera-process.js";
+import { launchChromium, requireBuiltAdminPage, requireChromium } from "../support/chromium.js";
 import { listenLoginProvider, type LoginProvider } from "../support/openid-login-provider.js";
 import { basic, startIniServer, type IniServer } from "../support/openid-server.js";
 
@@ -29,10 +26,7 @@ describe("admin page: signing in through an OpenID Connect provider", function (
   const contexts: BrowserContext[] = [];
 
   before(async function () {
-    if (!existsSync(path.join(PROJECT_ROOT, "dist/src/adapters/http/admin/main.js"))) {
-      if (process.env.CI) throw new Error("the admin page is not built");
-      this.skip();
-    }
+    requireBuiltAdminPage(this);
     requireChromium(this);
     provider = await listenLoginProvider();
     server = await startIniServer(
