@@ -1,5 +1,3 @@
-import type { GroupMember } from "./ports/permission-store.js";
-
 /**
  * The walk through nested groups that every permission backend does, level by level: the ids
  * reached from `seeds` within `maxDepth` levels of links (the seeds' own links being level 1).
@@ -34,39 +32,6 @@ export async function reachedWithin(
 }
 
 /**
- * For each id holding one of `seeds` within `maxDepth` levels of reverse links (`holdersOf` reads
- * one level's holders at once), the seeds it holds; as reachedWithin run for each seed, in one walk:
- * a pair (id, seed) is expanded once, so a cycle ends there, and an id never holds itself.
- */
-export async function holdersOfEach(
-  seeds: readonly string[],
-  maxDepth: number,
-  holdersOf: (ids: readonly string[]) => Promise<Iterable<Iterable<string>>>,
-): Promise<Map<string, Set<string>>> {
-  const through = new Map<string, Set<string>>();
-  const seen = new Set<string>(seeds.map((seed) => pairKey(seed, seed)));
-  let frontier = new Map<string, Set<string>>(seeds.map((seed) => [seed, new Set([seed])]));
-  for (let level = 1; level <= maxDepth && frontier.size > 0; level += 1) {
-    const ids = [...frontier.keys()];
-    const next = new Map<string, Set<string>>();
-    let index = 0;
-    for (const holders of await holdersOf(ids)) {
-      const vias = frontier.get(ids[index++] ?? "") ?? new Set<string>();
-      for (const holder of holders)
-        for (const via of vias) {
-          const key = pairKey(holder, via);
-          if (seen.has(key)) continue;
-          seen.add(key);
-          addTo(through, holder, via);
-          addTo(next, holder, via);
-        }
-    }
-    frontier = next;
-  }
-  return through;
-}
-
-/**
  * PermissionStore.principalParents walked level by level (`linksOf` reads one level's links at
  * once, aligned with the ids asked): each level's ids in code point order, so that the first
  * parent a principal meets is the least of its level.
@@ -96,12 +61,6 @@ export async function shortestParents(
   return parents;
 }
 
-/** A page of holdersOfEach's answer, in the shape of PermissionStore.membersPage. */
-export function memberPage(through: ReadonlyMap<string, ReadonlySet<string>>, after: string | undefined, limit: number): GroupMember[] {
-  const ids = [...through.keys()].filter((id) => after === undefined || compareCodePoints(id, after) > 0).sort(compareCodePoints);
-  return ids.slice(0, Math.max(0, limit)).map((id) => ({ id, through: [...(through.get(id) ?? [])].sort(compareCodePoints) }));
-}
-
 /** Orders strings by code point, as UTF-8 bytes (PostgreSQL's "C" collation) do; `<` orders UTF-16 units. */
 export function compareCodePoints(a: string, b: string): number {
   for (let i = 0, j = 0; i < a.length && j < b.length;) {
@@ -112,14 +71,4 @@ export function compareCodePoints(a: string, b: string): number {
     j += y > 0xffff ? 2 : 1;
   }
   return a.length === b.length ? 0 : a.length < b.length ? -1 : 1;
-}
-
-function pairKey(id: string, via: string): string {
-  return `${via.length}:${via}${id}`;
-}
-
-function addTo(sets: Map<string, Set<string>>, key: string, value: string): void {
-  const set = sets.get(key);
-  if (set) set.add(value);
-  else sets.set(key, new Set([value]));
 }
