@@ -54,7 +54,6 @@ export function bindGroupWrites(container: Container, settings: Settings, resour
     (memberships: MembershipChanges, permissions: PermissionStore, logger: Logger) =>
       new GroupWrites({
         memberships,
-        permissions,
         use: new PrincipalUse({
           permissions,
           settingsPrincipals: settingsPrincipals(settings),

@@ -6,14 +6,12 @@
  */
 import { ForbiddenError, ValidationError } from "../../domain/errors.js";
 import type { MembershipChange, MembershipChanges } from "../memberships/membership-changes.js";
-import type { PermissionStore } from "../ports/permission-store.js";
 import type { AfterCommit, RecordWrite, WriteConsequences } from "../resources.js";
 import { groupPrincipal, membersOf } from "./group-members.js";
 import type { PrincipalUse } from "./principal-use.js";
 
 export interface GroupWritesDeps {
   readonly memberships: MembershipChanges;
-  readonly permissions: PermissionStore;
   readonly use: PrincipalUse;
   /** Where an announcement that failed after a batch committed is reported (nobody awaits it). */
   readonly log: (error: unknown, message: string) => void;
@@ -35,9 +33,8 @@ export class GroupWrites implements WriteConsequences {
   }
 
   async apply(writes: readonly RecordWrite[]): Promise<AfterCommit> {
-    const changes: MembershipChange[] = [];
-    for (const write of writes) changes.push(await this.change(write));
-    const meaningful = changes.filter((c) => (c.added?.length ?? 0) + (c.removed?.length ?? 0) > 0);
+    const changes = writes.map((write) => this.change(write));
+    const meaningful = changes.filter((c) => c.fromEveryone === true || (c.added?.length ?? 0) + (c.removed?.length ?? 0) > 0);
     if (meaningful.length === 0) return () => Promise.resolve();
     const pending = await this.deps.memberships.within(meaningful);
     return () =>
@@ -48,7 +45,7 @@ export class GroupWrites implements WriteConsequences {
   }
 
   /** Who gains and who loses the group's principal by this write. */
-  private async change(write: RecordWrite): Promise<MembershipChange> {
+  private change(write: RecordWrite): MembershipChange {
     const principal = groupPrincipal(write.id);
     switch (write.action) {
       case "create":
@@ -64,14 +61,7 @@ export class GroupWrites implements WriteConsequences {
       }
       case "delete":
         // Every holder loses it, members or not (as removeEverywhere); the ACEs naming it stay.
-        return { principal, removed: await this.directHolders(principal) };
+        return { principal, fromEveryone: true };
     }
-  }
-
-  private async directHolders(principal: string): Promise<string[]> {
-    const { permissions } = this.deps;
-    const members = [...(await permissions.membersOf(principal))];
-    const direct = await permissions.directPrincipals(members);
-    return members.filter((member) => direct.get(member)?.has(principal) === true);
   }
 }

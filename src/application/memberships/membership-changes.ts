@@ -14,6 +14,8 @@ export interface MembershipChange {
   readonly added?: readonly string[];
   /** Holders it is taken from (those not holding it are left out). */
   readonly removed?: readonly string[];
+  /** Taken from every holder too (a group deleted): whoever holds it directly, found in the unit of work. */
+  readonly fromEveryone?: boolean;
 }
 
 /** What a change recorded, to be announced once the unit of work it ran in has committed. */

@@ -63,7 +63,8 @@ export class Memberships implements MembershipChanges {
   async within(changes: readonly MembershipChange[]): Promise<PendingAnnouncement> {
     const announced = new Set<string>();
     const stamped: StampedChange[] = [];
-    for (const { principal, added = [], removed = [] } of changes) {
+    for (const { principal, added = [], fromEveryone = false, ...change } of changes) {
+      const removed = [...(change.removed ?? []), ...(fromEveryone ? await this.directHolders(principal) : [])];
       const held = await this.holdersAmong(principal, [...added, ...removed]);
       const gained = unique(added).filter((holder) => !held.has(holder));
       const lost = unique(removed).filter((holder) => held.has(holder));
