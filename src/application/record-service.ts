@@ -35,7 +35,7 @@ import type { UnitOfWork } from "./ports/unit-of-work.js";
 import { checkPreconditions, type Preconditions } from "./preconditions.js";
 import { fieldValue } from "./record-fields.js";
 import type { Requester } from "./requester.js";
-import type { RecordWrite, ResourceDefinition, WriteConsequences } from "./resources.js";
+import type { RecordWrite, ResourceDefinition, WriteConsequencesOf } from "./resources.js";
 
 export interface RecordPayload {
   readonly data?: JsonObject;
@@ -95,8 +95,8 @@ export interface RecordServiceDeps {
   readonly changes?: CommittedChanges;
   /** How long a PATCH keeps re-reading after lost races before answering 503 (default 10 s). */
   readonly contentionDeadlineMs?: number;
-  /** What a write of a resource's records entails beyond them, by resource name (the group resource). */
-  readonly consequences?: ReadonlyMap<string, WriteConsequences>;
+  /** What a write of a resource's records entails beyond them (groups: who holds their principal); none when undefined. */
+  readonly consequencesOf?: WriteConsequencesOf;
 }
 
 /**
@@ -489,7 +489,7 @@ export class RecordService {
     write: () => Promise<T>,
     written: (result: T) => readonly RecordWrite[] = () => known,
   ): Promise<T> {
-    const consequences = this.deps.consequences?.get(resource.name);
+    const consequences = this.deps.consequencesOf?.(resource);
     if (!consequences) return write();
     const { unitOfWork } = this.deps;
     let committed: Promise<void> | undefined;

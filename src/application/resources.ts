@@ -78,6 +78,9 @@ export interface WriteConsequences {
   apply(writes: readonly RecordWrite[]): Promise<AfterCommit>;
 }
 
+/** The consequences of writing a resource's records, where it has some. */
+export type WriteConsequencesOf = (resource: ResourceDefinition) => WriteConsequences | undefined;
+
 export interface ResourceDefinition {
   readonly name: string;
   readonly kind: ResourceKind;

@@ -56,7 +56,7 @@ const USE_ALIASES: Readonly<Record<string, string>> = {
 const IMPLICIT_USE: Readonly<Record<string, string>> = { basicauth: "basicauth", account: "accounts" };
 
 /** Kinto plugins (`kinto.includes`) whose features are built in here. */
-const BUILT_IN_PLUGINS = new Set(["kinto.plugins.accounts", "kinto.plugins.openid", "kinto.plugins.admin"]);
+const BUILT_IN_PLUGINS = new Set(["kinto.plugins.accounts", "kinto.plugins.openid", "kinto.plugins.admin", "kinto.plugins.default_bucket"]);
 
 /** The implementation a `use` value names: aliases mapped, any other name kept (code may register it). */
 export function canonicalUse(use: string): string {

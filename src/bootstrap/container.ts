@@ -41,6 +41,8 @@ import { authCapabilities, authenticationPolicies, unregisteredPolicies } from "
 import { projectRoot } from "./project-root.js";
 import { buildResources } from "./resources.js";
 import { addGroupResource, bindGroupWrites, groupResourceProblems } from "./group-resource.js";
+import { bindTree, treeProblems } from "./tree-binding.js";
+import type { HttpTree } from "../adapters/http/tree-routes.js";
 import { permissionBackendProblem, PROJECT_NAME, SettingsError, text, type Settings } from "./settings.js";
 import { DEFAULT_EOS_MESSAGE } from "./settings-table.js";
 import { observedPort } from "./observed-ports.js";
@@ -134,6 +136,7 @@ export function buildContainer(settings: Settings, options: CompositionOptions =
   bindLiveFeed(container, settings);
   bindAccessService(container, settings);
   bindGroupWrites(container, settings, resources);
+  bindTree(container, settings);
 
   bindAccounts(container, settings);
   container.bind(TOKENS.Authenticator).toResolvedValue(
@@ -197,6 +200,7 @@ export function buildContainer(settings: Settings, options: CompositionOptions =
       pools: PoolProbe[] | undefined,
       accounts: Accounts | undefined,
       access: AccessService,
+      tree: HttpTree | undefined,
     ): HttpServices => {
       metrics?.observePools(pools ?? []);
       metrics?.observeFeed(() => feed.subscriberCount);
@@ -219,6 +223,7 @@ export function buildContainer(settings: Settings, options: CompositionOptions =
         },
         ...(metrics ? { metrics } : {}),
         ...(accounts ? { accounts: accounts.service } : {}),
+        ...(tree ? { tree } : {}),
       };
     },
     [
@@ -232,6 +237,7 @@ export function buildContainer(settings: Settings, options: CompositionOptions =
       { serviceIdentifier: TOKENS.ConnectionPool, isMultiple: true, optional: true },
       OPTIONAL_ACCOUNTS,
       TOKENS.AccessService,
+      { serviceIdentifier: TOKENS.Tree, optional: true },
     ],
   );
 
@@ -264,6 +270,7 @@ function checkComposition(settings: Settings, extensions: readonly TesseraExtens
       problems.push(`resource "${spec.name}" has an invalid name (letters, digits, _; starting with a letter)`);
   problems.push(...unregisteredPolicies(settings.auth.policies, extensions));
   problems.push(...groupResourceProblems(settings, specs));
+  problems.push(...treeProblems(settings, specs));
   if (problems.length > 0) throw new SettingsError([...new Set(problems)]);
 }
 

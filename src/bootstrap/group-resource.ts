@@ -5,9 +5,13 @@
  */
 import type { Container } from "inversify";
 import type { Logger } from "pino";
-import { CREATE } from "../domain/permissions.js";
+import { CREATE, recordObjectId } from "../domain/permissions.js";
 import type { ResourceSpec } from "../application/extension.js";
-import { GROUP_SCHEMA, GROUPS_RESOURCE, groupMembersValidator } from "../application/groups/group-members.js";
+import { GROUP_SCHEMA, groupPrincipal, GROUPS_RESOURCE, groupMembersValidator } from "../application/groups/group-members.js";
+import { placeOf } from "../application/tree/tree-places.js";
+import { isTreeResourceName } from "../application/tree/tree-resources.js";
+import type { WriteConsequencesOf } from "../application/resources.js";
+import { TREE_PERMISSIONS } from "../domain/tree.js";
 import { GroupWrites } from "../application/groups/group-writes.js";
 import { PrincipalUse } from "../application/groups/principal-use.js";
 import type { MembershipChanges } from "../application/memberships/membership-changes.js";
@@ -47,21 +51,34 @@ export function addGroupResource(resources: Map<string, HttpResource>, settings:
   resources.set(GROUPS_RESOURCE, { ...built, definition: { ...built.definition, settingsPrincipals } });
 }
 
-/** GroupWrites over the Memberships use case, with what makes a principal in use read from settings and resources. */
+/**
+ * What a write of a group record entails (GroupWrites over the Memberships use case), for the
+ * group resource (principal `group:<id>`) and the groups of the tree's buckets (principal: the
+ * group's URI), with what makes a principal in use read from settings and resources.
+ */
 export function bindGroupWrites(container: Container, settings: Settings, resources: ReadonlyMap<string, HttpResource>): void {
   if (!container.isBound(TOKENS.PermissionStore)) return;
-  container.bind(TOKENS.GroupWrites).toResolvedValue(
-    (memberships: MembershipChanges, permissions: PermissionStore, logger: Logger) =>
-      new GroupWrites({
+  container.bind(TOKENS.WriteConsequences).toResolvedValue(
+    (memberships: MembershipChanges, permissions: PermissionStore, logger: Logger): WriteConsequencesOf => {
+      const declared = [...resources.values()].flatMap((r) => r.definition.permissions);
+      const deps = {
         memberships,
         use: new PrincipalUse({
           permissions,
           settingsPrincipals: settingsPrincipals(settings),
           groupsReservedBecause: claimedGroups(settings),
-          aclPermissions: [...new Set([...[...resources.values()].flatMap((r) => r.definition.permissions), CREATE])],
+          aclPermissions: [...new Set([...declared, ...Object.values(TREE_PERMISSIONS).flat(), CREATE])],
         }),
-        log: (error, message) => logger.error({ err: error }, message),
-      }),
+        log: (error: unknown, message: string) => logger.error({ err: error }, message),
+      };
+      const groups = new GroupWrites({ ...deps, principalOf: groupPrincipal });
+      return (resource) => {
+        if (resource.name === GROUPS_RESOURCE) return groups;
+        if (isTreeResourceName(resource.name) && placeOf(resource).level === "group")
+          return new GroupWrites({ ...deps, principalOf: (id) => recordObjectId(resource.name, id) });
+        return undefined;
+      };
+    },
     [TOKENS.Memberships, TOKENS.PermissionStore, TOKENS.Logger],
   );
 }

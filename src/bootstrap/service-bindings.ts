@@ -22,9 +22,8 @@ import type { RecordStore } from "../application/ports/record-store.js";
 import type { PrincipalFence } from "../application/ports/principal-fence.js";
 import type { SharedRecords } from "../application/ports/shared-records.js";
 import type { UnitOfWork } from "../application/ports/unit-of-work.js";
-import { GROUPS_RESOURCE } from "../application/groups/group-members.js";
-import type { GroupWrites } from "../application/groups/group-writes.js";
 import { RecordService } from "../application/record-service.js";
+import type { WriteConsequencesOf } from "../application/resources.js";
 import { AccessService } from "../application/access/access-service.js";
 import { CHAIN_BOUNDS } from "../application/access/group-chains.js";
 import { PortableSharedRecords } from "../application/shared-records/portable-shared-records.js";
@@ -70,7 +69,7 @@ export function bindServices(container: Container, settings: Settings): void {
       unitOfWork: UnitOfWork,
       ids: IdGenerator,
       changes: CommittedChanges,
-      groupWrites: GroupWrites | undefined,
+      consequencesOf: WriteConsequencesOf | undefined,
     ) =>
       new RecordService({
         records,
@@ -82,8 +81,8 @@ export function bindServices(container: Container, settings: Settings): void {
         tokens: new PaginationTokens(settings.userIdHmacSecret),
         changes,
         contentionDeadlineMs: CONTENTION_DEADLINE_MS,
-        // The group resource's members hold its principal (docs/api.md, "Groups").
-        consequences: new Map(groupWrites ? [[GROUPS_RESOURCE, groupWrites]] : []),
+        // A group's members hold its principal (docs/api.md, "Groups").
+        ...(consequencesOf ? { consequencesOf } : {}),
       }),
     [
       TOKENS.RecordStore,
@@ -93,7 +92,7 @@ export function bindServices(container: Container, settings: Settings): void {
       TOKENS.UnitOfWork,
       TOKENS.IdGenerator,
       TOKENS.CommittedChanges,
-      { serviceIdentifier: TOKENS.GroupWrites, optional: true },
+      { serviceIdentifier: TOKENS.WriteConsequences, optional: true },
     ],
   );
 }

@@ -205,6 +205,18 @@ export const SETTINGS = {
     "who may create groups (`/v1/groups`, served while a permission backend is configured)",
   ),
   group_max_members: row("Resources and authentication", integer(1, 1_000_000), DEFAULT_GROUP_MAX_MEMBERS, "members one group may list"),
+  bucket_create_principals: row(
+    "Resources and authentication",
+    checkedList("list of principals", "name no unknown `system.` principal", (entry) => unknownSystemPrincipal([entry]) === undefined),
+    "system.Authenticated",
+    "who may create buckets (Kinto's tree under `/v1/buckets`, served while a permission backend is configured); everyone signed in has their own `default` bucket",
+  ),
+  experimental_collection_schema_validation: row(
+    "Resources and authentication",
+    boolean(),
+    false,
+    "records of a tree collection whose `data.schema` holds a JSON Schema are validated against it (Kinto's setting of the same name)",
+  ),
 
   storage_backend: row("Backends", oneOf(["memory", "postgresql"] as const), "memory", "where records live"),
   storage_url: row("Backends", optional(anyText()), null, "database URL; required for `postgresql`"),

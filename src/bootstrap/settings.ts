@@ -97,6 +97,9 @@ export interface Settings {
   /** Who may create groups (the group resource), and how many members one may list. */
   readonly groupCreatePrincipals: readonly string[];
   readonly groupMaxMembers: number;
+  /** Who may create buckets of the tree; whether tree collections' `schema` validates their records. */
+  readonly bucketCreatePrincipals: readonly string[];
+  readonly collectionSchemaValidation: boolean;
   /** After SIGTERM, the process exits at the latest after this long, drained or not. */
   readonly shutdownTimeoutSeconds: number;
   readonly feedBufferBytes: number;
@@ -351,6 +354,8 @@ function interpret(raw: Record<string, JsonValue>, problems: string[], warnings:
     groupMaxDepth: value("group_max_depth"),
     groupCreatePrincipals: value("group_create_principals"),
     groupMaxMembers: value("group_max_members"),
+    bucketCreatePrincipals: value("bucket_create_principals"),
+    collectionSchemaValidation: value("experimental_collection_schema_validation"),
     shutdownTimeoutSeconds: value("shutdown_timeout_seconds"),
     feedBufferBytes: value("feed_buffer_bytes"),
     feedMaxStreamsPerAddress: value("feed_max_streams_per_address"),

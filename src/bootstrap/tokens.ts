@@ -1,4 +1,5 @@
 /** One typed service identifier per port and service of the composition root. */
+import type { WriteConsequencesOf } from "../application/resources.js";
 import type { ServiceIdentifier } from "inversify";
 import type Koa from "koa";
 import type { Logger } from "pino";
@@ -19,9 +20,9 @@ import type { SharedRecords } from "../application/ports/shared-records.js";
 import type { ResourceKinds } from "../application/kinds/resource-kind-policy.js";
 import type { CommittedChanges } from "../application/events.js";
 import type { UnitOfWork } from "../application/ports/unit-of-work.js";
+import type { HttpTree } from "../adapters/http/tree-routes.js";
 import type { RecordService } from "../application/record-service.js";
 import type { AccessService } from "../application/access/access-service.js";
-import type { GroupWrites } from "../application/groups/group-writes.js";
 import type { HttpServices } from "../adapters/http/http-services.js";
 import type { PoolProbe } from "../adapters/http/metrics.js";
 import type { Settings } from "./settings.js";
@@ -50,6 +51,8 @@ export const TOKENS = {
   Cache: Symbol("Cache") as ServiceIdentifier<Cache>,
   /** Bound by the storage technology. */
   UnitOfWork: Symbol("UnitOfWork") as ServiceIdentifier<UnitOfWork>,
+  /** Kinto's resource tree; bound while a permission backend is configured. */
+  Tree: Symbol("Tree") as ServiceIdentifier<HttpTree>,
   /**
    * Records with their ACL: bound by a technology that keeps both in one database (PostgreSQL),
    * else the composition root binds the portable one over RecordStore and PermissionStore.
@@ -72,7 +75,7 @@ export const TOKENS = {
   /** Membership changes as one use case (recorded, journaled, announced); bound when a permission backend is. */
   Memberships: Symbol("Memberships") as ServiceIdentifier<MembershipChanges>,
   /** What a write of the group resource entails (its members hold its principal); bound when a permission backend is. */
-  GroupWrites: Symbol("GroupWrites") as ServiceIdentifier<GroupWrites>,
+  WriteConsequences: Symbol("WriteConsequences") as ServiceIdentifier<WriteConsequencesOf>,
   RecordService: Symbol("RecordService") as ServiceIdentifier<RecordService>,
   AccessService: Symbol("AccessService") as ServiceIdentifier<AccessService>,
   ChangeEvents: Symbol("ChangeEvents") as ServiceIdentifier<ChangeEvents>,

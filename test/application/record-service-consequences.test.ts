@@ -89,7 +89,7 @@ describe("RecordService: a resource's write consequences", () => {
       unitOfWork,
       ids: { generate: () => "generated" },
       tokens: new PaginationTokens("secret"),
-      consequences: new Map([[groups.name, consequences]]),
+      consequencesOf: (resource) => (resource.name === groups.name ? consequences : undefined),
     });
   });
 

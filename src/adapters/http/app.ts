@@ -23,6 +23,7 @@ import type { HttpServices } from "./http-services.js";
 import { BODY_TYPES, emptyBodyAsObject, JSON_TYPE, negotiationMiddleware } from "./negotiation.js";
 import { registerOpenApiRoute } from "./openapi.js";
 import { registerRecordRoutes } from "./record-routes.js";
+import { registerTreeRoutes } from "./tree-routes.js";
 import { adminPages } from "./admin-pages.js";
 import { metricsRoute, routeOf } from "./metrics-route.js";
 import { JsonText } from "./json-text.js";
@@ -75,6 +76,7 @@ export function createApp(services: HttpServices): Koa {
   registerFeedRoute(router, services);
   registerAccountRoutes(router, services);
   if (services.access) registerAccessRoutes(router, services, services.access);
+  if (services.tree) registerTreeRoutes(router, services, services.tree);
   registerRecordRoutes(router, services);
   app.use(router.routes());
   app.use(() => {

@@ -12,6 +12,7 @@ import type { RecordService } from "../../application/record-service.js";
 import type { AccessService } from "../../application/access/access-service.js";
 import type { ResourceDefinition } from "../../application/resources.js";
 import type { HttpMetrics } from "./metrics.js";
+import type { HttpTree } from "./tree-routes.js";
 
 export type Endpoint = "collection" | "record";
 
@@ -93,6 +94,8 @@ export interface HttpServices {
   readonly metrics?: HttpMetrics;
   /** The live change feed (SSE on collection URLs); absent: no feed. */
   readonly feed?: LiveFeed;
+  /** Kinto's resource tree (`/buckets/...`); absent without a permission backend. */
+  readonly tree?: HttpTree;
   /** `/accounts` (Kinto's accounts plugin); absent: accounts are off. */
   readonly accounts?: AccountService;
 }

@@ -8,6 +8,7 @@ import { MethodNotAllowedError, ValidationError } from "../../domain/errors.js";
 import { parseJsonPatch } from "../../domain/json-patch.js";
 import { isValidRecordId, tombstoneBody } from "../../domain/records.js";
 import type { PatchPayload } from "../../application/record-service.js";
+import type { RecordOperations } from "../../application/record-operations.js";
 import type { Requester } from "../../application/requester.js";
 import { UnknownUrlError } from "./http-errors.js";
 import { preconditionsOf } from "./http-preconditions.js";
@@ -41,133 +42,142 @@ export function allowedMethods(services: HttpServices, resource: HttpResource, e
   );
 }
 
-export function registerRecordRoutes(router: Router, services: HttpServices): void {
-  const { records } = services;
+/** What an endpoint serves: the resource, and the record flows its requests go through. */
+export interface RecordTarget {
+  readonly resource: HttpResource;
+  readonly operations: RecordOperations;
+}
 
-  const resolve = (ctx: Context, endpoint: Endpoint): HttpResource => {
+export function registerRecordRoutes(router: Router, services: HttpServices): void {
+  const resolve = (ctx: Context): HttpResource => {
     const resource = services.resources.get(String(pathParams(ctx).collection));
     if (!resource) throw new UnknownUrlError();
-    const allowed = allowedMethods(services, resource, endpoint);
-    if (!allowed.includes(ctx.method)) throw new MethodNotAllowedError(allowed);
     return resource;
   };
+  router.all("/:collection", (ctx) => serveCollection(ctx, services, { resource: resolve(ctx), operations: services.records }));
+  router.all("/:collection/:id", (ctx) =>
+    serveRecord(ctx, services, { resource: resolve(ctx), operations: services.records }, String(pathParams(ctx).id)),
+  );
+}
 
-  const recordId = (ctx: Context): string => {
-    const id = String(pathParams(ctx).id);
-    if (!isValidRecordId(id)) throw ValidationError.single("path", "id", "Invalid object id");
-    return id;
-  };
+function allowedFor(ctx: Context, services: HttpServices, resource: HttpResource, endpoint: Endpoint): void {
+  const allowed = allowedMethods(services, resource, endpoint);
+  if (!allowed.includes(ctx.method)) throw new MethodNotAllowedError(allowed);
+}
 
-  const cacheHeaders = (ctx: Context, resource: HttpResource) => {
-    const seconds = resource.cacheExpiresSeconds;
-    if (seconds !== undefined && requesterOf(ctx).userId === undefined && ctx.method === "GET") {
-      ctx.set("Cache-Control", `max-age=${seconds}`);
-      ctx.set("Expires", new Date(services.clock.now() + seconds * 1000).toUTCString());
-    }
-  };
+function cacheHeaders(ctx: Context, services: HttpServices, resource: HttpResource): void {
+  const seconds = resource.cacheExpiresSeconds;
+  if (seconds !== undefined && requesterOf(ctx).userId === undefined && ctx.method === "GET") {
+    ctx.set("Cache-Control", `max-age=${seconds}`);
+    ctx.set("Expires", new Date(services.clock.now() + seconds * 1000).toUTCString());
+  }
+}
 
-  router.all("/:collection", async (ctx) => {
-    const resource = resolve(ctx, "collection");
-    const definition = resource.definition;
-    const requester = requesterOf(ctx);
-    const preconditions = preconditionsOf((name) => ctx.get(name) || undefined);
-    switch (ctx.method) {
-      case "GET":
-      case "HEAD": {
-        const query = parseListQuery(new URLSearchParams(ctx.querystring), {
-          paginateBy: services.options.paginateBy,
-          maxFetchSize: services.options.storageMaxFetchSize,
-          now: services.clock.now(),
-          limits: services.options.inputLimits,
-        });
-        if (query.usedDeprecatedTo)
-          ctx.set(
-            "Alert",
-            JSON.stringify({ code: "soft-eol", message: "_to is deprecated, use _before", url: services.options.projectDocs }),
-          );
-        if (ctx.method === "HEAD") {
-          const { count, timestamp } = await records.count(requester, definition, query.filters, preconditions);
-          setTimestampHeaders(ctx, timestamp);
-          ctx.set("Total-Objects", String(count));
-          ctx.set("Total-Records", String(count));
-          ctx.status = 200;
-          return;
-        }
-        const result = await records.list(requester, definition, query, preconditions);
-        setTimestampHeaders(ctx, result.timestamp);
-        if (result.nextToken) ctx.set("Next-Page", nextPageUrl(ctx, services, query.limit, result.nextToken));
-        cacheHeaders(ctx, resource);
-        respondWithList(ctx, result.entries, query.fields);
-        return;
-      }
-      case "POST": {
-        const result = await records.create(
-          requester,
-          definition,
-          submitted(() => parseRecordPayload(ctx.request.body, definition, services.clock.now())),
-          preconditions,
+/** `GET`/`HEAD`/`POST`/`DELETE` on a collection's URL. */
+export async function serveCollection(ctx: Context, services: HttpServices, target: RecordTarget): Promise<void> {
+  const { resource, operations: records } = target;
+  allowedFor(ctx, services, resource, "collection");
+  const definition = resource.definition;
+  const requester = requesterOf(ctx);
+  const preconditions = preconditionsOf((name) => ctx.get(name) || undefined);
+  switch (ctx.method) {
+    case "GET":
+    case "HEAD": {
+      const query = parseListQuery(new URLSearchParams(ctx.querystring), {
+        paginateBy: services.options.paginateBy,
+        maxFetchSize: services.options.storageMaxFetchSize,
+        now: services.clock.now(),
+        limits: services.options.inputLimits,
+      });
+      if (query.usedDeprecatedTo)
+        ctx.set(
+          "Alert",
+          JSON.stringify({ code: "soft-eol", message: "_to is deprecated, use _before", url: services.options.projectDocs }),
         );
-        respondWithRecord(ctx, result.created ? 201 : 200, result);
-        return;
-      }
-      default: {
-        const query = parseListQuery(new URLSearchParams(ctx.querystring), {
-          paginateBy: undefined,
-          maxFetchSize: Number.MAX_SAFE_INTEGER,
-          now: services.clock.now(),
-          limits: services.options.inputLimits,
-        });
-        const { tombstones, timestamp } = await records.deleteAll(requester, definition, query.filters, preconditions);
+      if (ctx.method === "HEAD") {
+        const { count, timestamp } = await records.count(requester, definition, query.filters, preconditions);
         setTimestampHeaders(ctx, timestamp);
-        respondWithList(ctx, tombstones);
-      }
-    }
-  });
-
-  router.all("/:collection/:id", async (ctx) => {
-    const resource = resolve(ctx, "record");
-    const definition = resource.definition;
-    const requester = requesterOf(ctx);
-    const id = recordId(ctx);
-    const preconditions = preconditionsOf((name) => ctx.get(name) || undefined);
-    switch (ctx.method) {
-      case "GET":
-      case "HEAD": {
-        const fields = new URLSearchParams(ctx.querystring).get("_fields")?.split(",").filter(Boolean);
-        const result = await records.get(requester, definition, id, preconditions);
-        cacheHeaders(ctx, resource);
-        respondWithRecord(ctx, 200, result, fields);
-        return;
-      }
-      case "PUT": {
-        const result = await records.replace(
-          requester,
-          definition,
-          id,
-          submitted(() => parseRecordPayload(ctx.request.body, definition, services.clock.now())),
-          preconditions,
-        );
-        respondWithRecord(ctx, result.created ? 201 : 200, result);
-        return;
-      }
-      case "PATCH": {
-        const type = bodyMediaType(ctx);
-        const parse = (): PatchPayload =>
-          type === JSON_PATCH_TYPE
-            ? { operations: checkJsonPatchTimestamp(parseJsonPatch(ctx.request.body), services.clock.now()), merge: false }
-            : parseRecordPatch(ctx.request.body, definition, type === MERGE_PATCH_TYPE, services.clock.now());
-        const result = await records.update(requester, definition, id, submitted(parse), preconditions);
-        respondWithRecord(ctx, 200, result);
-        return;
-      }
-      default: {
-        const tombstone = await records.delete(requester, definition, id, preconditions, deletionTimestamp(ctx, services.clock.now()));
-        setTimestampHeaders(ctx, tombstone.lastModified);
+        ctx.set("Total-Objects", String(count));
+        ctx.set("Total-Records", String(count));
         ctx.status = 200;
-        ctx.body = { data: tombstoneBody(tombstone) };
+        return;
       }
+      const result = await records.list(requester, definition, query, preconditions);
+      setTimestampHeaders(ctx, result.timestamp);
+      if (result.nextToken) ctx.set("Next-Page", nextPageUrl(ctx, services, query.limit, result.nextToken));
+      cacheHeaders(ctx, services, resource);
+      respondWithList(ctx, result.entries, query.fields);
+      return;
     }
-  });
+    case "POST": {
+      const result = await records.create(
+        requester,
+        definition,
+        submitted(() => parseRecordPayload(ctx.request.body, definition, services.clock.now())),
+        preconditions,
+      );
+      respondWithRecord(ctx, result.created ? 201 : 200, result);
+      return;
+    }
+    default: {
+      const query = parseListQuery(new URLSearchParams(ctx.querystring), {
+        paginateBy: undefined,
+        maxFetchSize: Number.MAX_SAFE_INTEGER,
+        now: services.clock.now(),
+        limits: services.options.inputLimits,
+      });
+      const { tombstones, timestamp } = await records.deleteAll(requester, definition, query.filters, preconditions);
+      setTimestampHeaders(ctx, timestamp);
+      respondWithList(ctx, tombstones);
+    }
+  }
+}
+
+/** `GET`/`HEAD`/`PUT`/`PATCH`/`DELETE` on a record's URL. */
+export async function serveRecord(ctx: Context, services: HttpServices, target: RecordTarget, id: string): Promise<void> {
+  const { resource, operations: records } = target;
+  allowedFor(ctx, services, resource, "record");
+  if (!isValidRecordId(id)) throw ValidationError.single("path", "id", "Invalid object id");
+  const definition = resource.definition;
+  const requester = requesterOf(ctx);
+  const preconditions = preconditionsOf((name) => ctx.get(name) || undefined);
+  switch (ctx.method) {
+    case "GET":
+    case "HEAD": {
+      const fields = new URLSearchParams(ctx.querystring).get("_fields")?.split(",").filter(Boolean);
+      const result = await records.get(requester, definition, id, preconditions);
+      cacheHeaders(ctx, services, resource);
+      respondWithRecord(ctx, 200, result, fields);
+      return;
+    }
+    case "PUT": {
+      const result = await records.replace(
+        requester,
+        definition,
+        id,
+        submitted(() => parseRecordPayload(ctx.request.body, definition, services.clock.now())),
+        preconditions,
+      );
+      respondWithRecord(ctx, result.created ? 201 : 200, result);
+      return;
+    }
+    case "PATCH": {
+      const type = bodyMediaType(ctx);
+      const parse = (): PatchPayload =>
+        type === JSON_PATCH_TYPE
+          ? { operations: checkJsonPatchTimestamp(parseJsonPatch(ctx.request.body), services.clock.now()), merge: false }
+          : parseRecordPatch(ctx.request.body, definition, type === MERGE_PATCH_TYPE, services.clock.now());
+      const result = await records.update(requester, definition, id, submitted(parse), preconditions);
+      respondWithRecord(ctx, 200, result);
+      return;
+    }
+    default: {
+      const tombstone = await records.delete(requester, definition, id, preconditions, deletionTimestamp(ctx, services.clock.now()));
+      setTimestampHeaders(ctx, tombstone.lastModified);
+      ctx.status = 200;
+      ctx.body = { data: tombstoneBody(tombstone) };
+    }
+  }
 }
 
 /** `DELETE ?last_modified=<int>` forces the tombstone timestamp when greater; bounded like `_since`. */

@@ -7,12 +7,14 @@
 import { ForbiddenError, ValidationError } from "../../domain/errors.js";
 import type { MembershipChange, MembershipChanges } from "../memberships/membership-changes.js";
 import type { AfterCommit, RecordWrite, WriteConsequences } from "../resources.js";
-import { groupPrincipal, membersOf } from "./group-members.js";
+import { membersOf } from "./group-members.js";
 import type { PrincipalUse } from "./principal-use.js";
 
 export interface GroupWritesDeps {
   readonly memberships: MembershipChanges;
   readonly use: PrincipalUse;
+  /** The principal a group record gives its members (`group:<id>`, or a tree group's URI). */
+  readonly principalOf: (id: string) => string;
   /** Where an announcement that failed after a batch committed is reported (nobody awaits it). */
   readonly log: (error: unknown, message: string) => void;
 }
@@ -23,7 +25,7 @@ export class GroupWrites implements WriteConsequences {
   async check(writes: readonly RecordWrite[]): Promise<void> {
     for (const write of writes) {
       if (write.action === "delete") continue;
-      const principal = groupPrincipal(write.id);
+      const principal = this.deps.principalOf(write.id);
       if (membersOf(write.after).includes(principal))
         throw ValidationError.single("body", "data.members", `a group cannot be its own member ("${principal}")`);
       if (write.action !== "create") continue;
@@ -46,7 +48,7 @@ export class GroupWrites implements WriteConsequences {
 
   /** Who gains and who loses the group's principal by this write. */
   private change(write: RecordWrite): MembershipChange {
-    const principal = groupPrincipal(write.id);
+    const principal = this.deps.principalOf(write.id);
     switch (write.action) {
       case "create":
         return { principal, added: membersOf(write.after) };

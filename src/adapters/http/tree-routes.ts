@@ -1,0 +1,63 @@
+/**
+ * Kinto's resource tree over HTTP: `/buckets[/{bid}]`, `/buckets/{bid}/collections[/{cid}]`,
+ * `/buckets/{bid}/groups[/{gid}]` and `/buckets/{bid}/collections/{cid}/records[/{id}]`, served
+ * by the endpoints of every collection (record-routes.ts) over the tree's record flows.
+ * Registered before the flat routes, so that `buckets` is never read as a collection name.
+ */
+import type Router from "@koa/router";
+import type { Context } from "koa";
+import { ValidationError } from "../../domain/errors.js";
+import { isValidRecordId } from "../../domain/records.js";
+import type { TreePlace } from "../../domain/tree.js";
+import type { DefaultBucket } from "../../application/tree/default-bucket.js";
+import type { TreeResources } from "../../application/tree/tree-places.js";
+import type { TreeRecords } from "../../application/tree/tree-records.js";
+import type { HttpResource, HttpServices } from "./http-services.js";
+import { requesterOf, serveCollection, serveRecord, type RecordTarget } from "./record-routes.js";
+
+export interface HttpTree {
+  readonly records: TreeRecords;
+  readonly resources: TreeResources;
+  readonly defaultBucket: DefaultBucket;
+}
+
+const NOTHING_DISABLED: ReadonlySet<string> = new Set();
+
+export function registerTreeRoutes(router: Router, services: HttpServices, tree: HttpTree): void {
+  const params = (ctx: Context) => ctx.params as Record<string, string | undefined>;
+  const pathId = (ctx: Context, param: string): string => {
+    const id = String(params(ctx)[param]);
+    if (!isValidRecordId(id)) throw ValidationError.single("path", param === "id" ? "id" : `${param}_id`, "Invalid object id");
+    return id;
+  };
+  /** The place a path names, the `default` bucket resolved to the caller's own. */
+  const placeOf = async (ctx: Context, level: TreePlace["level"]): Promise<TreePlace> => {
+    if (level === "bucket") return { level };
+    const collection = level === "record" ? pathId(ctx, "collection") : undefined;
+    const bucket = await tree.defaultBucket.resolve(requesterOf(ctx), pathId(ctx, "bucket"), collection);
+    return { level, bucket, collection };
+  };
+  const target = async (ctx: Context, level: TreePlace["level"]): Promise<RecordTarget> => {
+    const resource: HttpResource = {
+      definition: tree.resources.of(await placeOf(ctx, level)),
+      disabled: NOTHING_DISABLED,
+      cacheExpiresSeconds: undefined,
+    };
+    return { resource, operations: tree.records };
+  };
+  const serve = (path: string, level: TreePlace["level"]) => {
+    router.all(path, async (ctx) => serveCollection(ctx, services, await target(ctx, level)));
+    router.all(`${path}/:id`, async (ctx) => {
+      // The default bucket itself: the caller's own, created on first use.
+      if (level === "bucket" && params(ctx).id === "default") {
+        const id = await tree.defaultBucket.resolve(requesterOf(ctx), "default");
+        return serveRecord(ctx, services, await target(ctx, level), id);
+      }
+      return serveRecord(ctx, services, await target(ctx, level), pathId(ctx, "id"));
+    });
+  };
+  serve("/buckets", "bucket");
+  serve("/buckets/:bucket/collections", "collection");
+  serve("/buckets/:bucket/groups", "group");
+  serve("/buckets/:bucket/collections/:collection/records", "record");
+}

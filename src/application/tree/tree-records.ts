@@ -1,0 +1,205 @@
+/**
+ * The record flows for the lists of Kinto's tree: RecordService's own flows on the list's
+ * resource (tree-resources.ts), plus what the tree adds around them: a parent must exist
+ * (Kinto's 404 naming the missing bucket or collection), and deleting a bucket or a collection
+ * deletes what it contains first, in the same unit of work, through the same flows (tombstones,
+ * lost access, group memberships, events).
+ */
+import { ForbiddenError, RecordNotFoundError, UnauthenticatedError } from "../../domain/errors.js";
+import type { Filter } from "../listing.js";
+import type { Tombstone } from "../../domain/records.js";
+import type { TreeLevel, TreePlace } from "../../domain/tree.js";
+import type { ResourceKindPolicy } from "../kinds/resource-kind-policy.js";
+import type { RecordStore } from "../ports/record-store.js";
+import type { UnitOfWork } from "../ports/unit-of-work.js";
+import type { Preconditions } from "../preconditions.js";
+import type {
+  DeleteAllResult,
+  ListParams,
+  ListResult,
+  PatchPayload,
+  RecordPayload,
+  RecordResult,
+  RecordService,
+  Submitted,
+} from "../record-service.js";
+import { anonymousRequester, type Requester } from "../requester.js";
+import type { ResourceDefinition } from "../resources.js";
+import type { RecordOperations } from "../record-operations.js";
+import { placeOf, type TreeResources } from "./tree-places.js";
+
+export interface TreeRecordsDeps {
+  readonly records: RecordService;
+  /** Where parents are looked up (a read by id, no ACL). */
+  readonly store: RecordStore;
+  readonly unitOfWork: UnitOfWork;
+  /** The shareable kind's policy: whether a caller may list a list whose parent is missing. */
+  readonly kind: ResourceKindPolicy;
+  readonly resources: TreeResources;
+}
+
+export class TreeRecords implements RecordOperations {
+  constructor(private readonly deps: TreeRecordsDeps) {}
+
+  async list(requester: Requester, resource: ResourceDefinition, params: ListParams, preconditions?: Preconditions): Promise<ListResult> {
+    const [result, missing] = await Promise.all([
+      this.deps.records.list(requester, resource, params, preconditions),
+      this.missingParent(placeOf(resource)),
+    ]);
+    if (missing) await this.refuseListing(requester, resource, missing);
+    return result;
+  }
+
+  async count(
+    requester: Requester,
+    resource: ResourceDefinition,
+    filters: readonly Filter[],
+    preconditions?: Preconditions,
+  ): Promise<{ count: number; timestamp: number }> {
+    const [result, missing] = await Promise.all([
+      this.deps.records.count(requester, resource, filters, preconditions),
+      this.missingParent(placeOf(resource)),
+    ]);
+    if (missing) await this.refuseListing(requester, resource, missing);
+    return result;
+  }
+
+  async get(requester: Requester, resource: ResourceDefinition, id: string, preconditions?: Preconditions): Promise<RecordResult> {
+    try {
+      return await this.deps.records.get(requester, resource, id, preconditions);
+    } catch (error) {
+      throw await this.namedNotFound(error, resource);
+    }
+  }
+
+  create(
+    requester: Requester,
+    resource: ResourceDefinition,
+    submitted: Submitted<RecordPayload>,
+    preconditions?: Preconditions,
+  ): Promise<RecordResult> {
+    return this.underParent(resource, () => this.deps.records.create(requester, resource, submitted, preconditions));
+  }
+
+  replace(
+    requester: Requester,
+    resource: ResourceDefinition,
+    id: string,
+    submitted: Submitted<RecordPayload>,
+    preconditions?: Preconditions,
+  ): Promise<RecordResult> {
+    return this.underParent(resource, () => this.deps.records.replace(requester, resource, id, submitted, preconditions));
+  }
+
+  update(
+    requester: Requester,
+    resource: ResourceDefinition,
+    id: string,
+    submitted: Submitted<PatchPayload>,
+    preconditions?: Preconditions,
+  ): Promise<RecordResult> {
+    return this.underParent(resource, () => this.deps.records.update(requester, resource, id, submitted, preconditions));
+  }
+
+  delete(
+    requester: Requester,
+    resource: ResourceDefinition,
+    id: string,
+    preconditions?: Preconditions,
+    lastModified?: number,
+  ): Promise<Tombstone> {
+    return this.underParent(resource, async () => {
+      const place = placeOf(resource);
+      if (!holdsChildren(place.level)) return this.deps.records.delete(requester, resource, id, preconditions, lastModified);
+      // Checked before anything inside is deleted, so a refused delete deletes nothing.
+      await this.deps.records.get(requester, resource, id, preconditions);
+      await this.requireWrite(requester, resource, id);
+      await this.deleteInside(requester, place, id);
+      return this.deps.records.delete(requester, resource, id, preconditions, lastModified);
+    });
+  }
+
+  deleteAll(
+    requester: Requester,
+    resource: ResourceDefinition,
+    filters: readonly Filter[],
+    preconditions?: Preconditions,
+  ): Promise<DeleteAllResult> {
+    return this.underParent(resource, async () => {
+      const result = await this.deps.records.deleteAll(requester, resource, filters, preconditions);
+      const place = placeOf(resource);
+      if (holdsChildren(place.level)) for (const tombstone of result.tombstones) await this.deleteInside(requester, place, tombstone.id);
+      return result;
+    });
+  }
+
+  /**
+   * Everything inside the object `id` of `place`, deleted as its deleter (who holds `write` on it,
+   * so on all it contains): a bucket's collections (their records first) and groups, a
+   * collection's records.
+   */
+  private async deleteInside(requester: Requester, place: TreePlace, id: string): Promise<void> {
+    const { records, resources } = this.deps;
+    if (place.level === "collection") {
+      await records.deleteAll(requester, resources.of({ level: "record", bucket: place.bucket!, collection: id }), []);
+      return;
+    }
+    const collections = resources.of({ level: "collection", bucket: id });
+    const { tombstones } = await records.deleteAll(requester, collections, []);
+    for (const collection of tombstones)
+      await records.deleteAll(requester, resources.of({ level: "record", bucket: id, collection: collection.id }), []);
+    await records.deleteAll(requester, resources.of({ level: "group", bucket: id }), []);
+  }
+
+  /** 401/403 unless the caller may delete the object (decided by its own ACL and those above it). */
+  private async requireWrite(requester: Requester, resource: ResourceDefinition, id: string): Promise<void> {
+    const caller = await requester.caller();
+    await this.deps.kind.requireRecord(caller, resource, "delete", id, undefined);
+  }
+
+  /** A write under its parents, in one unit of work with the check that they exist. */
+  private underParent<T>(resource: ResourceDefinition, write: () => Promise<T>): Promise<T> {
+    return this.deps.unitOfWork.run(async () => {
+      const missing = await this.missingParent(placeOf(resource));
+      if (missing) throw missing;
+      try {
+        return await write();
+      } catch (error) {
+        throw await this.namedNotFound(error, resource);
+      }
+    });
+  }
+
+  /** The 404 of the topmost missing parent of a place's objects, or undefined when they all exist. */
+  private async missingParent(place: TreePlace): Promise<RecordNotFoundError | undefined> {
+    if (place.level === "bucket") return undefined;
+    const bucket = place.bucket!;
+    // A collection exists only inside an existing bucket: the bucket is read only when it is missing.
+    if (place.level === "record" && (await this.exists({ level: "collection", bucket }, place.collection!))) return undefined;
+    if (!(await this.exists({ level: "bucket" }, bucket))) return new RecordNotFoundError("bucket", bucket);
+    return place.level === "record" ? new RecordNotFoundError("collection", place.collection!) : undefined;
+  }
+
+  private async exists(place: TreePlace, id: string): Promise<boolean> {
+    const { store, kind, resources } = this.deps;
+    return (await store.get(kind.scope(anonymousRequester(), resources.of(place)), id)) !== undefined;
+  }
+
+  /** A listing under a missing parent: 404 for who may list there (through the parents' ACLs), else 401/403. */
+  private async refuseListing(requester: Requester, resource: ResourceDefinition, missing: RecordNotFoundError): Promise<never> {
+    const caller = await requester.caller();
+    if (await this.deps.kind.allowsCollection(caller, resource, "list")) throw missing;
+    throw caller.userId === undefined ? new UnauthenticatedError() : new ForbiddenError();
+  }
+
+  /** A missing object of a tree list is named by its level (`record`, `collection`...), as Kinto names it; a missing parent first. */
+  private async namedNotFound(error: unknown, resource: ResourceDefinition): Promise<unknown> {
+    if (!(error instanceof RecordNotFoundError) || error.collection !== resource.name) return error;
+    const place = placeOf(resource);
+    return (await this.missingParent(place)) ?? new RecordNotFoundError(place.level, error.id);
+  }
+}
+
+function holdsChildren(level: TreeLevel): boolean {
+  return level === "bucket" || level === "collection";
+}

@@ -1,0 +1,47 @@
+/**
+ * Kinto's resource tree (`/v1/buckets/...`, docs/kinto.md): served while a permission backend is
+ * configured, over the record service every resource uses.
+ */
+import type { Container } from "inversify";
+import type { HttpTree } from "../adapters/http/tree-routes.js";
+import { defaultBucketId } from "../adapters/system/default-bucket-id.js";
+import type { ResourceKinds } from "../application/kinds/resource-kind-policy.js";
+import type { RecordStore } from "../application/ports/record-store.js";
+import type { UnitOfWork } from "../application/ports/unit-of-work.js";
+import type { RecordService } from "../application/record-service.js";
+import { DefaultBucket } from "../application/tree/default-bucket.js";
+import { TreeResources } from "../application/tree/tree-places.js";
+import { TreeRecords } from "../application/tree/tree-records.js";
+import { groupMembersValidator } from "../application/groups/group-members.js";
+import type { TreeResourceOptions } from "../application/tree/tree-resources.js";
+import type { ResourceSpec } from "../application/extension.js";
+import type { Settings } from "./settings.js";
+import { TOKENS } from "./tokens.js";
+
+/** The flat resource named `buckets` would share the tree's storage scope: refused while the tree is served. */
+export function treeProblems(settings: Settings, specs: readonly ResourceSpec[]): string[] {
+  if (!settings.permission || !specs.some((spec) => spec.name === "buckets")) return [];
+  return [`resource "buckets" is Kinto's tree, built in while a permission backend is configured (docs/kinto.md): name yours otherwise`];
+}
+
+export function bindTree(container: Container, settings: Settings): void {
+  if (!settings.permission) return;
+  const options: TreeResourceOptions = {
+    bucketCreatePrincipals: settings.bucketCreatePrincipals,
+    validateGroup: groupMembersValidator(settings.groupMaxMembers),
+  };
+  const resources = new TreeResources(options);
+  container.bind(TOKENS.Tree).toResolvedValue(
+    (records: RecordService, store: RecordStore, unitOfWork: UnitOfWork, kinds: ResourceKinds): HttpTree => ({
+      resources,
+      records: new TreeRecords({ records, store, unitOfWork, kind: kinds.shareable, resources }),
+      defaultBucket: new DefaultBucket({
+        records,
+        resources,
+        options,
+        bucketIdOf: (userId) => defaultBucketId(settings.userIdHmacSecret, userId),
+      }),
+    }),
+    [TOKENS.RecordService, TOKENS.RecordStore, TOKENS.UnitOfWork, TOKENS.ResourceKinds],
+  );
+}

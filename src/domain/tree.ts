@@ -1,0 +1,182 @@
+/**
+ * Kinto's resource tree: buckets hold collections and groups, collections hold records. Every
+ * object's id is its URI (`/buckets/b/collections/c/records/r`); a group's URI is also its
+ * principal. A permission on an object is also granted by permissions on the objects containing
+ * it (the inheritance below), so what a bucket's ACL grants reaches every record inside it.
+ */
+import { CREATE, READ, WRITE, type BoundPermission, type BoundPermissionsFn } from "./permissions.js";
+
+export type TreeLevel = "bucket" | "collection" | "group" | "record";
+
+export const COLLECTION_CREATE = "collection:create";
+export const GROUP_CREATE = "group:create";
+export const RECORD_CREATE = "record:create";
+
+/** The permissions an object of each level keeps in its ACL. */
+export const TREE_PERMISSIONS: Readonly<Record<TreeLevel, readonly string[]>> = {
+  bucket: [READ, WRITE, COLLECTION_CREATE, GROUP_CREATE],
+  collection: [READ, WRITE, RECORD_CREATE],
+  group: [READ, WRITE],
+  record: [READ, WRITE],
+};
+
+/** The path segment naming each level's objects under their parent (`/buckets/b/groups/g`). */
+export const LEVEL_SEGMENT: Readonly<Record<TreeLevel, string>> = {
+  bucket: "buckets",
+  collection: "collections",
+  group: "groups",
+  record: "records",
+};
+
+/** Where objects of one level live: the ids of the bucket and collection above them. */
+export interface TreePlace {
+  readonly level: TreeLevel;
+  readonly bucket?: string;
+  readonly collection?: string;
+}
+
+export function bucketUri(bucket: string): string {
+  return `/buckets/${bucket}`;
+}
+
+export function collectionUri(bucket: string, collection: string): string {
+  return `${bucketUri(bucket)}/collections/${collection}`;
+}
+
+/** The URI of the objects' list (`/buckets/b/collections`): the prefix of each object's URI. */
+export function pluralUri(place: TreePlace): string {
+  const segment = LEVEL_SEGMENT[place.level];
+  switch (place.level) {
+    case "bucket":
+      return `/${segment}`;
+    case "collection":
+    case "group":
+      return `${bucketUri(place.bucket!)}/${segment}`;
+    case "record":
+      return `${collectionUri(place.bucket!, place.collection!)}/${segment}`;
+  }
+}
+
+/** Which objects' permissions grant a permission: level of the granting object, and the permissions there. */
+type Granters = ReadonlyArray<readonly [TreeLevel, readonly string[]]>;
+
+const READERS: readonly string[] = [WRITE, READ];
+
+/**
+ * The inheritance on one object of a level (Kinto's table): reading a bucket or a collection's
+ * attributes is also allowed to who may create inside it.
+ */
+const ON_OBJECT: Readonly<Record<TreeLevel, Readonly<Record<string, Granters>>>> = {
+  bucket: {
+    [WRITE]: [["bucket", [WRITE]]],
+    [READ]: [["bucket", [WRITE, READ, COLLECTION_CREATE, GROUP_CREATE]]],
+    [COLLECTION_CREATE]: [["bucket", [WRITE, COLLECTION_CREATE]]],
+    [GROUP_CREATE]: [["bucket", [WRITE, GROUP_CREATE]]],
+  },
+  collection: {
+    [WRITE]: [
+      ["collection", [WRITE]],
+      ["bucket", [WRITE]],
+    ],
+    [READ]: [
+      ["collection", [WRITE, READ, RECORD_CREATE]],
+      ["bucket", READERS],
+    ],
+    [RECORD_CREATE]: [
+      ["collection", [WRITE, RECORD_CREATE]],
+      ["bucket", [WRITE]],
+    ],
+  },
+  group: {
+    [WRITE]: [
+      ["group", [WRITE]],
+      ["bucket", [WRITE]],
+    ],
+    [READ]: [
+      ["group", READERS],
+      ["bucket", READERS],
+    ],
+  },
+  record: {
+    [WRITE]: [
+      ["record", [WRITE]],
+      ["collection", [WRITE]],
+      ["bucket", [WRITE]],
+    ],
+    [READ]: [
+      ["record", READERS],
+      ["collection", READERS],
+      ["bucket", READERS],
+    ],
+  },
+};
+
+/** Creating an object of a level: the permission on its parent (and `write` there or above). */
+const CREATE_ON_PARENT: Readonly<Record<Exclude<TreeLevel, "bucket">, Granters>> = {
+  collection: [["bucket", [WRITE, COLLECTION_CREATE]]],
+  group: [["bucket", [WRITE, GROUP_CREATE]]],
+  record: [
+    ["collection", [WRITE, RECORD_CREATE]],
+    ["bucket", [WRITE]],
+  ],
+};
+
+const LEVEL_OF_SEGMENT: Readonly<Record<string, TreeLevel>> = {
+  buckets: "bucket",
+  collections: "collection",
+  groups: "group",
+  records: "record",
+};
+
+/** The level and the URIs of every object along a tree URI (`*` accepted as a last id). */
+interface ParsedUri {
+  readonly level: TreeLevel;
+  /** True for a list URI (`/buckets/b/collections`), false for an object or a `*` pattern. */
+  readonly plural: boolean;
+  readonly uris: Partial<Record<TreeLevel, string>>;
+}
+
+function parseTreeUri(objectId: string): ParsedUri | undefined {
+  const parts = objectId.split("/").slice(1);
+  const uris: Partial<Record<TreeLevel, string>> = {};
+  let level: TreeLevel | undefined;
+  for (let i = 0; i < parts.length; i += 2) {
+    const next = LEVEL_OF_SEGMENT[parts[i]!];
+    if (!next) return undefined;
+    level = next;
+    if (i + 1 < parts.length) uris[next] = `/${parts.slice(0, i + 2).join("/")}`;
+  }
+  if (!level) return undefined;
+  return { level, plural: parts.length % 2 === 1, uris };
+}
+
+/**
+ * Kinto's inheritance as bound permissions: on an object (or a `/*` pattern of objects), the
+ * grants of the table above; on a list URI (`/buckets/b/collections/c/records`), the grants on the
+ * parent: `create` by the parent's create permission, `read`/`write` (listing, deleting all) by
+ * the parent's. `/buckets` is granted by settings alone: the grant names `/buckets` itself.
+ */
+export const treeBoundPermissions: BoundPermissionsFn = (objectId, permission) => {
+  const parsed = parseTreeUri(objectId);
+  if (!parsed) return [];
+  if (parsed.plural) {
+    if (parsed.level === "bucket") return [{ objectId, permission }];
+    if (permission === CREATE) return expand(CREATE_ON_PARENT[parsed.level], parsed.uris);
+    const parent = parsed.level === "record" ? "collection" : "bucket";
+    const inherited = ON_OBJECT.record[permission === WRITE ? WRITE : READ]!.filter(([level]) => level !== "record" && level !== parent);
+    const own = permission === WRITE ? [WRITE] : READERS;
+    return expand([[parent, own], ...inherited], parsed.uris);
+  }
+  const granters = ON_OBJECT[parsed.level][permission];
+  if (!granters) return [{ objectId, permission }];
+  return expand(granters, { ...parsed.uris, [parsed.level]: objectId });
+};
+
+function expand(granters: Granters, uris: Partial<Record<TreeLevel, string>>): BoundPermission[] {
+  const bound: BoundPermission[] = [];
+  for (const [level, permissions] of granters) {
+    const uri = uris[level];
+    if (uri !== undefined) for (const permission of permissions) bound.push({ objectId: uri, permission });
+  }
+  return bound;
+}
