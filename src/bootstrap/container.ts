@@ -41,7 +41,7 @@ import { authCapabilities, authenticationPolicies, unregisteredPolicies } from "
 import { projectRoot } from "./project-root.js";
 import { buildResources } from "./resources.js";
 import { addGroupResource, bindGroupWrites, groupResourceProblems } from "./group-resource.js";
-import { bindTree, treeProblems } from "./tree-binding.js";
+import { bindTree, treeCapabilities, treeProblems } from "./tree-binding.js";
 import type { HttpTree } from "../adapters/http/tree-routes.js";
 import { permissionBackendProblem, PROJECT_NAME, SettingsError, text, type Settings } from "./settings.js";
 import { DEFAULT_EOS_MESSAGE } from "./settings-table.js";
@@ -331,7 +331,7 @@ function httpOptions(settings: Settings): HttpOptions {
     publicSettings: publicSettings(settings),
     metricsOnApiPort: settings.metricsEnabled && settings.metricsListenPort === undefined,
     adminEnabled: settings.adminEnabled,
-    capabilities: authCapabilities(settings.auth.policies, PROJECT_DOCS),
+    capabilities: { ...authCapabilities(settings.auth.policies, PROJECT_DOCS), ...treeCapabilities(settings, PROJECT_DOCS) },
   };
 }
 

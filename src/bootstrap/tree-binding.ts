@@ -15,6 +15,7 @@ import { TreeRecords } from "../application/tree/tree-records.js";
 import { groupMembersValidator } from "../application/groups/group-members.js";
 import type { TreeResourceOptions } from "../application/tree/tree-resources.js";
 import type { ResourceSpec } from "../application/extension.js";
+import type { JsonValue } from "../domain/json.js";
 import type { Settings } from "./settings.js";
 import { TOKENS } from "./tokens.js";
 
@@ -22,6 +23,18 @@ import { TOKENS } from "./tokens.js";
 export function treeProblems(settings: Settings, specs: readonly ResourceSpec[]): string[] {
   if (!settings.permission || !specs.some((spec) => spec.name === "buckets")) return [];
   return [`resource "buckets" is Kinto's tree, built in while a permission backend is configured (docs/kinto.md): name yours otherwise`];
+}
+
+/** The root view's capabilities of the tree's features, as Kinto announces its plugins (clients look them up). */
+export function treeCapabilities(settings: Settings, docs: string): Record<string, JsonValue> {
+  if (!settings.permission) return {};
+  const capabilities: Record<string, JsonValue> = {
+    default_bucket: { description: "Each signed-in user has their own bucket, named default in URLs.", url: docs },
+    permissions_endpoint: { description: "Every object the caller holds a permission on, at /v1/permissions.", url: docs },
+  };
+  if (settings.collectionSchemaValidation)
+    capabilities.schema = { description: "Records of a collection with a JSON schema are validated against it.", url: docs };
+  return capabilities;
 }
 
 export function bindTree(container: Container, settings: Settings): void {

@@ -7,12 +7,13 @@ import type { ServerResponse } from "node:http";
 import type Router from "@koa/router";
 import type { Context, Next } from "koa";
 import { ValidationError } from "../../domain/errors.js";
+import { isValidRecordId } from "../../domain/records.js";
 import { MODIFIED_FIELD, type Filter } from "../../application/listing.js";
 import type { FeedEvent, FeedSink } from "../../application/feed/live-feed.js";
 import { addressKey, clientAddress, TrustedProxies } from "./client-address.js";
 import { EVENT_STREAM, wantsEventStream } from "./event-stream.js";
 import { TooManyRequestsError } from "./http-errors.js";
-import type { HttpServices } from "./http-services.js";
+import type { HttpResource, HttpServices } from "./http-services.js";
 import { parseListQuery, timestampValue } from "./list-query.js";
 import { allowedMethods, requesterOf } from "./record-routes.js";
 import { StreamCounts } from "./stream-limits.js";
@@ -135,9 +136,21 @@ export function registerFeedRoute(router: Router, services: HttpServices): void 
   const proxies = new TrustedProxies(trustedProxies ?? []);
   const streams =
     feedLimits && new StreamCounts({ maxPerAddress: feedLimits.maxStreamsPerAddress, maxPerUser: feedLimits.maxStreamsPerUser });
-  router.get("/:collection", async (ctx: Context, next: Next) => {
+  const params = (ctx: Context) => ctx.params as Record<string, string | undefined>;
+  router.get("/:collection", (ctx: Context, next: Next) => stream(ctx, next, services.resources.get(String(params(ctx).collection))));
+  const tree = services.tree;
+  if (tree)
+    router.get("/buckets/:bucket/collections/:collection/records", async (ctx: Context, next: Next) => {
+      if (!wantsEventStream(ctx)) return next();
+      const { bucket, collection } = params(ctx);
+      if (!isValidRecordId(bucket) || !isValidRecordId(collection)) return next(); // the endpoint answers the 400
+      const place = { level: "record", bucket: await tree.defaultBucket.resolve(requesterOf(ctx), bucket, collection), collection } as const;
+      return stream(ctx, next, { definition: tree.resources.of(place), disabled: new Set(), cacheExpiresSeconds: undefined });
+    });
+
+  /** The event stream of a collection's URL, for a request that asks for one (else the next route). */
+  async function stream(ctx: Context, next: Next, resource: HttpResource | undefined): Promise<void> {
     const feed = services.feed;
-    const resource = services.resources.get(String((ctx.params as Record<string, string | undefined>).collection));
     if (!feed || !wantsEventStream(ctx) || !resource || !allowedMethods(services, resource, "collection").includes("GET")) {
       await next();
       return;
@@ -207,5 +220,5 @@ export function registerFeedRoute(router: Router, services: HttpServices): void 
       ending.unref();
       res.once("close", () => clearTimeout(ending));
     }
-  });
+  }
 }

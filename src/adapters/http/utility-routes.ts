@@ -33,6 +33,8 @@ export function registerUtilityRoutes(router: Router, services: HttpServices): v
     if (requester.userId !== undefined) {
       const caller = await requester.caller();
       body.user = { id: requester.userId, principals: [...caller.principals] };
+      const bucket = services.tree?.defaultBucket.idOf(requester);
+      if (bucket !== undefined) body.user.bucket = bucket;
     }
     ctx.body = body;
   });
