@@ -108,6 +108,8 @@ export function bindAccessService(container: Container, settings: Settings): voi
         permissions: permissions ?? NO_PERMISSION_STORE,
         tokens: new PaginationTokens(settings.userIdHmacSecret),
         chainBounds: { ...CHAIN_BOUNDS, maxDepth: settings.groupMaxDepth },
+        // Kinto's tree is served beside the resources while a permission backend is configured.
+        tree: settings.permission !== undefined,
       }),
     [TOKENS.RecordStore, TOKENS.SharedRecords, TOKENS.ResourceKinds, permissionStore],
   );

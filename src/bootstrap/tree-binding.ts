@@ -12,7 +12,7 @@ import type { RecordService } from "../application/record-service.js";
 import { DefaultBucket } from "../application/tree/default-bucket.js";
 import { TreeResources } from "../application/tree/tree-places.js";
 import { TreeRecords } from "../application/tree/tree-records.js";
-import { groupMembersValidator } from "../application/groups/group-members.js";
+import { treeGroupMembersValidator } from "../application/tree/tree-group-members.js";
 import type { TreeResourceOptions } from "../application/tree/tree-resources.js";
 import type { ResourceSpec } from "../application/extension.js";
 import type { JsonValue } from "../domain/json.js";
@@ -41,7 +41,7 @@ export function bindTree(container: Container, settings: Settings): void {
   if (!settings.permission) return;
   const options: TreeResourceOptions = {
     bucketCreatePrincipals: settings.bucketCreatePrincipals,
-    validateGroup: groupMembersValidator(settings.groupMaxMembers),
+    validateGroup: treeGroupMembersValidator(settings.groupMaxMembers),
   };
   const resources = new TreeResources(options);
   container.bind(TOKENS.Tree).toResolvedValue(

@@ -63,6 +63,9 @@ export class RecordNotFoundError extends TesseraError {
   }
 }
 
+/** The object a tree URL goes through is missing (a records URL's collection): Kinto's 404 with errno 111. */
+export class ParentNotFoundError extends RecordNotFoundError {}
+
 /** A precondition (If-Match / If-None-Match) failed; `existing` is the current record, if any. */
 export class PreconditionFailedError extends TesseraError {
   constructor(readonly existing: JsonObject | null) {

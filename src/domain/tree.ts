@@ -62,14 +62,15 @@ type Granters = ReadonlyArray<readonly [TreeLevel, readonly string[]]>;
 
 const READERS: readonly string[] = [WRITE, READ];
 
-/**
- * The inheritance on one object of a level (Kinto's table): reading a bucket or a collection's
- * attributes is also allowed to who may create inside it.
- */
+/** Reading one bucket or collection (its attributes) is also allowed to who may create inside it. */
+const READ_ATTRIBUTES = "read:attributes";
+
+/** The inheritance on one object of a level (Kinto's table). */
 const ON_OBJECT: Readonly<Record<TreeLevel, Readonly<Record<string, Granters>>>> = {
   bucket: {
     [WRITE]: [["bucket", [WRITE]]],
-    [READ]: [["bucket", [WRITE, READ, COLLECTION_CREATE, GROUP_CREATE]]],
+    [READ]: [["bucket", READERS]],
+    [READ_ATTRIBUTES]: [["bucket", [WRITE, READ, COLLECTION_CREATE, GROUP_CREATE]]],
     [COLLECTION_CREATE]: [["bucket", [WRITE, COLLECTION_CREATE]]],
     [GROUP_CREATE]: [["bucket", [WRITE, GROUP_CREATE]]],
   },
@@ -79,6 +80,10 @@ const ON_OBJECT: Readonly<Record<TreeLevel, Readonly<Record<string, Granters>>>>
       ["bucket", [WRITE]],
     ],
     [READ]: [
+      ["collection", READERS],
+      ["bucket", READERS],
+    ],
+    [READ_ATTRIBUTES]: [
       ["collection", [WRITE, READ, RECORD_CREATE]],
       ["bucket", READERS],
     ],
@@ -150,6 +155,29 @@ function parseTreeUri(objectId: string): ParsedUri | undefined {
   return { level, plural: parts.length % 2 === 1, uris };
 }
 
+/** The object a tree URI names (`/buckets/b/collections/c`), or undefined for a list URI or another URI. */
+export function treeObjectOf(uri: string): (TreePlace & { readonly id: string }) | undefined {
+  const parts = uri.split("/").slice(1);
+  if (parts.length % 2 !== 0 || parts.length === 0 || parts.length > 6) return undefined;
+  const level = LEVEL_OF_SEGMENT[parts[parts.length - 2]!];
+  const shapes: Readonly<Record<TreeLevel, string>> = {
+    bucket: "buckets",
+    collection: "buckets/collections",
+    group: "buckets/groups",
+    record: "buckets/collections/records",
+  };
+  if (!level || parts.filter((_, i) => i % 2 === 0).join("/") !== shapes[level]) return undefined;
+  return { level, bucket: parts[1], collection: level === "record" ? parts[3] : undefined, id: parts[parts.length - 1]! };
+}
+
+/** The permissions `held` directly on an object of `level` give on that same object (write gives read, ...). */
+export function impliedOnObject(level: TreeLevel, held: ReadonlySet<string>): string[] {
+  const implied = new Set(held);
+  for (const [permission, granters] of Object.entries(ON_OBJECT[level]))
+    if (granters.some(([from, perms]) => from === level && perms.some((p) => held.has(p)))) implied.add(permission);
+  return [...implied].sort();
+}
+
 /**
  * Kinto's inheritance as bound permissions: on an object (or a `/*` pattern of objects), the
  * grants of the table above; on a list URI (`/buckets/b/collections/c/records`), the grants on the
@@ -167,7 +195,8 @@ export const treeBoundPermissions: BoundPermissionsFn = (objectId, permission) =
     const own = permission === WRITE ? [WRITE] : READERS;
     return expand([[parent, own], ...inherited], parsed.uris);
   }
-  const granters = ON_OBJECT[parsed.level][permission];
+  const table = ON_OBJECT[parsed.level];
+  const granters = (permission === READ ? table[READ_ATTRIBUTES] : undefined) ?? table[permission];
   if (!granters) return [{ objectId, permission }];
   return expand(granters, { ...parsed.uris, [parsed.level]: objectId });
 };

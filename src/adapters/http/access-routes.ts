@@ -6,6 +6,7 @@
  * Registered before the record routes, so that `permissions` is never read as a collection name.
  */
 import type Router from "@koa/router";
+import type { HeldTreeObject } from "../../application/tree/held-tree-objects.js";
 import type { Context } from "koa";
 import { MethodNotAllowedError, ValidationError } from "../../domain/errors.js";
 import type { JsonObject } from "../../domain/json.js";
@@ -49,15 +50,17 @@ export function registerAccessRoutes(router: Router, services: HttpServices, acc
     paged(ctx, result.nextToken, page.limit);
     ctx.body = {
       data: result.entries.map((entry) =>
-        entry.id === undefined
-          ? { id: entry.collection, resource_name: "collection", uri: `/${entry.collection}`, permissions: [...entry.permissions] }
-          : {
-              id: entry.id,
-              collection_id: entry.collection,
-              resource_name: "record",
-              uri: `/${entry.collection}/${entry.id}`,
-              permissions: [...entry.permissions],
-            },
+        entry.tree
+          ? treeEntry(entry.tree)
+          : entry.id === undefined
+            ? { id: entry.collection, resource_name: "collection", uri: `/${entry.collection}`, permissions: [...entry.permissions] }
+            : {
+                id: entry.id,
+                collection_id: entry.collection,
+                resource_name: "record",
+                uri: `/${entry.collection}/${entry.id}`,
+                permissions: [...entry.permissions],
+              },
       ),
     };
   });
@@ -130,4 +133,13 @@ function explanationBody(resource: ResourceDefinition, explanation: Explanation)
   };
   if (explanation.policy) body.policy = { consulted_default: explanation.policy.consultedDefault };
   return body;
+}
+
+/** An object of the tree as Kinto's `/permissions` lists it: its URI's ids named by level (`bucket_id`, `record_id`...). */
+function treeEntry(object: HeldTreeObject): JsonObject {
+  const entry: JsonObject = { id: object.id, uri: object.uri, resource_name: object.level, bucket_id: object.bucket ?? object.id };
+  if (object.level === "record") entry.collection_id = object.collection ?? "";
+  if (object.level !== "bucket") entry[`${object.level}_id`] = object.id;
+  entry.permissions = [...object.permissions];
+  return entry;
 }

@@ -144,7 +144,11 @@ export function registerFeedRoute(router: Router, services: HttpServices): void 
       if (!wantsEventStream(ctx)) return next();
       const { bucket, collection } = params(ctx);
       if (!isValidRecordId(bucket) || !isValidRecordId(collection)) return next(); // the endpoint answers the 400
-      const place = { level: "record", bucket: await tree.defaultBucket.resolve(requesterOf(ctx), bucket, collection), collection } as const;
+      const place = {
+        level: "record",
+        bucket: await tree.defaultBucket.resolve(requesterOf(ctx), bucket, collection),
+        collection,
+      } as const;
       return stream(ctx, next, { definition: tree.resources.of(place), disabled: new Set(), cacheExpiresSeconds: undefined });
     });
 

@@ -12,6 +12,7 @@ import { denial, memoizedAcls, type AclReader, type Decision, type GrantSource }
 import type { ResourceKindPolicy, ResourceKinds } from "../kinds/resource-kind-policy.js";
 import type { Filter, SortKey } from "../listing.js";
 import type { PaginationTokens } from "../pagination-token.js";
+import { heldTreeObjects, type HeldTreeObject } from "../tree/held-tree-objects.js";
 import type { PermissionStore } from "../ports/permission-store.js";
 import type { RecordStore } from "../ports/record-store.js";
 import type { Grants, SharedRecords } from "../ports/shared-records.js";
@@ -28,6 +29,8 @@ export interface AccessServiceDeps {
   readonly permissions: PermissionStore;
   readonly tokens: PaginationTokens;
   readonly chainBounds?: ChainBounds;
+  /** Kinto's tree is served: its objects are listed too. */
+  readonly tree?: boolean;
 }
 
 /** A grant the caller holds, with the chain of memberships through which they hold each principal it names. */
@@ -62,7 +65,12 @@ export interface AccessibleObject {
   /** The record's id; undefined for the collection itself. */
   readonly id: string | undefined;
   readonly permissions: readonly string[];
+  /** An object of Kinto's tree (then `collection` is TREE_SOURCE and `id` its URI). */
+  readonly tree?: HeldTreeObject;
 }
+
+/** Where the tree's objects sort among the resources in `/permissions` pages: as a resource of this name. */
+export const TREE_SOURCE = "buckets";
 
 export interface Page<T> {
   readonly entries: readonly T[];
@@ -214,15 +222,28 @@ export class AccessService {
     const caller = await requester.caller();
     const entries: AccessibleObject[] = [];
     let more = false;
-    const listed = resources
-      .filter((r) => this.kindOf(r).recordAcls(r) !== undefined || requester.userId !== undefined)
-      .sort((a, b) => (a.name < b.name ? -1 : 1));
+    const listed: (ResourceDefinition | typeof TREE_SOURCE)[] = resources.filter(
+      (r) => this.kindOf(r).recordAcls(r) !== undefined || requester.userId !== undefined,
+    );
+    if (this.deps.tree) listed.push(TREE_SOURCE);
+    listed.sort((a, b) => (nameOf(a) < nameOf(b) ? -1 : 1));
     for (const resource of listed) {
-      if (afterCollection !== undefined && resource.name < afterCollection) continue;
-      const resumeAt = resource.name === afterCollection ? afterId : undefined;
+      if (afterCollection !== undefined && nameOf(resource) < afterCollection) continue;
+      const resumeAt = nameOf(resource) === afterCollection ? afterId : undefined;
       if (entries.length >= page.limit) {
         more = true;
         break;
+      }
+      if (resource === TREE_SOURCE) {
+        const room = page.limit - entries.length;
+        const held = await heldTreeObjects(this.deps.permissions, caller.principals, resumeAt);
+        for (const object of held.slice(0, room))
+          entries.push({ collection: TREE_SOURCE, id: object.uri, permissions: object.permissions, tree: object });
+        if (held.length > room) {
+          more = true;
+          break;
+        }
+        continue;
       }
       const kind = this.kindOf(resource);
       const acls = memoizedAcls(this.deps.permissions, knownPermissions(resource));
@@ -389,6 +410,10 @@ function recordId(resource: ResourceDefinition, id: string): string {
 /** Binds a page token to its endpoint and object, so a token from elsewhere is refused (400). */
 function tokenBinding(endpoint: string, subject: string): Filter[] {
   return [{ field: endpoint, operator: "eq", value: subject }];
+}
+
+function nameOf(source: ResourceDefinition | typeof TREE_SOURCE): string {
+  return typeof source === "string" ? source : source.name;
 }
 
 function stringAt(values: readonly unknown[], index: number): string {

@@ -5,7 +5,7 @@
  * deletes what it contains first, in the same unit of work, through the same flows (tombstones,
  * lost access, group memberships, events).
  */
-import { ForbiddenError, RecordNotFoundError, UnauthenticatedError } from "../../domain/errors.js";
+import { ForbiddenError, ParentNotFoundError, RecordNotFoundError, UnauthenticatedError } from "../../domain/errors.js";
 import type { Filter } from "../listing.js";
 import type { Tombstone } from "../../domain/records.js";
 import type { TreeLevel, TreePlace } from "../../domain/tree.js";
@@ -170,14 +170,16 @@ export class TreeRecords implements RecordOperations {
     });
   }
 
-  /** The 404 of the topmost missing parent of a place's objects, or undefined when they all exist. */
+  /**
+   * The 404 of a records list whose collection is missing (a collection exists only inside its
+   * bucket); undefined when it exists. Buckets and groups are never looked up, as in Kinto: under
+   * a missing bucket no ACE grants anything, so every request there is a 401/403 already.
+   */
   private async missingParent(place: TreePlace): Promise<RecordNotFoundError | undefined> {
-    if (place.level === "bucket") return undefined;
-    const bucket = place.bucket!;
-    // A collection exists only inside an existing bucket: the bucket is read only when it is missing.
-    if (place.level === "record" && (await this.exists({ level: "collection", bucket }, place.collection!))) return undefined;
-    if (!(await this.exists({ level: "bucket" }, bucket))) return new RecordNotFoundError("bucket", bucket);
-    return place.level === "record" ? new RecordNotFoundError("collection", place.collection!) : undefined;
+    if (place.level !== "record") return undefined;
+    const collection = place.collection!;
+    if (await this.exists({ level: "collection", bucket: place.bucket! }, collection)) return undefined;
+    return new ParentNotFoundError("collection", collection);
   }
 
   private async exists(place: TreePlace, id: string): Promise<boolean> {
