@@ -141,9 +141,12 @@ export function registerFeedRoute(router: Router, services: HttpServices): void 
   const tree = services.tree;
   if (tree)
     router.get("/buckets/:bucket/collections/:collection/records", async (ctx: Context, next: Next) => {
-      if (!wantsEventStream(ctx)) return next();
       const { bucket, collection } = params(ctx);
-      if (!isValidRecordId(bucket) || !isValidRecordId(collection)) return next(); // the endpoint answers the 400
+      // Not a stream, or ids the endpoint answers with a 400: the next route.
+      if (!wantsEventStream(ctx) || !isValidRecordId(bucket) || !isValidRecordId(collection)) {
+        await next();
+        return;
+      }
       const place = {
         level: "record",
         bucket: await tree.defaultBucket.resolve(requesterOf(ctx), bucket, collection),
