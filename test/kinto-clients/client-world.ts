@@ -3,6 +3,9 @@
  * storage and permissions, and PostgreSQL storage with Redis permissions. Every test starts
  * from empty stores.
  */
+import "fake-indexeddb/auto"; // kinto.js stores its local copy in IndexedDB: an in-memory one here
+import { createRequire } from "node:module";
+import type * as KintoPackage from "kinto";
 import { TOKENS } from "../../src/bootstrap/tokens.js";
 import { permissionBackendSetups, postgresWithRedisSetup, type BackendSetup } from "../support/backend-setups.js";
 import { startTestServer, type TestServer } from "../support/http.js";
@@ -10,6 +13,12 @@ import { requireService } from "../support/services.js";
 import { KintoClient, type KintoHttpClient } from "./kinto-http-module.js";
 
 const TAG = "kinto_clients";
+
+// kinto.js's CommonJS build, the same in the tsx and the compiled run; its `default` is the class.
+type KintoClass = typeof KintoPackage.default.default;
+export type OfflineKinto = InstanceType<KintoClass>;
+const Kinto = (createRequire(import.meta.url)("kinto") as { default: KintoClass }).default;
+let localDatabases = 0;
 
 export const CLIENT_SETUPS: readonly BackendSetup[] = [
   ...permissionBackendSetups(TAG).filter((setup) => setup.name !== "Redis permissions"),
@@ -37,6 +46,17 @@ export class ClientWorld {
   /** A kinto-http client signed in as `credentials`. */
   http(credentials: string): KintoHttpClient {
     return new KintoClient(this.remote, { headers: basicAuth(credentials) });
+  }
+
+  /** A kinto.js device of `credentials` syncing `bucket`, with a local database of its own. */
+  offline(credentials: string, bucket: string): OfflineKinto {
+    localDatabases += 1;
+    return new Kinto({
+      remote: this.remote,
+      bucket,
+      headers: basicAuth(credentials),
+      adapterOptions: { dbName: `kinto-clients-${process.pid}-${localDatabases}` },
+    });
   }
 
   async start(setup: BackendSetup): Promise<void> {
