@@ -53,6 +53,10 @@ export function registerTreeRoutes(router: Router, services: HttpServices, tree:
         const id = await tree.defaultBucket.resolve(requesterOf(ctx), "default");
         return serveRecord(ctx, services, await target(ctx, level), id);
       }
+      // A collection of the default bucket is created on first use too, as Kinto does for any
+      // method but the PUT that creates it.
+      if (level === "collection" && params(ctx).bucket === "default" && ctx.method !== "PUT" && ctx.method !== "OPTIONS")
+        await tree.defaultBucket.resolve(requesterOf(ctx), "default", pathId(ctx, "id"));
       return serveRecord(ctx, services, await target(ctx, level), pathId(ctx, "id"));
     });
   };
