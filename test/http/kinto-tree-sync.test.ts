@@ -119,6 +119,16 @@ for (const setup of SETUPS) {
       expect((collections.body as { data: Entry[] }).data).to.deep.equal([]);
     });
 
+    it("a collection created where a racing write left a record (its collection deleted meanwhile) starts empty", async () => {
+      await write("PUT", "/buckets/b");
+      // What a record create racing the deletion of its collection leaves: a record with no collection.
+      const store = await server.running.container.getAsync(TOKENS.RecordStore);
+      await store.create({ collection: RECORDS.slice(1), parentId: "" }, "leftover", { secret: true });
+      await write("PUT", "/buckets/b/collections/c");
+      const listed = await listing(ALICE);
+      expect(listed.entries.filter((e) => !e.deleted)).to.deep.equal([]);
+    });
+
     it("a tree collection's records URL is its live feed", async () => {
       await tree({ read: [userId(BOB)] });
       const stream = await SseClient.open(`${server.url}/v1${RECORDS}`, { user: BOB });

@@ -83,7 +83,9 @@ export class TreeRecords implements RecordOperations {
     submitted: Submitted<RecordPayload>,
     preconditions?: Preconditions,
   ): Promise<RecordResult> {
-    return this.underParent(resource, () => this.deps.records.create(requester, resource, submitted, preconditions));
+    return this.underParent(resource, () =>
+      this.startEmpty(requester, resource, () => this.deps.records.create(requester, resource, submitted, preconditions)),
+    );
   }
 
   replace(
@@ -188,8 +190,20 @@ export class TreeRecords implements RecordOperations {
       (found) => found.permissions,
       () => undefined, // missing (a create), or not readable: the write decides what to answer
     );
-    const result = await write();
+    const result = await this.startEmpty(requester, resource, write);
     await this.deps.inherited.changed(place, id, before, result.permissions);
+    return result;
+  }
+
+  /**
+   * A bucket or collection created holds nothing: what a write racing the deletion of the one
+   * before it left inside (a record created as its collection was deleted) is deleted with it, by
+   * its creator (who holds `write` on it), so a re-created object never shows the old one's content.
+   */
+  private async startEmpty(requester: Requester, resource: ResourceDefinition, write: () => Promise<RecordResult>): Promise<RecordResult> {
+    const result = await write();
+    const place = placeOf(resource);
+    if (result.created && holdsChildren(place.level)) await this.deleteInside(requester, place, result.record.id);
     return result;
   }
 
