@@ -1,9 +1,10 @@
 /**
  * The record flows for the lists of Kinto's tree: RecordService's own flows on the list's
- * resource (tree-resources.ts), plus what the tree adds around them: a parent must exist
- * (Kinto's 404 naming the missing bucket or collection), and deleting a bucket or a collection
- * deletes what it contains first, in the same unit of work, through the same flows (tombstones,
- * lost access, group memberships, events).
+ * resource (tree-resources.ts), plus what the tree adds around them: a records URL's collection
+ * must exist (Kinto's 404 with errno 111), deleting a bucket or a collection deletes what it
+ * contains first and creating one deletes anything left inside it, in the same unit of work and
+ * through the same flows (tombstones, lost access, group memberships, events), and an ACL edit of
+ * a bucket or collection moves the access of everything inside it (InheritedAccess).
  */
 import { ForbiddenError, ParentNotFoundError, RecordNotFoundError, UnauthenticatedError } from "../../domain/errors.js";
 import type { Filter } from "../listing.js";
