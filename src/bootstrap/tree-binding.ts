@@ -11,6 +11,8 @@ import type { UnitOfWork } from "../application/ports/unit-of-work.js";
 import type { RecordService } from "../application/record-service.js";
 import { DefaultBucket } from "../application/tree/default-bucket.js";
 import { TreeResources } from "../application/tree/tree-places.js";
+import { ajvSchemaCheck } from "../adapters/validation/json-schema-check.js";
+import { anonymousRequester } from "../application/requester.js";
 import { TreeRecords } from "../application/tree/tree-records.js";
 import { treeGroupMembersValidator } from "../application/tree/tree-group-members.js";
 import type { TreeResourceOptions } from "../application/tree/tree-resources.js";
@@ -43,18 +45,28 @@ export function bindTree(container: Container, settings: Settings): void {
     bucketCreatePrincipals: settings.bucketCreatePrincipals,
     validateGroup: treeGroupMembersValidator(settings.groupMaxMembers),
   };
-  const resources = new TreeResources(options);
   container.bind(TOKENS.Tree).toResolvedValue(
-    (records: RecordService, store: RecordStore, unitOfWork: UnitOfWork, kinds: ResourceKinds): HttpTree => ({
-      resources,
-      records: new TreeRecords({ records, store, unitOfWork, kind: kinds.shareable, resources }),
-      defaultBucket: new DefaultBucket({
-        records,
+    (records: RecordService, store: RecordStore, unitOfWork: UnitOfWork, kinds: ResourceKinds): HttpTree => {
+      const kind = kinds.shareable;
+      const resources: TreeResources = new TreeResources(options, {
+        check: ajvSchemaCheck(),
+        validateRecords: settings.collectionSchemaValidation,
+        async schemaOf(bucket, collection) {
+          const collections = resources.of({ level: "collection", bucket });
+          return (await store.get(kind.scope(anonymousRequester(), collections), collection))?.data.schema;
+        },
+      });
+      return {
         resources,
-        options,
-        bucketIdOf: (userId) => defaultBucketId(settings.userIdHmacSecret, userId),
-      }),
-    }),
+        records: new TreeRecords({ records, store, unitOfWork, kind, resources }),
+        defaultBucket: new DefaultBucket({
+          records,
+          resources,
+          options,
+          bucketIdOf: (userId) => defaultBucketId(settings.userIdHmacSecret, userId),
+        }),
+      };
+    },
     [TOKENS.RecordService, TOKENS.RecordStore, TOKENS.UnitOfWork, TOKENS.ResourceKinds],
   );
 }
