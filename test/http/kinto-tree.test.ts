@@ -437,6 +437,9 @@ for (const setup of SETUPS) {
           error: "Unauthorized",
           message: "Please authenticate yourself to use this endpoint.",
         });
+        // A write too: the plugin refuses before any collection is looked up (which would answer 404).
+        expect(await status("POST", "/buckets/default/collections/tasks/records", undefined, { data: {} })).to.equal(401);
+        expect(await status("PUT", "/buckets/default", undefined, { data: {} })).to.equal(401);
       });
 
       it("creates the bucket and the collection on first use, and keeps them each user's own", async () => {
