@@ -168,6 +168,20 @@ for (const setup of SETUPS) {
         expect((since.body.data as Entry[]).map((e) => [e.id, e.deleted])).to.deep.equal([["r", true]]);
       });
 
+      it("shows a new member's `_since` the record the group reads", async () => {
+        // Kinto: test_group_is_added_to_user_principals_on_members_add_with_patch. With nothing new
+        // in `_since`, a syncing client would never pull what joining gave (Tessera's sync contract).
+        await aliceTree();
+        await ok("PUT", "/buckets/b/collections/c/records/r2", { data: {}, permissions: { read: [id(BOB)] } });
+        await ok("PUT", "/buckets/b/groups/readers", { data: { members: [] } });
+        await ok("PATCH", "/buckets/b/collections/c/records/r", { permissions: { read: ["/buckets/b/groups/readers"] } });
+        const etag = (await call("GET", "/buckets/b/collections/c/records", BOB)).headers.get("etag")!.replaceAll('"', "");
+        await ok("PATCH", "/buckets/b/groups/readers", { data: { members: [id(BOB)] } });
+        expect(await ids("/buckets/b/collections/c/records", BOB)).to.deep.equal(["r", "r2"]);
+        const since = await call("GET", `/buckets/b/collections/c/records?_since=${etag}`, BOB);
+        expect((since.body.data as Entry[]).map((e) => e.id)).to.deep.equal(["r"]);
+      });
+
       it("refuses the records list to a former member left with nothing there", async () => {
         // Kinto: authorization.py plural read: no parent read, no shared object, no record:create -> 403.
         await aliceTree();
