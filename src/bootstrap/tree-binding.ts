@@ -14,6 +14,9 @@ import { TreeResources } from "../application/tree/tree-places.js";
 import { ajvSchemaCheck } from "../adapters/validation/json-schema-check.js";
 import { anonymousRequester } from "../application/requester.js";
 import { TreeRecords } from "../application/tree/tree-records.js";
+import { InheritedAccess } from "../application/tree/inherited-access.js";
+import type { AccessJournal } from "../application/ports/access-journal.js";
+import type { CommittedChanges } from "../application/events.js";
 import { treeGroupMembersValidator } from "../application/tree/tree-group-members.js";
 import type { TreeResourceOptions } from "../application/tree/tree-resources.js";
 import type { ResourceSpec } from "../application/extension.js";
@@ -39,14 +42,28 @@ export function treeCapabilities(settings: Settings, docs: string): Record<strin
   return capabilities;
 }
 
+/** What every list of the tree shares, from the settings. */
+export function treeResourceOptions(settings: Settings): TreeResourceOptions {
+  return { bucketCreatePrincipals: settings.bucketCreatePrincipals, validateGroup: treeGroupMembersValidator(settings.groupMaxMembers) };
+}
+
+/** The lists of the tree as named resources (no record validation: what access and sync need), when the tree is served. */
+export function treeNames(settings: Settings): TreeResources | undefined {
+  return settings.permission ? new TreeResources(treeResourceOptions(settings)) : undefined;
+}
+
 export function bindTree(container: Container, settings: Settings): void {
   if (!settings.permission) return;
-  const options: TreeResourceOptions = {
-    bucketCreatePrincipals: settings.bucketCreatePrincipals,
-    validateGroup: treeGroupMembersValidator(settings.groupMaxMembers),
-  };
+  const options = treeResourceOptions(settings);
   container.bind(TOKENS.Tree).toResolvedValue(
-    (records: RecordService, store: RecordStore, unitOfWork: UnitOfWork, kinds: ResourceKinds): HttpTree => {
+    (
+      records: RecordService,
+      store: RecordStore,
+      unitOfWork: UnitOfWork,
+      kinds: ResourceKinds,
+      journal: AccessJournal,
+      changes: CommittedChanges,
+    ): HttpTree => {
       const kind = kinds.shareable;
       const resources: TreeResources = new TreeResources(options, {
         check: ajvSchemaCheck(),
@@ -58,15 +75,22 @@ export function bindTree(container: Container, settings: Settings): void {
       });
       return {
         resources,
-        records: new TreeRecords({ records, store, unitOfWork, kind, resources }),
+        records: new TreeRecords({
+          records,
+          store,
+          unitOfWork,
+          kind,
+          resources,
+          inherited: new InheritedAccess({ journal, store, kind, resources, touched: (event) => changes.scopeTouched(event) }),
+        }),
         defaultBucket: new DefaultBucket({
           records,
           resources,
           options,
-          bucketIdOf: (userId) => defaultBucketId(settings.userIdHmacSecret, userId),
+          bucketIdOf: (userId) => defaultBucketId(settings.defaultBucketHmacSecret, userId),
         }),
       };
     },
-    [TOKENS.RecordService, TOKENS.RecordStore, TOKENS.UnitOfWork, TOKENS.ResourceKinds],
+    [TOKENS.RecordService, TOKENS.RecordStore, TOKENS.UnitOfWork, TOKENS.ResourceKinds, TOKENS.AccessJournal, TOKENS.CommittedChanges],
   );
 }
