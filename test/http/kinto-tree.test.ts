@@ -132,7 +132,8 @@ for (const setup of SETUPS) {
         // Kinto: test_views_records test_record_is_accessible_by_group_member; test_views_groups
         // test_group_member_removal_updates_user_principals. Bob also reads r2 through its own ACE,
         // so he may still list the records (Kinto's shared objects) once out of the group.
-        // Kinto has no tombstone for lost access: Tessera's `_since` shows r as deleted to Bob (its sync contract).
+        // Tessera differs on purpose (docs/kinto.md, "Sync and the live feed"): the group read the whole
+        // collection, so Bob's syncs from before the change answer 410 errno 124 (resync); Kinto has no such answer.
         await aliceTree();
         await ok("PUT", "/buckets/b/collections/c/records/r2", { data: {}, permissions: { read: [id(BOB)] } });
         await ok("PUT", "/buckets/b/groups/readers", { data: { members: [id(BOB)] } });
@@ -149,8 +150,9 @@ for (const setup of SETUPS) {
         expect(await status("GET", "/buckets/b/collections/c/records/r", CAROL)).to.equal(200);
         expect(await ids("/buckets/b/collections/c/records", BOB)).to.deep.equal(["r2"]);
         const since = await call("GET", `/buckets/b/collections/c/records?_since=${etag}`, BOB);
-        expect(since.status).to.equal(200);
-        expect((since.body.data as Entry[]).map((e) => [e.id, e.deleted])).to.deep.equal([["r", true]]);
+        expect(since.status).to.equal(410);
+        expect(since.body).to.include({ code: 410, errno: 124, error: "Gone" });
+        expect(since.body.details).to.include({ location: "querystring", name: "_since" });
       });
 
       it("shows a former member's `_since` the record shared with the group in the record's own ACL as deleted", async () => {
@@ -345,10 +347,24 @@ for (const setup of SETUPS) {
         expect(await status("GET", "/buckets/b/collections/c", ALICE)).to.equal(404);
         await ok("PUT", "/buckets/b/collections/c");
         expect(await ids("/buckets/b/collections/c/records")).to.deep.equal([]);
+        // Tessera's documented answer (docs/kinto.md): `_since=0` lists the old records' tombstones; Kinto: [].
         const since = await call("GET", "/buckets/b/collections/c/records?_since=0", ALICE);
-        expect((since.body.data as Entry[]).filter((e) => !e.deleted)).to.deep.equal([]);
+        expect(since.status, JSON.stringify(since.body)).to.equal(200);
+        expect((since.body.data as Entry[]).map((e) => [e.id, e.deleted])).to.deep.equal([["r", true]]);
         // The re-created collection's permissions start anew (test_collection_permissions_are_removed_after_collection_deleted).
         expect((await call("GET", "/buckets/b/collections/c", ALICE)).body.permissions).to.deep.equal({ write: [id(ALICE)] });
+      });
+
+      it("answers the creator's `_since=0` on a new bucket's new collection", async () => {
+        // Kinto: BucketDeletionTest / CollectionDeletionTest read `records?_since=0` of a freshly
+        // created collection: 200 with the records (none, then the one written).
+        await ok("PUT", "/buckets/b");
+        await ok("PUT", "/buckets/b/collections/c");
+        const empty = await call("GET", "/buckets/b/collections/c/records?_since=0", ALICE);
+        expect(empty.status, JSON.stringify(empty.body)).to.equal(200);
+        expect(empty.body.data).to.deep.equal([]);
+        await ok("PUT", "/buckets/b/collections/c/records/r");
+        expect(await ids("/buckets/b/collections/c/records?_since=0")).to.deep.equal(["r"]);
       });
 
       it("takes the deleted bucket's groups from their members", async () => {
