@@ -184,6 +184,18 @@ for (const setup of SETUPS) {
         expect((since.body.data as Entry[]).map((e) => e.id)).to.deep.equal(["r"]);
       });
 
+      it("answers 410 to the `_since` of who lost read on the collection by an ACL edit", async () => {
+        // Kinto: the next pull is a 403 (authorization.py, plural read with nothing shared). Tessera
+        // differs on purpose (docs/kinto.md): a sync from before the edit answers 410 errno 124, whatever remains.
+        await aliceTree({}, { read: [id(BOB)] });
+        const etag = (await call("GET", "/buckets/b/collections/c/records", BOB)).headers.get("etag")!.replaceAll('"', "");
+        await ok("PATCH", "/buckets/b/collections/c", { permissions: { read: [] } });
+        const since = await call("GET", `/buckets/b/collections/c/records?_since=${etag}`, BOB);
+        expect(since.status, JSON.stringify(since.body)).to.equal(410);
+        expect(since.body).to.include({ errno: 124 });
+        expect(await status("GET", "/buckets/b/collections/c/records", BOB)).to.equal(403);
+      });
+
       it("refuses the records list to a former member left with nothing there", async () => {
         // Kinto: authorization.py plural read: no parent read, no shared object, no record:create -> 403.
         await aliceTree();
