@@ -4,7 +4,8 @@
  * An object named in an ACE puts its own list in; a collection also puts its records in, and a
  * bucket every list inside it (its collections', groups' and each collection's records).
  */
-import { TREE_PERMISSIONS, treeObjectOf, type TreePlace } from "../../domain/tree.js";
+import { treeObjectOf, type TreePlace } from "../../domain/tree.js";
+import { aceHeldTreeUris } from "./held-tree-objects.js";
 import type { ResourceKindPolicy } from "../kinds/resource-kind-policy.js";
 import type { PermissionStore } from "../ports/permission-store.js";
 import type { RecordStore } from "../ports/record-store.js";
@@ -19,16 +20,10 @@ export interface TreeReachDeps {
   readonly resources: TreeResources;
 }
 
-const EVERY_PERMISSION = [...new Set(Object.values(TREE_PERMISSIONS).flat())];
-
 export function treeReach(deps: TreeReachDeps): (principals: readonly string[]) => Promise<ResourceDefinition[]> {
   const { permissions, store, kind, resources } = deps;
   return async (principals) => {
-    const uris = new Set(
-      (await Promise.all(EVERY_PERMISSION.map((p) => permissions.principalsAccessibleObjects(principals, p, "/buckets/*")))).flatMap(
-        (s) => [...s],
-      ),
-    );
+    const uris = (await aceHeldTreeUris(permissions, principals)).keys();
     const places = new Map<string, TreePlace>();
     const add = (place: TreePlace) => places.set(resources.of(place).name, place);
     for (const uri of uris) {

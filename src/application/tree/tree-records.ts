@@ -1,9 +1,10 @@
 /**
  * The record flows for the lists of Kinto's tree: RecordService's own flows on the list's
- * resource (tree-resources.ts), plus what the tree adds around them: a parent must exist
- * (Kinto's 404 naming the missing bucket or collection), and deleting a bucket or a collection
- * deletes what it contains first, in the same unit of work, through the same flows (tombstones,
- * lost access, group memberships, events).
+ * resource (tree-resources.ts), plus what the tree adds around them: a records URL's collection
+ * must exist (Kinto's 404 with errno 111), deleting a bucket or a collection deletes what it
+ * contains first and creating one deletes anything left inside it, in the same unit of work and
+ * through the same flows (tombstones, lost access, group memberships, events), and an ACL edit of
+ * a bucket or collection moves the access of everything inside it (InheritedAccess).
  */
 import { ForbiddenError, ParentNotFoundError, RecordNotFoundError, UnauthenticatedError } from "../../domain/errors.js";
 import type { Filter } from "../listing.js";
@@ -83,7 +84,9 @@ export class TreeRecords implements RecordOperations {
     submitted: Submitted<RecordPayload>,
     preconditions?: Preconditions,
   ): Promise<RecordResult> {
-    return this.underParent(resource, () => this.deps.records.create(requester, resource, submitted, preconditions));
+    return this.underParent(resource, () =>
+      this.startEmpty(requester, resource, () => this.deps.records.create(requester, resource, submitted, preconditions)),
+    );
   }
 
   replace(
@@ -188,8 +191,20 @@ export class TreeRecords implements RecordOperations {
       (found) => found.permissions,
       () => undefined, // missing (a create), or not readable: the write decides what to answer
     );
-    const result = await write();
+    const result = await this.startEmpty(requester, resource, write);
     await this.deps.inherited.changed(place, id, before, result.permissions);
+    return result;
+  }
+
+  /**
+   * A bucket or collection created holds nothing: what a write racing the deletion of the one
+   * before it left inside (a record created as its collection was deleted) is deleted with it, by
+   * its creator (who holds `write` on it), so a re-created object never shows the old one's content.
+   */
+  private async startEmpty(requester: Requester, resource: ResourceDefinition, write: () => Promise<RecordResult>): Promise<RecordResult> {
+    const result = await write();
+    const place = placeOf(resource);
+    if (result.created && holdsChildren(place.level)) await this.deleteInside(requester, place, result.record.id);
     return result;
   }
 
