@@ -8,10 +8,22 @@ import type { PermissionStore } from "../application/ports/permission-store.js";
 import type { AccessJournal } from "../application/ports/access-journal.js";
 import type { UnitOfWork } from "../application/ports/unit-of-work.js";
 import type { ResourceDefinition } from "../application/resources.js";
+import type { RecordStore } from "../application/ports/record-store.js";
+import type { TreeResources } from "../application/tree/tree-places.js";
+import { treeReach } from "../application/tree/tree-reach.js";
 import type { Settings } from "./settings.js";
 import { TOKENS } from "./tokens.js";
 
-export function bindMemberships(container: Container, settings: Settings, resources: () => readonly ResourceDefinition[]): void {
+/**
+ * `declared`: the resources of the configuration; `tree`: Kinto's tree is served, so the lists of
+ * it a principal reaches count too.
+ */
+export function bindMemberships(
+  container: Container,
+  settings: Settings,
+  declared: () => readonly ResourceDefinition[],
+  tree: TreeResources | undefined,
+): void {
   if (!container.isBound(TOKENS.PermissionStore)) return;
   // A technology whose permission backend joins the storage's transaction says so; elsewhere, changes are taken back by hand.
   if (!container.isBound(TOKENS.PermissionsShareUnitOfWork)) container.bind(TOKENS.PermissionsShareUnitOfWork).toConstantValue(false);
@@ -23,8 +35,11 @@ export function bindMemberships(container: Container, settings: Settings, resour
       events: ChangeEvents,
       unitOfWork: UnitOfWork,
       sharesTransaction: boolean,
-    ) =>
-      new Memberships({
+      store: RecordStore,
+    ) => {
+      const reached = tree && treeReach({ permissions, store, kind: kinds.shareable, resources: tree });
+      const resources = async (principals: readonly string[]) => [...declared(), ...(reached ? await reached(principals) : [])];
+      return new Memberships({
         permissions,
         unitOfWork,
         sharesTransaction,
@@ -38,7 +53,8 @@ export function bindMemberships(container: Container, settings: Settings, resour
           touched: (scope, timestamp) => events.publishScopeTouched({ scope, timestamp }),
           maxRecords: settings.groupChangeMaxRecords,
         }),
-      }),
+      });
+    },
     [
       TOKENS.AccessJournal,
       TOKENS.PermissionStore,
@@ -46,6 +62,7 @@ export function bindMemberships(container: Container, settings: Settings, resour
       TOKENS.ChangeEvents,
       TOKENS.UnitOfWork,
       TOKENS.PermissionsShareUnitOfWork,
+      TOKENS.RecordStore,
     ],
   );
 }

@@ -100,6 +100,8 @@ export interface Settings {
   /** Who may create buckets of the tree; whether tree collections' `schema` validates their records. */
   readonly bucketCreatePrincipals: readonly string[];
   readonly collectionSchemaValidation: boolean;
+  /** Key of users' `default` bucket ids. */
+  readonly defaultBucketHmacSecret: string;
   /** After SIGTERM, the process exits at the latest after this long, drained or not. */
   readonly shutdownTimeoutSeconds: number;
   readonly feedBufferBytes: number;
@@ -356,6 +358,7 @@ function interpret(raw: Record<string, JsonValue>, problems: string[], warnings:
     groupMaxMembers: value("group_max_members"),
     bucketCreatePrincipals: value("bucket_create_principals"),
     collectionSchemaValidation: value("experimental_collection_schema_validation"),
+    defaultBucketHmacSecret: value("default_bucket_hmac_secret") ?? value("userid_hmac_secret") ?? "",
     shutdownTimeoutSeconds: value("shutdown_timeout_seconds"),
     feedBufferBytes: value("feed_buffer_bytes"),
     feedMaxStreamsPerAddress: value("feed_max_streams_per_address"),

@@ -11,7 +11,12 @@ import type { UnitOfWork } from "../application/ports/unit-of-work.js";
 import type { RecordService } from "../application/record-service.js";
 import { DefaultBucket } from "../application/tree/default-bucket.js";
 import { TreeResources } from "../application/tree/tree-places.js";
+import { ajvSchemaCheck } from "../adapters/validation/json-schema-check.js";
+import { anonymousRequester } from "../application/requester.js";
 import { TreeRecords } from "../application/tree/tree-records.js";
+import { InheritedAccess } from "../application/tree/inherited-access.js";
+import type { AccessJournal } from "../application/ports/access-journal.js";
+import type { CommittedChanges } from "../application/events.js";
 import { treeGroupMembersValidator } from "../application/tree/tree-group-members.js";
 import type { TreeResourceOptions } from "../application/tree/tree-resources.js";
 import type { ResourceSpec } from "../application/extension.js";
@@ -37,24 +42,55 @@ export function treeCapabilities(settings: Settings, docs: string): Record<strin
   return capabilities;
 }
 
+/** What every list of the tree shares, from the settings. */
+export function treeResourceOptions(settings: Settings): TreeResourceOptions {
+  return { bucketCreatePrincipals: settings.bucketCreatePrincipals, validateGroup: treeGroupMembersValidator(settings.groupMaxMembers) };
+}
+
+/** The lists of the tree as named resources (no record validation: what access and sync need), when the tree is served. */
+export function treeNames(settings: Settings): TreeResources | undefined {
+  return settings.permission ? new TreeResources(treeResourceOptions(settings)) : undefined;
+}
+
 export function bindTree(container: Container, settings: Settings): void {
   if (!settings.permission) return;
-  const options: TreeResourceOptions = {
-    bucketCreatePrincipals: settings.bucketCreatePrincipals,
-    validateGroup: treeGroupMembersValidator(settings.groupMaxMembers),
-  };
-  const resources = new TreeResources(options);
+  const options = treeResourceOptions(settings);
   container.bind(TOKENS.Tree).toResolvedValue(
-    (records: RecordService, store: RecordStore, unitOfWork: UnitOfWork, kinds: ResourceKinds): HttpTree => ({
-      resources,
-      records: new TreeRecords({ records, store, unitOfWork, kind: kinds.shareable, resources }),
-      defaultBucket: new DefaultBucket({
-        records,
+    (
+      records: RecordService,
+      store: RecordStore,
+      unitOfWork: UnitOfWork,
+      kinds: ResourceKinds,
+      journal: AccessJournal,
+      changes: CommittedChanges,
+    ): HttpTree => {
+      const kind = kinds.shareable;
+      const resources: TreeResources = new TreeResources(options, {
+        check: ajvSchemaCheck(),
+        validateRecords: settings.collectionSchemaValidation,
+        async schemaOf(bucket, collection) {
+          const collections = resources.of({ level: "collection", bucket });
+          return (await store.get(kind.scope(anonymousRequester(), collections), collection))?.data.schema;
+        },
+      });
+      return {
         resources,
-        options,
-        bucketIdOf: (userId) => defaultBucketId(settings.userIdHmacSecret, userId),
-      }),
-    }),
-    [TOKENS.RecordService, TOKENS.RecordStore, TOKENS.UnitOfWork, TOKENS.ResourceKinds],
+        records: new TreeRecords({
+          records,
+          store,
+          unitOfWork,
+          kind,
+          resources,
+          inherited: new InheritedAccess({ journal, store, kind, resources, touched: (event) => changes.scopeTouched(event) }),
+        }),
+        defaultBucket: new DefaultBucket({
+          records,
+          resources,
+          options,
+          bucketIdOf: (userId) => defaultBucketId(settings.defaultBucketHmacSecret, userId),
+        }),
+      };
+    },
+    [TOKENS.RecordService, TOKENS.RecordStore, TOKENS.UnitOfWork, TOKENS.ResourceKinds, TOKENS.AccessJournal, TOKENS.CommittedChanges],
   );
 }

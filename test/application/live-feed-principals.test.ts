@@ -100,7 +100,7 @@ describe("LiveFeed and principal changes", function () {
       journal: memoryStorage({ now: () => 1 }).journal,
       permissions: store,
       kinds: resourceKinds({ authorizer: new Authorizer(store) }),
-      resources: () => [],
+      resources: () => Promise.resolve([]),
       touched: () => undefined,
       maxRecords: 1000,
     });

@@ -265,7 +265,7 @@ export class FeedWorld {
         journal: this.journal,
         permissions: this.acls,
         kinds,
-        resources: () => [articles, notes],
+        resources: () => Promise.resolve([articles, notes]),
         touched: (scope, timestamp) => this.events.publishScopeTouched({ scope, timestamp }),
         maxRecords: 1000,
       }),

@@ -2,7 +2,8 @@
 import type { Context } from "koa";
 
 export const EVENT_STREAM = "text/event-stream";
-const COLLECTION_PATH = /^\/v1\/[^/]+$/;
+/** A flat collection's URL, or the records URL of a collection of Kinto's tree. */
+const COLLECTION_PATH = /^\/v1\/(?:[^/]+|buckets\/[^/]+\/collections\/[^/]+\/records)$/;
 
 /** A GET (or HEAD) of a collection that prefers an event stream to JSON; media types are case-insensitive. */
 export function wantsEventStream(ctx: Context): boolean {

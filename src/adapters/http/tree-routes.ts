@@ -9,7 +9,7 @@ import type { Context } from "koa";
 import { ValidationError } from "../../domain/errors.js";
 import { isValidRecordId } from "../../domain/records.js";
 import type { TreePlace } from "../../domain/tree.js";
-import type { DefaultBucket } from "../../application/tree/default-bucket.js";
+import { DEFAULT_BUCKET, type DefaultBucket } from "../../application/tree/default-bucket.js";
 import type { TreeResources } from "../../application/tree/tree-places.js";
 import type { TreeRecords } from "../../application/tree/tree-records.js";
 import type { HttpResource, HttpServices } from "./http-services.js";
@@ -31,15 +31,20 @@ export function registerTreeRoutes(router: Router, services: HttpServices, tree:
     return id;
   };
   /** The place a path names, the `default` bucket resolved to the caller's own. */
-  const placeOf = async (ctx: Context, level: TreePlace["level"]): Promise<TreePlace> => {
+  /**
+   * The place a path names, the `default` bucket resolved to the caller's own, created on first
+   * use with the collection the path names (`inside`: a collection's own URL names it too, except
+   * for the PUT that creates it).
+   */
+  const placeOf = async (ctx: Context, level: TreePlace["level"], inside?: string): Promise<TreePlace> => {
     if (level === "bucket") return { level };
     const collection = level === "record" ? pathId(ctx, "collection") : undefined;
-    const bucket = await tree.defaultBucket.resolve(requesterOf(ctx), pathId(ctx, "bucket"), collection);
+    const bucket = await tree.defaultBucket.resolve(requesterOf(ctx), pathId(ctx, "bucket"), collection ?? inside);
     return { level, bucket, collection };
   };
-  const target = async (ctx: Context, level: TreePlace["level"]): Promise<RecordTarget> => {
+  const target = async (ctx: Context, level: TreePlace["level"], inside?: string): Promise<RecordTarget> => {
     const resource: HttpResource = {
-      definition: tree.resources.of(await placeOf(ctx, level)),
+      definition: tree.resources.of(await placeOf(ctx, level, inside)),
       disabled: NOTHING_DISABLED,
       cacheExpiresSeconds: undefined,
     };
@@ -48,16 +53,15 @@ export function registerTreeRoutes(router: Router, services: HttpServices, tree:
   const serve = (path: string, level: TreePlace["level"]) => {
     router.all(path, async (ctx) => serveCollection(ctx, services, await target(ctx, level)));
     router.all(`${path}/:id`, async (ctx) => {
-      // The default bucket itself: the caller's own, created on first use.
-      if (level === "bucket" && params(ctx).id === "default") {
-        const id = await tree.defaultBucket.resolve(requesterOf(ctx), "default");
-        return serveRecord(ctx, services, await target(ctx, level), id);
+      const id = pathId(ctx, "id");
+      // The default bucket itself: the caller's own, created on first use (a PUT creates it itself).
+      if (level === "bucket" && id === DEFAULT_BUCKET) {
+        const own =
+          ctx.method === "PUT" ? tree.defaultBucket.ownId(requesterOf(ctx)) : await tree.defaultBucket.resolve(requesterOf(ctx), id);
+        return serveRecord(ctx, services, await target(ctx, level), own);
       }
-      // A collection of the default bucket is created on first use too, as Kinto does for any
-      // method but the PUT that creates it.
-      if (level === "collection" && params(ctx).bucket === "default" && ctx.method !== "PUT" && ctx.method !== "OPTIONS")
-        await tree.defaultBucket.resolve(requesterOf(ctx), "default", pathId(ctx, "id"));
-      return serveRecord(ctx, services, await target(ctx, level), pathId(ctx, "id"));
+      const inside = level === "collection" && ctx.method !== "PUT" ? id : undefined;
+      return serveRecord(ctx, services, await target(ctx, level, inside), id);
     });
   };
   serve("/buckets", "bucket");

@@ -21,7 +21,8 @@ export interface AccessStampsDeps {
   readonly journal: AccessJournal;
   readonly permissions: PermissionStore;
   readonly kinds: ResourceKinds;
-  readonly resources: () => readonly ResourceDefinition[];
+  /** The resources whose records these principals may read through ACLs: the declared ones, and the tree's they reach. */
+  readonly resources: (principals: readonly string[]) => Promise<readonly ResourceDefinition[]>;
   /** Told of each scope whose timestamp moved (the live feed reads it, on every process). */
   readonly touched: (scope: Scope, timestamp: number) => void;
   /** Records one change may give or take per holder and collection; past it (or for a whole collection), a resync. */
@@ -76,7 +77,7 @@ export class AccessStamps {
     // The principal brings its own principals along (nested groups): what they read moves too.
     const brought = [...new Set([principal, ...(await permissions.userPrincipals(principal))])];
     const alone = { userId: undefined, principals: brought };
-    for (const resource of this.deps.resources()) {
+    for (const resource of await this.deps.resources(brought)) {
       const kind = kinds[resource.kind];
       const acls = kind.recordAcls(resource);
       const grants = kind.grants(alone, resource, READ);

@@ -28,14 +28,20 @@ export class DefaultBucket {
     return requester.userId === undefined ? undefined : this.deps.bucketIdOf(requester.userId);
   }
 
+  /** The caller's bucket id, without creating it; anonymous callers have none (401). */
+  ownId(requester: Requester): string {
+    const id = this.idOf(requester);
+    if (id === undefined) throw new UnauthenticatedError();
+    return id;
+  }
+
   /**
    * The bucket a path's `bucket` names: itself, or for `default` the caller's own bucket, created
    * with `collection` when missing. Anonymous callers have none (401).
    */
   async resolve(requester: Requester, bucket: string, collection?: string): Promise<string> {
     if (bucket !== DEFAULT_BUCKET) return bucket;
-    const id = this.idOf(requester);
-    if (id === undefined) throw new UnauthenticatedError();
+    const id = this.ownId(requester);
     const { records, resources, options } = this.deps;
     // Anyone signed in may create their own bucket, whoever else may create buckets.
     await created(() =>

@@ -14,20 +14,27 @@ export interface HeldTreeObject extends TreePlace {
 
 const EVERY_PERMISSION = [...new Set(Object.values(TREE_PERMISSIONS).flat())];
 
+/**
+ * Each tree object URI an ACE names one of `principals` in, with the permissions those ACEs give.
+ * One read per permission, one after the other: inside a unit of work they share one connection.
+ */
+export async function aceHeldTreeUris(permissions: PermissionStore, principals: readonly string[]): Promise<Map<string, Set<string>>> {
+  const held = new Map<string, Set<string>>();
+  for (const permission of EVERY_PERMISSION)
+    for (const uri of await permissions.principalsAccessibleObjects(principals, permission, "/buckets/*"))
+      held.set(uri, (held.get(uri) ?? new Set()).add(permission));
+  return held;
+}
+
 /** Sorted by URI; `after`: only those past that URI. */
 export async function heldTreeObjects(
   permissions: PermissionStore,
   principals: readonly string[],
   after?: string,
 ): Promise<HeldTreeObject[]> {
-  const held = new Map<string, Set<string>>();
-  const found = await Promise.all(EVERY_PERMISSION.map((p) => permissions.principalsAccessibleObjects(principals, p, "/buckets/*")));
-  found.forEach((uris, i) => {
-    for (const uri of uris) if (after === undefined || uri > after) held.set(uri, (held.get(uri) ?? new Set()).add(EVERY_PERMISSION[i]!));
-  });
   const objects: HeldTreeObject[] = [];
-  for (const [uri, direct] of held) {
-    const object = treeObjectOf(uri);
+  for (const [uri, direct] of await aceHeldTreeUris(permissions, principals)) {
+    const object = after === undefined || uri > after ? treeObjectOf(uri) : undefined;
     if (object) objects.push({ ...object, uri, permissions: impliedOnObject(object.level, direct) });
   }
   return objects.sort((a, b) => (a.uri < b.uri ? -1 : a.uri > b.uri ? 1 : 0));

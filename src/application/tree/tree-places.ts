@@ -1,6 +1,8 @@
 /** Where a tree resource's objects are, read back from its name; and the resources of each place. */
+import type { JsonValue } from "../../domain/json.js";
 import { LEVEL_SEGMENT, type TreeLevel, type TreePlace } from "../../domain/tree.js";
-import type { ResourceDefinition } from "../resources.js";
+import type { RecordValidator, ResourceDefinition } from "../resources.js";
+import { collectionSchemaValidator, recordSchemaValidator, type SchemaCheck } from "./collection-schema.js";
 import { treeResource, type TreeResourceOptions } from "./tree-resources.js";
 
 const LEVEL_BY_SEGMENT = new Map(Object.entries(LEVEL_SEGMENT).map(([level, segment]) => [segment, level as TreeLevel]));
@@ -13,11 +15,30 @@ export function placeOf(resource: ResourceDefinition): TreePlace {
   return { level, bucket: parts[1], collection: parts[3] };
 }
 
+/** Collections' JSON schemas: checked always, and records checked against them when `validateRecords`. */
+export interface CollectionSchemas {
+  readonly check: SchemaCheck;
+  readonly validateRecords: boolean;
+  /** The `schema` of a collection's data (undefined when missing or without one). */
+  schemaOf(bucket: string, collection: string): Promise<JsonValue | undefined>;
+}
+
 /** The resource of each place, with the settings every place shares. */
 export class TreeResources {
-  constructor(private readonly options: TreeResourceOptions) {}
+  constructor(
+    private readonly options: TreeResourceOptions,
+    private readonly schemas?: CollectionSchemas,
+  ) {}
 
   of(place: TreePlace): ResourceDefinition {
-    return treeResource(place, this.options);
+    return treeResource(place, this.options, this.validatorOf(place));
+  }
+
+  private validatorOf(place: TreePlace): RecordValidator | undefined {
+    const schemas = this.schemas;
+    if (!schemas) return undefined;
+    if (place.level === "collection") return collectionSchemaValidator(schemas.check);
+    if (place.level !== "record" || !schemas.validateRecords) return undefined;
+    return recordSchemaValidator(schemas.check, () => schemas.schemaOf(place.bucket!, place.collection!));
   }
 }

@@ -1,14 +1,17 @@
 /**
  * The record flows for the lists of Kinto's tree: RecordService's own flows on the list's
- * resource (tree-resources.ts), plus what the tree adds around them: a parent must exist
- * (Kinto's 404 naming the missing bucket or collection), and deleting a bucket or a collection
- * deletes what it contains first, in the same unit of work, through the same flows (tombstones,
- * lost access, group memberships, events).
+ * resource (tree-resources.ts), plus what the tree adds around them: a records URL's collection
+ * must exist (Kinto's 404 with errno 111), deleting a bucket or a collection deletes what it
+ * contains first and creating one deletes anything left inside it, in the same unit of work and
+ * through the same flows (tombstones, lost access, group memberships, events), and an ACL edit of
+ * a bucket or collection moves the access of everything inside it (InheritedAccess).
  */
 import { ForbiddenError, ParentNotFoundError, RecordNotFoundError, UnauthenticatedError } from "../../domain/errors.js";
 import type { Filter } from "../listing.js";
 import type { Tombstone } from "../../domain/records.js";
 import type { TreeLevel, TreePlace } from "../../domain/tree.js";
+import { denial } from "../authorizer.js";
+import type { Caller } from "../../domain/principals.js";
 import type { ResourceKindPolicy } from "../kinds/resource-kind-policy.js";
 import type { RecordStore } from "../ports/record-store.js";
 import type { UnitOfWork } from "../ports/unit-of-work.js";
@@ -26,6 +29,7 @@ import type {
 import { anonymousRequester, type Requester } from "../requester.js";
 import type { ResourceDefinition } from "../resources.js";
 import type { RecordOperations } from "../record-operations.js";
+import type { InheritedAccess } from "./inherited-access.js";
 import { placeOf, type TreeResources } from "./tree-places.js";
 
 export interface TreeRecordsDeps {
@@ -36,6 +40,8 @@ export interface TreeRecordsDeps {
   /** The shareable kind's policy: whether a caller may list a list whose parent is missing. */
   readonly kind: ResourceKindPolicy;
   readonly resources: TreeResources;
+  /** What an ACL edit of a bucket or collection changes for what it contains. */
+  readonly inherited: InheritedAccess;
 }
 
 export class TreeRecords implements RecordOperations {
@@ -78,7 +84,9 @@ export class TreeRecords implements RecordOperations {
     submitted: Submitted<RecordPayload>,
     preconditions?: Preconditions,
   ): Promise<RecordResult> {
-    return this.underParent(resource, () => this.deps.records.create(requester, resource, submitted, preconditions));
+    return this.underParent(resource, () =>
+      this.startEmpty(requester, resource, () => this.deps.records.create(requester, resource, submitted, preconditions)),
+    );
   }
 
   replace(
@@ -88,7 +96,9 @@ export class TreeRecords implements RecordOperations {
     submitted: Submitted<RecordPayload>,
     preconditions?: Preconditions,
   ): Promise<RecordResult> {
-    return this.underParent(resource, () => this.deps.records.replace(requester, resource, id, submitted, preconditions));
+    return this.underParent(resource, () =>
+      this.aclEdit(requester, resource, id, () => this.deps.records.replace(requester, resource, id, submitted, preconditions)),
+    );
   }
 
   update(
@@ -98,7 +108,9 @@ export class TreeRecords implements RecordOperations {
     submitted: Submitted<PatchPayload>,
     preconditions?: Preconditions,
   ): Promise<RecordResult> {
-    return this.underParent(resource, () => this.deps.records.update(requester, resource, id, submitted, preconditions));
+    return this.underParent(resource, () =>
+      this.aclEdit(requester, resource, id, () => this.deps.records.update(requester, resource, id, submitted, preconditions)),
+    );
   }
 
   delete(
@@ -125,11 +137,26 @@ export class TreeRecords implements RecordOperations {
     filters: readonly Filter[],
     preconditions?: Preconditions,
   ): Promise<DeleteAllResult> {
-    return this.underParent(resource, async () => {
-      const result = await this.deps.records.deleteAll(requester, resource, filters, preconditions);
-      const place = placeOf(resource);
-      if (holdsChildren(place.level)) for (const tombstone of result.tombstones) await this.deleteInside(requester, place, tombstone.id);
-      return result;
+    const place = placeOf(resource);
+    if (!holdsChildren(place.level))
+      return this.underParent(resource, () => this.deps.records.deleteAll(requester, resource, filters, preconditions));
+    // Buckets and collections go one by one, each emptied before it goes (while its ACL still
+    // grants its deleter what it contains): those the caller may read, deleted where they may write.
+    return this.deps.unitOfWork.run(async () => {
+      const listed = await this.deps.records.list(
+        requester,
+        resource,
+        { filters, sort: [], limit: Number.MAX_SAFE_INTEGER, includeDeleted: false, neverRefuse: true },
+        preconditions,
+      );
+      const tombstones: Tombstone[] = [];
+      const caller = await requester.caller();
+      for (const { id } of listed.entries) {
+        if (!(await this.mayDelete(caller, resource, id))) continue;
+        await this.deleteInside(requester, place, id);
+        tombstones.push(await this.deps.records.delete(requester, resource, id));
+      }
+      return { tombstones, timestamp: Math.max(listed.timestamp, ...tombstones.map((t) => t.lastModified)) };
     });
   }
 
@@ -151,10 +178,51 @@ export class TreeRecords implements RecordOperations {
     await records.deleteAll(requester, resources.of({ level: "group", bucket: id }), []);
   }
 
+  /** A write of a bucket or collection, followed by what its ACL edit changes inside it (InheritedAccess). */
+  private async aclEdit(
+    requester: Requester,
+    resource: ResourceDefinition,
+    id: string,
+    write: () => Promise<RecordResult>,
+  ): Promise<RecordResult> {
+    const place = placeOf(resource);
+    if (!holdsChildren(place.level)) return write();
+    const before = await this.deps.records.get(requester, resource, id).then(
+      (found) => found.permissions,
+      () => undefined, // missing (a create), or not readable: the write decides what to answer
+    );
+    const result = await this.startEmpty(requester, resource, write);
+    // A bucket or collection just created holds nothing: no one's access to what is inside moved.
+    if (!result.created) await this.deps.inherited.changed(place, id, before, result.permissions);
+    return result;
+  }
+
+  /**
+   * A bucket or collection created holds nothing: what a write racing the deletion of the one
+   * before it left inside (a record created as its collection was deleted) is deleted with it, by
+   * its creator (who holds `write` on it), so a re-created object never shows the old one's content.
+   */
+  private async startEmpty(requester: Requester, resource: ResourceDefinition, write: () => Promise<RecordResult>): Promise<RecordResult> {
+    const result = await write();
+    const place = placeOf(resource);
+    if (result.created && holdsChildren(place.level)) await this.deleteInside(requester, place, result.record.id);
+    return result;
+  }
+
   /** 401/403 unless the caller may delete the object (decided by its own ACL and those above it). */
   private async requireWrite(requester: Requester, resource: ResourceDefinition, id: string): Promise<void> {
     const caller = await requester.caller();
-    await this.deps.kind.requireRecord(caller, resource, "delete", id, undefined);
+    if (!(await this.mayDelete(caller, resource, id))) throw denial(caller);
+  }
+
+  private async mayDelete(caller: Caller, resource: ResourceDefinition, id: string): Promise<boolean> {
+    try {
+      await this.deps.kind.requireRecord(caller, resource, "delete", id, undefined);
+      return true;
+    } catch (error) {
+      if (error instanceof ForbiddenError || error instanceof UnauthenticatedError) return false;
+      throw error;
+    }
   }
 
   /** A write under its parents, in one unit of work with the check that they exist. */
@@ -191,7 +259,7 @@ export class TreeRecords implements RecordOperations {
   private async refuseListing(requester: Requester, resource: ResourceDefinition, missing: RecordNotFoundError): Promise<never> {
     const caller = await requester.caller();
     if (await this.deps.kind.allowsCollection(caller, resource, "list")) throw missing;
-    throw caller.userId === undefined ? new UnauthenticatedError() : new ForbiddenError();
+    throw denial(caller);
   }
 
   /** A missing object of a tree list is named by its level (`record`, `collection`...), as Kinto names it; a missing parent first. */
