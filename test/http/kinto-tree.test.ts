@@ -515,7 +515,7 @@ for (const setup of SETUPS) {
       it("lists what the caller holds an ACE on, with the implied permissions, not the inherited children", async () => {
         // Kinto: test_views_permissions test_implicit_permissions_are_explicit (bucket creator's five),
         // test_object_details_are_provided, DisabledExplicitPermissionsTest.test_child_objects_are_not_listed_in_permission_endpoint.
-        // Tessera differs on purpose: no root `/` entry for bucket:create.
+        // Kinto: test_views_permissions, the root entry of who may create buckets (bucket_create_principals).
         await aliceTree();
         await ok("PUT", "/buckets/b/groups/g", { data: { members: [] } });
         await ok("PUT", "/buckets/b/collections/c/records/r2", { data: {}, permissions: { read: [id(BOB)] } });
@@ -544,7 +544,9 @@ for (const setup of SETUPS) {
           record_id: "r",
           resource_name: "record",
         });
-        expect((res.body.data as { uri: string }[]).some((e) => e.uri === "/")).to.equal(false);
+        expect((res.body.data as { uri: string }[]).filter((e) => e.uri === "/")).to.deep.equal([
+          { uri: "/", resource_name: "root", permissions: ["bucket:create"] },
+        ]);
 
         // Bob reads r2 through its own ACE only: b, c and r are reached by nobody's ACE for him.
         const bobs = ((await call("GET", "/permissions", BOB)).body.data as { uri: string; permissions: string[] }[]).filter((e) =>
