@@ -108,8 +108,10 @@ export class TreeRecords implements RecordOperations {
     submitted: Submitted<PatchPayload>,
     preconditions?: Preconditions,
   ): Promise<RecordResult> {
-    return this.underParent(resource, () =>
-      this.aclEdit(requester, resource, id, () => this.deps.records.update(requester, resource, id, submitted, preconditions)),
+    return this.underParent(
+      resource,
+      () => this.aclEdit(requester, resource, id, () => this.deps.records.update(requester, resource, id, submitted, preconditions)),
+      "on failure",
     );
   }
 
@@ -120,15 +122,19 @@ export class TreeRecords implements RecordOperations {
     preconditions?: Preconditions,
     lastModified?: number,
   ): Promise<Tombstone> {
-    return this.underParent(resource, async () => {
-      const place = placeOf(resource);
-      if (!holdsChildren(place.level)) return this.deps.records.delete(requester, resource, id, preconditions, lastModified);
-      // Checked before anything inside is deleted, so a refused delete deletes nothing.
-      await this.deps.records.get(requester, resource, id, preconditions);
-      await this.requireWrite(requester, resource, id);
-      await this.deleteInside(requester, place, id);
-      return this.deps.records.delete(requester, resource, id, preconditions, lastModified);
-    });
+    return this.underParent(
+      resource,
+      async () => {
+        const place = placeOf(resource);
+        if (!holdsChildren(place.level)) return this.deps.records.delete(requester, resource, id, preconditions, lastModified);
+        // Checked before anything inside is deleted, so a refused delete deletes nothing.
+        await this.deps.records.get(requester, resource, id, preconditions);
+        await this.requireWrite(requester, resource, id);
+        await this.deleteInside(requester, place, id);
+        return this.deps.records.delete(requester, resource, id, preconditions, lastModified);
+      },
+      "on failure",
+    );
   }
 
   deleteAll(
@@ -225,17 +231,31 @@ export class TreeRecords implements RecordOperations {
     }
   }
 
-  /** A write under its parents, in one unit of work with the check that they exist. */
-  private underParent<T>(resource: ResourceDefinition, write: () => Promise<T>): Promise<T> {
-    return this.deps.unitOfWork.run(async () => {
-      const missing = await this.missingParent(placeOf(resource));
+  /**
+   * A write where its parents must exist: a records URL's collection is looked up before a create
+   * (so nothing is written under a missing one), and after a failed change or delete of a record
+   * (an existing record has its collection: a missing one only explains a 401/403/404). Buckets'
+   * and collections' writes run in one unit of work with what they do inside them.
+   */
+  private underParent<T>(resource: ResourceDefinition, write: () => Promise<T>, lookUp: "first" | "on failure" = "first"): Promise<T> {
+    const place = placeOf(resource);
+    if (place.level !== "record") return this.deps.unitOfWork.run(() => this.namingMissing(resource, write, false));
+    if (lookUp === "on failure") return this.namingMissing(resource, write, true);
+    return this.missingParent(place).then((missing) => {
       if (missing) throw missing;
-      try {
-        return await write();
-      } catch (error) {
-        throw await this.namedNotFound(error, resource);
-      }
+      return this.namingMissing(resource, write, false);
     });
+  }
+
+  /** Runs `write`; a 404 (and, `denialsToo`, a 401/403) under a missing parent is the parent's 404. */
+  private async namingMissing<T>(resource: ResourceDefinition, write: () => Promise<T>, denialsToo: boolean): Promise<T> {
+    try {
+      return await write();
+    } catch (error) {
+      if (denialsToo && (error instanceof ForbiddenError || error instanceof UnauthenticatedError))
+        throw (await this.missingParent(placeOf(resource))) ?? error;
+      throw await this.namedNotFound(error, resource);
+    }
   }
 
   /**
