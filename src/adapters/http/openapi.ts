@@ -8,6 +8,7 @@ import type { JsonObject } from "../../domain/json.js";
 import type { HttpServices } from "./http-services.js";
 import { preflightOperation, sharedComponents, withCommonHeaders } from "./openapi-components.js";
 import { flatMount, resourceDocument, type ResourceDocument } from "./openapi-resource-paths.js";
+import { treeDocuments } from "./openapi-tree-paths.js";
 import { accountPaths } from "./openapi-account-paths.js";
 import { accessPaths } from "./openapi-access-paths.js";
 import { securityDocument } from "./openapi-security.js";
@@ -23,14 +24,17 @@ export function openApiDocument(services: HttpServices, serverUrl: string = VERS
   const components = sharedComponents(security.schemes);
   const schemas = components.schemas as JsonObject;
   const paths: JsonObject = utilityPaths(security.requirements);
-  const described: ResourceDocument[] = [...services.resources.values()].map((r) => resourceDocument(r.definition, flatMount(services, r)));
+  const flat = [...services.resources.values()];
+  const described: ResourceDocument[] = flat.map((r) => resourceDocument(r.definition, flatMount(services, r)));
+  if (services.tree) described.push(...treeDocuments(services, services.tree));
   for (const resource of described) {
     Object.assign(schemas, resource.schemas);
     Object.assign(paths, resource.paths);
     if (resource.responses) Object.assign(components.responses as JsonObject, withCommonHeaders(resource.responses));
   }
   if (services.accounts) Object.assign(paths, accountPaths(options.readonly));
-  if (services.access) Object.assign(paths, accessPaths([...services.resources.values()].map((r) => r.definition)));
+  const definitions = flat.map((r) => r.definition);
+  if (services.access) Object.assign(paths, accessPaths(definitions));
   for (const [path, item] of Object.entries(paths)) paths[path] = completed(path, item as JsonObject);
   const document: JsonObject = {
     openapi: "3.1.0",
