@@ -34,7 +34,7 @@ export function openApiDocument(services: HttpServices, serverUrl: string = VERS
   }
   if (services.accounts) Object.assign(paths, accountPaths(options.readonly));
   const definitions = flat.map((r) => r.definition);
-  if (services.access) Object.assign(paths, accessPaths(definitions));
+  if (services.access) Object.assign(paths, accessPaths(definitions, services.tree !== undefined));
   for (const [path, item] of Object.entries(paths)) paths[path] = completed(path, item as JsonObject);
   const document: JsonObject = {
     openapi: "3.1.0",
