@@ -28,6 +28,7 @@ import { AccessService } from "../application/access/access-service.js";
 import { CHAIN_BOUNDS } from "../application/access/group-chains.js";
 import { PortableSharedRecords } from "../application/shared-records/portable-shared-records.js";
 import type { Settings } from "./settings.js";
+import { treeNames } from "./tree-binding.js";
 import { TOKENS } from "./tokens.js";
 
 const permissionStore = { serviceIdentifier: TOKENS.PermissionStore, optional: true } as const;
@@ -99,6 +100,7 @@ export function bindServices(container: Container, settings: Settings): void {
 
 /** Explain, readers and `/permissions`: the record service's kinds and SharedRecords, so they decide as it does. */
 export function bindAccessService(container: Container, settings: Settings): void {
+  const tree = treeNames(settings);
   container.bind(TOKENS.AccessService).toResolvedValue(
     (records: RecordStore, shared: SharedRecords, kinds: ResourceKinds, permissions: PermissionStore | undefined) =>
       new AccessService({
@@ -109,7 +111,7 @@ export function bindAccessService(container: Container, settings: Settings): voi
         tokens: new PaginationTokens(settings.userIdHmacSecret),
         chainBounds: { ...CHAIN_BOUNDS, maxDepth: settings.groupMaxDepth },
         // Kinto's tree is served beside the resources while a permission backend is configured.
-        tree: settings.permission !== undefined,
+        ...(tree ? { tree: { buckets: tree.of({ level: "bucket" }) } } : {}),
       }),
     [TOKENS.RecordStore, TOKENS.SharedRecords, TOKENS.ResourceKinds, permissionStore],
   );

@@ -242,6 +242,8 @@ for (const backend of BACKENDS)
           { id: "b1", collection_id: "articles", resource_name: "record", uri: "/articles/b1", permissions: ["read"] },
           { id: "b2", collection_id: "articles", resource_name: "record", uri: "/articles/b2", permissions: ["read"] },
           { id: "b3", collection_id: "articles", resource_name: "record", uri: "/articles/b3", permissions: ["read"] },
+          // Kinto's tree: any signed-in user may create buckets (bucket_create_principals), as Kinto lists it.
+          { uri: "/", resource_name: "root", permissions: ["bucket:create"] },
           // Any signed-in user may create groups (group_create_principals).
           { id: "groups", resource_name: "collection", uri: "/groups", permissions: ["create"] },
           { id: "notes", resource_name: "collection", uri: "/notes", permissions: ["read", "write", "create"] },
@@ -253,6 +255,7 @@ for (const backend of BACKENDS)
           "/articles/b1 read,write",
           "/articles/b2 read,write",
           "/articles/b3 read,write",
+          "/ bucket:create",
           "/groups create",
           "/notes read,write,create",
           "/reviews create",
@@ -271,6 +274,7 @@ for (const backend of BACKENDS)
         const expected = [
           "/articles create",
           "/articles/a1 read",
+          "/ bucket:create",
           "/groups create",
           "/notes read,write,create",
           "/notes/n1 read,write",

@@ -11,7 +11,7 @@ import type { Context } from "koa";
 import { MethodNotAllowedError, ValidationError } from "../../domain/errors.js";
 import type { JsonObject } from "../../domain/json.js";
 import { isValidRecordId } from "../../domain/records.js";
-import type { AccessService, Explanation, PageParams } from "../../application/access/access-service.js";
+import { TREE_ROOT, type AccessService, type Explanation, type PageParams } from "../../application/access/access-service.js";
 import type { GrantSource } from "../../application/authorizer.js";
 import type { ResourceDefinition } from "../../application/resources.js";
 import { UnknownUrlError } from "./http-errors.js";
@@ -50,17 +50,19 @@ export function registerAccessRoutes(router: Router, services: HttpServices, acc
     paged(ctx, result.nextToken, page.limit);
     ctx.body = {
       data: result.entries.map((entry) =>
-        entry.tree
-          ? treeEntry(entry.tree)
-          : entry.id === undefined
-            ? { id: entry.collection, resource_name: "collection", uri: `/${entry.collection}`, permissions: [...entry.permissions] }
-            : {
-                id: entry.id,
-                collection_id: entry.collection,
-                resource_name: "record",
-                uri: `/${entry.collection}/${entry.id}`,
-                permissions: [...entry.permissions],
-              },
+        entry.tree === TREE_ROOT
+          ? { uri: TREE_ROOT, resource_name: "root", permissions: [...entry.permissions] }
+          : entry.tree
+            ? treeEntry(entry.tree)
+            : entry.id === undefined
+              ? { id: entry.collection, resource_name: "collection", uri: `/${entry.collection}`, permissions: [...entry.permissions] }
+              : {
+                  id: entry.id,
+                  collection_id: entry.collection,
+                  resource_name: "record",
+                  uri: `/${entry.collection}/${entry.id}`,
+                  permissions: [...entry.permissions],
+                },
       ),
     };
   });

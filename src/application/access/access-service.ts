@@ -29,8 +29,8 @@ export interface AccessServiceDeps {
   readonly permissions: PermissionStore;
   readonly tokens: PaginationTokens;
   readonly chainBounds?: ChainBounds;
-  /** Kinto's tree is served: its objects are listed too. */
-  readonly tree?: boolean;
+  /** Kinto's tree is served (`buckets`: the resource of its buckets): its objects are listed too. */
+  readonly tree?: { readonly buckets: ResourceDefinition };
 }
 
 /** A grant the caller holds, with the chain of memberships through which they hold each principal it names. */
@@ -65,12 +65,13 @@ export interface AccessibleObject {
   /** The record's id; undefined for the collection itself. */
   readonly id: string | undefined;
   readonly permissions: readonly string[];
-  /** An object of Kinto's tree (then `collection` is TREE_SOURCE and `id` its URI). */
-  readonly tree?: HeldTreeObject;
+  /** An object of Kinto's tree, or its root (whose `bucket:create` the settings give); then `collection` is TREE_SOURCE and `id` its URI. */
+  readonly tree?: HeldTreeObject | typeof TREE_ROOT;
 }
 
 /** Where the tree's objects sort among the resources in `/permissions` pages: as a resource of this name. */
 export const TREE_SOURCE = "buckets";
+export const TREE_ROOT = "/";
 
 export interface Page<T> {
   readonly entries: readonly T[];
@@ -235,6 +236,13 @@ export class AccessService {
         break;
       }
       if (resource === TREE_SOURCE) {
+        const buckets = this.deps.tree!.buckets;
+        if (resumeAt === undefined && (await this.kindOf(buckets).allowsCollection(caller, buckets, "create")))
+          entries.push({ collection: TREE_SOURCE, id: TREE_ROOT, permissions: ["bucket:create"], tree: TREE_ROOT });
+        if (entries.length >= page.limit) {
+          more = true;
+          break;
+        }
         const room = page.limit - entries.length;
         const held = await heldTreeObjects(this.deps.permissions, caller.principals, resumeAt);
         for (const object of held.slice(0, room))

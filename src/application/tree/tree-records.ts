@@ -192,7 +192,8 @@ export class TreeRecords implements RecordOperations {
       () => undefined, // missing (a create), or not readable: the write decides what to answer
     );
     const result = await this.startEmpty(requester, resource, write);
-    await this.deps.inherited.changed(place, id, before, result.permissions);
+    // A bucket or collection just created holds nothing: no one's access to what is inside moved.
+    if (!result.created) await this.deps.inherited.changed(place, id, before, result.permissions);
     return result;
   }
 
