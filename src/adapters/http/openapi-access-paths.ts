@@ -102,38 +102,41 @@ const READERS: JsonObject = {
 };
 
 const TREE_ENTRIES =
-  " Then every bucket, collection, group and record of Kinto's tree whose ACL names one of the caller's principals, with every permission that ACL gives there (`write` brings the others); objects reached only through a parent are not listed one by one.";
+  " With Kinto's tree: the root (`/`) when the caller may create buckets, then every bucket, collection, group and record whose ACL names one of the caller's principals, with every permission that ACL gives there (`write` brings the others); objects reached only through a parent are not listed one by one.";
 
-/** `/permissions`' page; with Kinto's tree, its buckets, collections, groups and records too, with the ids of their URIs. */
+/** The tree's root entry: who may create buckets (`bucket_create_principals`) gets `bucket:create` there. */
+const ROOT_ENTRY: JsonObject = {
+  type: "object",
+  required: ["resource_name", "uri", "permissions"],
+  properties: { resource_name: { const: "root" }, uri: { const: "/" }, permissions: STRINGS },
+};
+
+/** `/permissions`' page; with Kinto's tree, its root, buckets, collections, groups and records too, with the ids of their URIs. */
 function accessibleObjects(tree: boolean): JsonObject {
   const treeIds: JsonObject = {
     bucket_id: { type: "string", description: "For objects of the tree: their bucket (a bucket's own id)." },
     group_id: { type: "string", description: "For a group of the tree: its id." },
     record_id: { type: "string", description: "For a record of the tree: its id." },
   };
+  const object: JsonObject = {
+    type: "object",
+    required: ["id", "resource_name", "uri", "permissions"],
+    properties: {
+      id: { type: "string" },
+      collection_id: {
+        type: "string",
+        description: tree ? "For records: their collection; for a collection of the tree: its id." : "For records: their collection.",
+      },
+      resource_name: { type: "string", enum: tree ? ["bucket", "collection", "group", "record"] : ["collection", "record"] },
+      uri: { type: "string" },
+      permissions: STRINGS,
+      ...(tree ? treeIds : {}),
+    },
+  };
   return {
     type: "object",
     required: ["data"],
-    properties: {
-      data: {
-        type: "array",
-        items: {
-          type: "object",
-          required: ["id", "resource_name", "uri", "permissions"],
-          properties: {
-            id: { type: "string" },
-            collection_id: {
-              type: "string",
-              description: tree ? "For records: their collection; for a collection of the tree: its id." : "For records: their collection.",
-            },
-            resource_name: { type: "string", enum: tree ? ["bucket", "collection", "group", "record"] : ["collection", "record"] },
-            uri: { type: "string" },
-            permissions: STRINGS,
-            ...(tree ? treeIds : {}),
-          },
-        },
-      },
-    },
+    properties: { data: { type: "array", items: tree ? { anyOf: [ROOT_ENTRY, object] } : object } },
   };
 }
 
