@@ -141,6 +141,12 @@ class DocumentChecker {
   }
 }
 
+/** What disagrees with `document` among `exchanges`: the root hook's check, for a test that asserts it itself. */
+export function problemsAgainst(document: Json, exchanges: readonly Exchange[]): string[] {
+  const checker = new DocumentChecker(document);
+  return exchanges.flatMap((exchange) => checker.problemsOf(exchange));
+}
+
 /** The answers of one test server, checked against its own document. */
 export class ConformanceLog {
   private exchanges: Exchange[] = [];

@@ -101,26 +101,44 @@ const READERS: JsonObject = {
   },
 };
 
-const ACCESSIBLE_OBJECTS: JsonObject = {
+const TREE_ENTRIES =
+  " With Kinto's tree: the root (`/`) when the caller may create buckets, then every bucket, collection, group and record whose ACL names one of the caller's principals, with every permission that ACL gives there (`write` brings the others); objects reached only through a parent are not listed one by one.";
+
+/** The tree's root entry: who may create buckets (`bucket_create_principals`) gets `bucket:create` there. */
+const ROOT_ENTRY: JsonObject = {
   type: "object",
-  required: ["data"],
-  properties: {
-    data: {
-      type: "array",
-      items: {
-        type: "object",
-        required: ["id", "resource_name", "uri", "permissions"],
-        properties: {
-          id: { type: "string" },
-          collection_id: { type: "string", description: "For records: their collection." },
-          resource_name: { type: "string", enum: ["collection", "record"] },
-          uri: { type: "string" },
-          permissions: STRINGS,
-        },
-      },
-    },
-  },
+  required: ["resource_name", "uri", "permissions"],
+  properties: { resource_name: { const: "root" }, uri: { const: "/" }, permissions: STRINGS },
 };
+
+/** `/permissions`' page; with Kinto's tree, its root, buckets, collections, groups and records too, with the ids of their URIs. */
+function accessibleObjects(tree: boolean): JsonObject {
+  const treeIds: JsonObject = {
+    bucket_id: { type: "string", description: "For objects of the tree: their bucket (a bucket's own id)." },
+    group_id: { type: "string", description: "For a group of the tree: its id." },
+    record_id: { type: "string", description: "For a record of the tree: its id." },
+  };
+  const object: JsonObject = {
+    type: "object",
+    required: ["id", "resource_name", "uri", "permissions"],
+    properties: {
+      id: { type: "string" },
+      collection_id: {
+        type: "string",
+        description: tree ? "For records: their collection; for a collection of the tree: its id." : "For records: their collection.",
+      },
+      resource_name: { type: "string", enum: tree ? ["bucket", "collection", "group", "record"] : ["collection", "record"] },
+      uri: { type: "string" },
+      permissions: STRINGS,
+      ...(tree ? treeIds : {}),
+    },
+  };
+  return {
+    type: "object",
+    required: ["data"],
+    properties: { data: { type: "array", items: tree ? { anyOf: [ROOT_ENTRY, object] } : object } },
+  };
+}
 
 const PAGE_PARAMETERS: JsonObject[] = [
   {
@@ -140,17 +158,17 @@ function ok(description: string, schema: JsonObject, paged: boolean): JsonObject
   };
 }
 
-export function accessPaths(resources: readonly ResourceDefinition[]): JsonObject {
+/** The access routes' paths; `tree` when Kinto's tree is served (its objects are listed in `/permissions`). */
+export function accessPaths(resources: readonly ResourceDefinition[], tree: boolean): JsonObject {
   const paths: JsonObject = {
     "/permissions": {
       get: {
         tags: ["utilities"],
         operationId: "list_permissions",
         summary: "Every object the caller holds a permission on",
-        description:
-          "Kinto's `/permissions`, by collection name: for a shareable collection, the collection when the caller holds a permission on it (settings principals or its ACL), then each record whose own ACL names one of the caller's principals for any permission, custom ones included (by id); for a user collection (authenticated callers), the caller's own collection and records. Each with every permission the caller holds there.",
+        description: `Kinto's \`/permissions\`, by collection name: for a shareable collection, the collection when the caller holds a permission on it (settings principals or its ACL), then each record whose own ACL names one of the caller's principals for any permission, custom ones included (by id); for a user collection (authenticated callers), the caller's own collection and records. Each with every permission the caller holds there.${tree ? TREE_ENTRIES : ""}`,
         parameters: PAGE_PARAMETERS,
-        responses: { "200": ok("A page of objects.", ACCESSIBLE_OBJECTS, true), ...errorResponses([]) },
+        responses: { "200": ok("A page of objects.", accessibleObjects(tree), true), ...errorResponses([]) },
       },
     },
   };

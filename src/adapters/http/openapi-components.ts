@@ -135,20 +135,12 @@ const PARAMETERS: JsonObject = {
 };
 
 /** Listing parameters of `GET`/`HEAD` on a collection. */
-export const LIST_PARAMETERS = [
-  "limit",
-  "sort",
-  "token",
-  "fields",
-  "since",
-  "before",
-  "to",
-  "filters",
-  "ifNoneMatch",
-  "ifMatch",
-  "accept",
-  "lastEventId",
-].map((name) => ref("parameters", name));
+export const LIST_PARAMETERS = ["limit", "sort", "token", "fields", "since", "before", "to", "filters", "ifNoneMatch", "ifMatch"].map(
+  (name) => ref("parameters", name),
+);
+
+/** The parameters a collection with a live feed adds to its listing's. */
+export const FEED_PARAMETERS = ["accept", "lastEventId"].map((name) => ref("parameters", name));
 
 const HEADERS: JsonObject = {
   ETag: { description: 'Timestamp of the record, or of the collection, in quotes: `"<ts>"`.', schema: { type: "string" } },
@@ -282,7 +274,8 @@ const TOMBSTONE: JsonObject = {
   properties: { id: ID_SCHEMA, last_modified: TIMESTAMP_SCHEMA, deleted: { const: true } },
 };
 
-function errorResponse(description: string, schema: JsonObject = ref("schemas", "Error"), headers?: JsonObject): JsonObject {
+/** A Response Object with the error body (or `schema`), and its own headers when given. */
+export function errorResponse(description: string, schema: JsonObject = ref("schemas", "Error"), headers?: JsonObject): JsonObject {
   const response: JsonObject = { description, content: { "application/json": { schema } } };
   if (headers) response.headers = headers;
   return response;

@@ -1,6 +1,7 @@
 /**
- * The OpenAPI description of one declared resource: its schemas and its two path items, with
- * only the methods the server really serves (after `*_enabled` settings and `readonly`).
+ * The OpenAPI description of one resource wherever it is mounted (a flat `/{name}`, or a level
+ * of Kinto's tree): its schemas and its two path items, with only the methods the server really
+ * serves (after `*_enabled` settings and `readonly`).
  */
 import { isJsonObject, type JsonObject, type JsonValue } from "../../domain/json.js";
 import { JSON_PATCH_OPS } from "../../domain/json-patch.js";
@@ -8,6 +9,7 @@ import { permissionFor, type ResourceDefinition, type ViewName } from "../../app
 import type { Endpoint, HttpResource, HttpServices } from "./http-services.js";
 import {
   errorResponses,
+  FEED_PARAMETERS,
   ID_SCHEMA,
   LIST_PARAMETERS,
   ref,
@@ -46,11 +48,50 @@ const LIVE_FEED: JsonObject = {
 export interface ResourceDocument {
   readonly schemas: JsonObject;
   readonly paths: JsonObject;
+  readonly tags: readonly JsonObject[];
+  /** Response components of its own, when its operations refer to some. */
+  readonly responses?: JsonObject;
 }
 
-export function resourceDocument(services: HttpServices, resource: HttpResource): ResourceDocument {
-  const definition = resource.definition;
-  const name = definition.name;
+/**
+ * Where a resource's two endpoints are, and the names its components, tag and operation ids
+ * take: a flat resource at `/{name}`, or one level of Kinto's tree under its parents' ids.
+ */
+export interface ResourceMount {
+  /** Prefix of its component names, its tag and its operation ids (OpenAPI's `[a-zA-Z0-9._-]`). */
+  readonly label: string;
+  readonly tagDescription: string;
+  /** The collection's path (`/articles`); the record's is it plus `/{id}`. */
+  readonly path: string;
+  /** Path parameters of the collection's path (the parents' ids), first to last. */
+  readonly parentParameters: readonly JsonObject[];
+  /** The path parameter naming one record (`{id}`). */
+  readonly idParameter: JsonObject;
+  readonly methods: Readonly<Record<Endpoint, readonly string[]>>;
+  /** Whether `Accept: text/event-stream` on the collection's `GET` opens its live feed. */
+  readonly liveFeed: boolean;
+  /** When the parent the path names may be missing: every operation may answer this 404 response. */
+  readonly missingParent?: string;
+  /** Who may do what, per view, when it is more than the one permission the view requires. */
+  readonly access?: Readonly<Partial<Record<ViewName, string>>>;
+}
+
+/** A flat resource, `/{name}` and `/{name}/{id}`, with the methods its settings leave enabled. */
+export function flatMount(services: HttpServices, resource: HttpResource): ResourceMount {
+  const name = resource.definition.name;
+  return {
+    label: name,
+    tagDescription: `The ${name} collection.`,
+    path: `/${name}`,
+    parentParameters: [],
+    idParameter: ref("parameters", "id"),
+    methods: { collection: allowedMethods(services, resource, "collection"), record: allowedMethods(services, resource, "record") },
+    liveFeed: true,
+  };
+}
+
+export function resourceDocument(definition: ResourceDefinition, mount: ResourceMount): ResourceDocument {
+  const name = mount.label;
   const schemas: JsonObject = {
     [`${name}.Data`]: dataSchema(definition.schema, "payload"),
     [`${name}.DataPatch`]: dataSchema(definition.schema, "patch"),
@@ -60,15 +101,16 @@ export function resourceDocument(services: HttpServices, resource: HttpResource)
     schemas[`${name}.Permissions`] = permissionsSchema(definition, false);
     schemas[`${name}.PermissionsPatch`] = permissionsSchema(definition, true);
   }
-  const operations = new Operations(definition);
+  const operations = new Operations(definition, mount);
+  const collection = pathItem(mount.methods.collection, "collection", operations);
   const paths: JsonObject = {
-    [`/${name}`]: pathItem(allowedMethods(services, resource, "collection"), "collection", operations),
-    [`/${name}/{id}`]: {
-      parameters: [ref("parameters", "id")],
-      ...pathItem(allowedMethods(services, resource, "record"), "record", operations),
+    [mount.path]: mount.parentParameters.length > 0 ? { parameters: [...mount.parentParameters], ...collection } : collection,
+    [`${mount.path}/{id}`]: {
+      parameters: [...mount.parentParameters, mount.idParameter],
+      ...pathItem(mount.methods.record, "record", operations),
     },
   };
-  return { schemas, paths };
+  return { schemas, paths, tags: [{ name, description: mount.tagDescription }] };
 }
 
 function pathItem(methods: readonly string[], endpoint: Endpoint, operations: Operations): JsonObject {
@@ -110,8 +152,11 @@ function permissionsSchema(definition: ResourceDefinition, patch: boolean): Json
 class Operations {
   private readonly name: string;
 
-  constructor(private readonly definition: ResourceDefinition) {
-    this.name = definition.name;
+  constructor(
+    private readonly definition: ResourceDefinition,
+    private readonly mount: ResourceMount,
+  ) {
+    this.name = mount.label;
   }
 
   of(endpoint: Endpoint, method: string): JsonObject {
@@ -129,18 +174,18 @@ class Operations {
   }
 
   private list(): JsonObject {
+    const feed = this.mount.liveFeed;
     return this.operation("list", `list_${this.name}`, "List records", {
-      parameters: LIST_PARAMETERS,
+      parameters: this.listParameters(),
       responses: {
         "200": {
-          description:
-            "The page of records (tombstones too when filtering on `last_modified`); with `Accept: text/event-stream`, the live feed.",
+          description: `The page of records (tombstones too when filtering on \`last_modified\`)${feed ? "; with `Accept: text/event-stream`, the live feed" : ""}.`,
           headers: {
             ...TIMESTAMP_HEADERS,
             "Next-Page": ref("headers", "Next-Page"),
-            "X-Accel-Buffering": ref("headers", "X-Accel-Buffering"),
+            ...(feed ? { "X-Accel-Buffering": ref("headers", "X-Accel-Buffering") } : {}),
           },
-          content: { "application/json": { schema: this.listBody() }, "text/event-stream": LIVE_FEED },
+          content: { "application/json": { schema: this.listBody() }, ...(feed ? { "text/event-stream": LIVE_FEED } : {}) },
         },
         ...this.errors([400, 401, 403, 405, 412, 503], true),
       },
@@ -148,16 +193,17 @@ class Operations {
   }
 
   private count(): JsonObject {
+    const feed = this.mount.liveFeed;
     return this.operation("list", `count_${this.name}`, "Count records (headers only)", {
-      parameters: LIST_PARAMETERS,
+      parameters: this.listParameters(),
       responses: {
         "200": {
-          description: "No body. With `Accept: text/event-stream`: the live feed's checks and headers, no body.",
+          description: feed ? "No body. With `Accept: text/event-stream`: the live feed's checks and headers, no body." : "No body.",
           headers: {
             ...TIMESTAMP_HEADERS,
             "Total-Objects": ref("headers", "Total-Objects"),
             "Total-Records": ref("headers", "Total-Records"),
-            "X-Accel-Buffering": ref("headers", "X-Accel-Buffering"),
+            ...(feed ? { "X-Accel-Buffering": ref("headers", "X-Accel-Buffering") } : {}),
           },
         },
         ...this.errors([400, 401, 403, 405, 412, 503], true),
@@ -260,7 +306,9 @@ class Operations {
 
   private operation(view: ViewName, operationId: string, summary: string, rest: JsonObject): JsonObject {
     const operation: JsonObject = { tags: [this.name], operationId, summary, ...rest };
-    if (traitsOf(this.definition).keepsAcl && operation.description === undefined)
+    const access = this.mount.access?.[view];
+    if (access !== undefined) operation.description = access;
+    else if (traitsOf(this.definition).keepsAcl && operation.description === undefined)
       operation.description = `Requires the \`${this.permission(view)}\` permission.`;
     if (traitsOf(this.definition).ownRecordsOnly) operation.description = "Any authenticated user; only their own records.";
     return operation;
@@ -305,7 +353,14 @@ class Operations {
     return { description, headers, content: { "application/json": { schema } } };
   }
 
+  private listParameters(): JsonObject[] {
+    return this.mount.liveFeed ? [...LIST_PARAMETERS, ...FEED_PARAMETERS] : [...LIST_PARAMETERS];
+  }
+
+  /** The error responses of an operation; where the parent may be missing, its 404 says so for every operation. */
   private errors(statuses: readonly ErrorStatus[], notModified = false): JsonObject {
-    return errorResponses(statuses, notModified);
+    const missingParent = this.mount.missingParent;
+    if (missingParent === undefined) return errorResponses(statuses, notModified);
+    return { ...errorResponses([...statuses, 404], notModified), "404": ref("responses", missingParent) };
   }
 }

@@ -82,7 +82,11 @@ const ROOT: JsonObject = {
     user: {
       type: "object",
       required: ["id", "principals"],
-      properties: { id: { type: "string" }, principals: { type: "array", items: { type: "string" } } },
+      properties: {
+        id: { type: "string" },
+        principals: { type: "array", items: { type: "string" }, description: "With Kinto's tree, the caller's groups' URIs too." },
+        bucket: { type: "string", description: "With Kinto's tree: the id of the caller's own bucket (`/buckets/default`)." },
+      },
       description: "Present when the request carries valid credentials.",
     },
   },

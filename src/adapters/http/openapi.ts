@@ -1,12 +1,14 @@
 /**
  * `GET /v1/__api__`: an OpenAPI 3.1 document of this very server, built from the declared
- * resources and the methods they serve, so it never describes a route that answers 405.
+ * resources (and Kinto's tree, when served) and the methods they serve, so it never describes a
+ * route that answers 405.
  */
 import type Router from "@koa/router";
 import type { JsonObject } from "../../domain/json.js";
 import type { HttpServices } from "./http-services.js";
 import { preflightOperation, sharedComponents, withCommonHeaders } from "./openapi-components.js";
-import { resourceDocument } from "./openapi-resource-paths.js";
+import { flatMount, resourceDocument, type ResourceDocument } from "./openapi-resource-paths.js";
+import { treeDocuments } from "./openapi-tree-paths.js";
 import { accountPaths } from "./openapi-account-paths.js";
 import { accessPaths } from "./openapi-access-paths.js";
 import { securityDocument } from "./openapi-security.js";
@@ -22,13 +24,17 @@ export function openApiDocument(services: HttpServices, serverUrl: string = VERS
   const components = sharedComponents(security.schemes);
   const schemas = components.schemas as JsonObject;
   const paths: JsonObject = utilityPaths(security.requirements);
-  for (const resource of services.resources.values()) {
-    const described = resourceDocument(services, resource);
-    Object.assign(schemas, described.schemas);
-    Object.assign(paths, described.paths);
+  const flat = [...services.resources.values()];
+  const described: ResourceDocument[] = flat.map((r) => resourceDocument(r.definition, flatMount(services, r)));
+  if (services.tree) described.push(...treeDocuments(services, services.tree));
+  for (const resource of described) {
+    Object.assign(schemas, resource.schemas);
+    Object.assign(paths, resource.paths);
+    if (resource.responses) Object.assign(components.responses as JsonObject, withCommonHeaders(resource.responses));
   }
   if (services.accounts) Object.assign(paths, accountPaths(options.readonly));
-  if (services.access) Object.assign(paths, accessPaths([...services.resources.values()].map((r) => r.definition)));
+  const definitions = flat.map((r) => r.definition);
+  if (services.access) Object.assign(paths, accessPaths(definitions, services.tree !== undefined));
   for (const [path, item] of Object.entries(paths)) paths[path] = completed(path, item as JsonObject);
   const document: JsonObject = {
     openapi: "3.1.0",
@@ -39,10 +45,7 @@ export function openApiDocument(services: HttpServices, serverUrl: string = VERS
     },
     externalDocs: { url: options.projectDocs },
     servers: [{ url: serverUrl }],
-    tags: [
-      ...[...services.resources.keys()].map((name) => ({ name, description: `The ${name} collection.` })),
-      { name: "utilities", description: "Server information, health, batch." },
-    ],
+    tags: [...described.flatMap((resource) => resource.tags), { name: "utilities", description: "Server information, health, batch." }],
     paths,
     components,
   };
