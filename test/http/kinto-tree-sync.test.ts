@@ -139,6 +139,11 @@ for (const setup of SETUPS) {
       } finally {
         await stream.close();
       }
+      // Lists other than a collection's records have no feed: a stream asked for there is a 406.
+      for (const path of ["/v1/buckets", "/v1/buckets/b/collections", "/v1/buckets/b/groups"]) {
+        const res = await server.request("GET", path, { user: ALICE, headers: { Accept: "text/event-stream" } });
+        expect(res.status, path).to.equal(406);
+      }
     });
   });
 }

@@ -10,11 +10,11 @@ import { isValidRecordId, tombstoneBody } from "../../domain/records.js";
 import type { PatchPayload } from "../../application/record-service.js";
 import type { RecordOperations } from "../../application/record-operations.js";
 import type { Requester } from "../../application/requester.js";
-import { UnknownUrlError } from "./http-errors.js";
+import { NotAcceptableError, UnknownUrlError } from "./http-errors.js";
 import { preconditionsOf } from "./http-preconditions.js";
 import type { Endpoint, HttpResource, HttpServices } from "./http-services.js";
 import { CLIENT_TIMESTAMP_RULE, parseListQuery, timestampValue } from "./list-query.js";
-import { bodyMediaType, JSON_PATCH_TYPE, MERGE_PATCH_TYPE } from "./negotiation.js";
+import { bodyMediaType, JSON_PATCH_TYPE, JSON_TYPE, MERGE_PATCH_TYPE } from "./negotiation.js";
 import { checkJsonPatchTimestamp, parseRecordPatch, parseRecordPayload, submitted } from "./payload.js";
 import { respondWithList, respondWithRecord, setTimestampHeaders } from "./responses.js";
 import { requestUrl, urlText } from "./urls.js";
@@ -77,6 +77,8 @@ function cacheHeaders(ctx: Context, services: HttpServices, resource: HttpResour
 export async function serveCollection(ctx: Context, services: HttpServices, target: RecordTarget): Promise<void> {
   const { resource, operations: records } = target;
   allowedFor(ctx, services, resource, "collection");
+  // A stream was asked for where none is served (the feed route took those it serves): JSON only here.
+  if (ctx.get("accept") && !ctx.accepts(JSON_TYPE)) throw new NotAcceptableError();
   const definition = resource.definition;
   const requester = requesterOf(ctx);
   const preconditions = preconditionsOf((name) => ctx.get(name) || undefined);
