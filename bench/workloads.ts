@@ -9,9 +9,10 @@ import { ifMatchPatches } from "./if-match-patches.js";
 import { seedList } from "./list-seed.js";
 import { NESTED_READER, seedNestedRedis, seedNestedSql } from "./nested-groups.js";
 import { checkedListing, expectStatus, json } from "./requests.js";
+import { TREE_PREPARE, TREE_WORKLOADS } from "./tree-workloads.js";
 
 export type BackendName = "memory" | "postgresql" | "redis";
-export const WORKLOADS = ["W1", "W2", "W3", "W4", "W4N", "W5", "W6"] as const;
+export const WORKLOADS = ["W1", "W2", "W3", "W4", "W4N", "W5", "W6", ...TREE_WORKLOADS] as const;
 export type WorkloadName = (typeof WORKLOADS)[number];
 
 export interface Figure {
@@ -135,4 +136,5 @@ export const PREPARE: Record<WorkloadName, (ctx: WorkloadContext) => Promise<Fig
   W4N: w4n,
   W5: w5,
   W6: w6,
+  ...TREE_PREPARE,
 };
