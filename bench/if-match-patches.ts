@@ -57,11 +57,23 @@ export async function ifMatchPatches(ctx: WorkloadContext, load: PatchLoad): Pro
       if (entry && typeof etag === "string") entry.etag = etag;
     },
   };
-  // A run cut short may leave a PATCH unanswered: re-read every ETag before each run.
+  const readEtags = async () => {
+    const etags: string[] = [];
+    for (const entry of pool) etags.push((await api(ctx.base, "GET", `${load.list}/${entry.id}`, load.credentials)).etag ?? "");
+    return etags;
+  };
+  // A run cut short may leave PATCHes in flight, longer than any fixed pause when the server is
+  // slow: re-read every ETag until two reads 200 ms apart agree, so no 412 is the harness's own.
   const beforeRun = async () => {
-    await new Promise((resolve) => setTimeout(resolve, 200));
     handedOut = 0;
-    for (const entry of pool) entry.etag = (await api(ctx.base, "GET", `${load.list}/${entry.id}`, load.credentials)).etag ?? "";
+    let previous: string[] = [];
+    for (let settled = false; !settled;) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const etags = await readEtags();
+      settled = etags.every((etag, i) => etag === previous[i]);
+      previous = etags;
+    }
+    pool.forEach((entry, i) => (entry.etag = previous[i] ?? ""));
   };
   const check = await api(ctx.base, "PATCH", `${load.list}/${pool[0]?.id}`, load.credentials, { data: { priority: 0 } });
   expectStatus(`${load.label} check`, check.status, [200]);
