@@ -16,6 +16,7 @@
  * `--peer parse`: W1, W2, W3 (cold and analyzed) and W5 on Tessera (PostgreSQL) and on Parse Server,
  * interleaved, with the ratio per workload and, after the ceilings (unless --no-ceilings), each
  * Tessera figure as a share of Koa hello (bench/peer-run.ts).
+ * W1T, W3T, W4T, W5T: W1, W3, W4, W5 on Kinto's tree (bench/tree-workloads.ts); `--help` lists all.
  */
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, statSync, writeFileSync } from "node:fs";
@@ -39,6 +40,21 @@ import {
   type ServerProcess,
 } from "./server-process.js";
 import { collectionsFor, PREPARE, WORKLOADS, type BackendName, type WorkloadName } from "./workloads.js";
+
+const USAGE = `node dist/bench/run.js [options] (docs/benchmarks.md)
+  --workload LIST     ${WORKLOADS.join(",")} or all (default all)
+                      W1T, W3T, W4T, W5T: W1, W3, W4, W5 on a records list of Kinto's tree, by callers
+                      whose permission comes from the collection's ACL ("coll"), a group of the bucket
+                      named there ("group"), or for W4T also the bucket's ACL ("bucket"); W3T "record":
+                      W3's reader, holding its 100 records one by one. W3T and W4T: PostgreSQL only.
+                      Run them beside their flat workload for the ratio: --workload W1,W1T,W3,W3T,W5,W5T
+  --backend LIST      memory,postgresql,redis or all (default: those reachable)
+  --connections N     (32; W4 and W4T: 1 and 8)   --duration S (10)   --warmup S (3)
+  --sizes LIST        W4/W4T collection sizes (10000,100000,1000000)
+  --rounds N          repeat, then print the medians    --series N   N figures back to back
+  --compare A B       build dirs or name=value settings, alternated over --rounds (3)
+  --set name=value    a server setting    --no-ceilings   --profile   --json FILE
+  --postgres URL      --database NAME (tessera_bench_harness)   --redis URL   --peer parse`;
 
 const THIS_BUILD = fileURLToPath(new URL("../..", import.meta.url));
 /** This build's copy the servers run from (see snapshotBuild). */
@@ -108,6 +124,10 @@ function parseOptions(argv: readonly string[]): Options {
       return next;
     };
     switch (flag) {
+      case "--help":
+        console.log(USAGE);
+        process.exit(0);
+        break;
       case "--workload":
       case "--workloads": {
         const names = list(value().toUpperCase());

@@ -126,9 +126,12 @@ export async function clearCollectionSql(url: string, collection: string, withAc
   });
 }
 
-/** Records (and, with `aces`, their ACEs) of the size-N listing collection; returns seconds spent (0 when kept). */
-export async function seedListSql(url: string, n: number, aces: boolean): Promise<number> {
-  const collection = listCollection(n);
+/**
+ * Records (and, with `aces`, their ACEs) of the size-N listing collection; returns seconds spent
+ * (0 when kept). `collection`: the storage scope's name, also its records' ACL prefix (a tree's
+ * records list, `buckets/b/collections/c/records`, holds the same data under its own name).
+ */
+export async function seedListSql(url: string, n: number, aces: boolean, collection = listCollection(n)): Promise<number> {
   const owner = principalOf(OWNER);
   const reader = principalOf(READER);
   const started = Date.now();
@@ -233,9 +236,8 @@ export async function api(
   return { status: response.status, etag: response.headers.get("etag"), json: text ? (JSON.parse(text) as unknown) : undefined };
 }
 
-/** The size-N collection through the API (memory backends): batches of 25 creates, 4 in flight. */
-export async function seedListApi(base: string, n: number): Promise<number> {
-  const collection = listCollection(n);
+/** The size-N collection through the API (memory backends): batches of 25 creates, 4 in flight; `collection`: its path under /v1. */
+export async function seedListApi(base: string, n: number, collection = listCollection(n)): Promise<number> {
   const reader = principalOf(READER);
   const shared = new Set(sharedNumbers(n));
   const started = Date.now();

@@ -4,23 +4,15 @@
  * its request does what it claims (status, number of records), so a figure never measures errors.
  */
 import type { RequestSpec } from "autocannon";
-import {
-  api,
-  authorization,
-  clearCollectionSql,
-  listCollection,
-  OWNER,
-  READER,
-  recordData,
-  SHARED_COUNT,
-  seedListApi,
-  seedListRedis,
-  seedListSql,
-} from "./seed.js";
+import { api, clearCollectionSql, listCollection, OWNER, recordData } from "./seed.js";
+import { ifMatchPatches } from "./if-match-patches.js";
+import { seedList } from "./list-seed.js";
 import { NESTED_READER, seedNestedRedis, seedNestedSql } from "./nested-groups.js";
+import { checkedListing, expectStatus, json } from "./requests.js";
+import { TREE_PREPARE, TREE_WORKLOADS } from "./tree-workloads.js";
 
 export type BackendName = "memory" | "postgresql" | "redis";
-export const WORKLOADS = ["W1", "W2", "W3", "W4", "W4N", "W5", "W6"] as const;
+export const WORKLOADS = ["W1", "W2", "W3", "W4", "W4N", "W5", "W6", ...TREE_WORKLOADS] as const;
 export type WorkloadName = (typeof WORKLOADS)[number];
 
 export interface Figure {
@@ -53,19 +45,6 @@ export function collectionsFor(sizes: readonly number[]): string[] {
   return ["articles", WRITES, ...new Set([10_000, ...sizes].map(listCollection))];
 }
 
-function json(method: string, path: string, credentials: string, body?: unknown): RequestSpec {
-  return {
-    method,
-    path,
-    headers: { Authorization: authorization(credentials), ...(body === undefined ? {} : { "Content-Type": "application/json" }) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  };
-}
-
-function expectStatus(what: string, status: number, expected: number[]): void {
-  if (!expected.includes(status)) throw new Error(`${what}: expected ${expected.join(" or ")}, got ${status}`);
-}
-
 async function w1(ctx: WorkloadContext): Promise<Figure[]> {
   await clear(ctx, "articles");
   const put = await api(ctx.base, "PUT", "/articles/w1-record", OWNER, { data: recordData(1) });
@@ -92,23 +71,6 @@ async function w2(ctx: WorkloadContext): Promise<Figure[]> {
   return [{ label: "W2", connections: ctx.connections, requests: [json("POST", `/v1/${WRITES}`, OWNER, body)] }];
 }
 
-/** Seeds the size-N listing collection as the backend allows and checks the reader sees exactly 100 records. */
-async function seedList(ctx: WorkloadContext, n: number): Promise<RequestSpec> {
-  let seconds: number;
-  if (ctx.backend === "memory") seconds = await seedListApi(ctx.base, n);
-  else {
-    seconds = await seedListSql(ctx.sqlUrl ?? "", n, ctx.backend === "postgresql");
-    if (ctx.backend === "redis") seconds += await seedListRedis(ctx.redisUrl ?? "", n);
-  }
-  ctx.log(seconds > 0 ? `seeded ${listCollection(n)} (${n} records) in ${seconds.toFixed(1)} s` : `${listCollection(n)} already seeded`);
-  const path = `/${listCollection(n)}?_limit=100`;
-  const check = await api(ctx.base, "GET", path, READER);
-  const count = (check.json as { data?: unknown[] } | undefined)?.data?.length;
-  if (check.status !== 200 || count !== SHARED_COUNT)
-    throw new Error(`W3 check on ${listCollection(n)}: status ${check.status}, ${count} records instead of ${SHARED_COUNT}`);
-  return json("GET", `/v1${path}`, READER);
-}
-
 async function w3(ctx: WorkloadContext): Promise<Figure[]> {
   return [{ label: "W3", connections: ctx.connections, requests: [await seedList(ctx, 10_000)] }];
 }
@@ -133,65 +95,15 @@ async function w4n(ctx: WorkloadContext): Promise<Figure[]> {
     await seedList(ctx, n);
     if (ctx.backend === "postgresql") await seedNestedSql(ctx.sqlUrl ?? "", n);
     else await seedNestedRedis(ctx.redisUrl ?? "", n);
-    const path = `/${listCollection(n)}?_limit=100`;
-    const check = await api(ctx.base, "GET", path, NESTED_READER);
-    const count = (check.json as { data?: unknown[] } | undefined)?.data?.length;
-    if (check.status !== 200 || count !== SHARED_COUNT)
-      throw new Error(`W4N check on ${listCollection(n)}: status ${check.status}, ${count} records instead of ${SHARED_COUNT}`);
-    const request = json("GET", `/v1${path}`, NESTED_READER);
+    const request = await checkedListing(ctx.base, "W4N", `/${listCollection(n)}?_limit=100`, NESTED_READER);
     for (const connections of [1, 8]) figures.push({ label: `W4N ${n}`, connections, requests: [request] });
   }
   return figures;
 }
 
-/** Per-connection state rides on the request object, which autocannon copies per connection. */
-interface PatchState {
-  entry?: { id: string; etag: string };
-  n?: number;
-}
-
 async function w5(ctx: WorkloadContext): Promise<Figure[]> {
   await clear(ctx, "articles");
-  const pool: { id: string; etag: string }[] = [];
-  for (let i = 0; i < ctx.connections; i++) {
-    const id = `w5-${i}`;
-    const put = await api(ctx.base, "PUT", `/articles/${id}`, OWNER, { data: recordData(i) });
-    expectStatus("W5 set-up", put.status, [200, 201]);
-    pool.push({ id, etag: put.etag ?? "" });
-  }
-  let handedOut = 0;
-  const headers = { Authorization: authorization(OWNER), "Content-Type": "application/json" };
-  const request: RequestSpec = {
-    method: "PATCH",
-    state: {},
-    setupRequest(req, context) {
-      const state = req.state as PatchState;
-      if (state.entry === undefined) {
-        state.entry = pool[handedOut++ % pool.length];
-        if (!state.entry) throw new Error("W5: no record for this connection");
-      }
-      state.n = (state.n ?? 0) + 1;
-      context.state = state;
-      return {
-        ...req,
-        path: `/v1/articles/${state.entry.id}`,
-        headers: { ...headers, "If-Match": state.entry.etag },
-        body: JSON.stringify({ data: { priority: state.n } }),
-      };
-    },
-    onResponse(_status, _body, context, responseHeaders) {
-      const entry = (context.state as PatchState | undefined)?.entry;
-      const etag = responseHeaders.etag ?? responseHeaders.ETag;
-      if (entry && typeof etag === "string") entry.etag = etag;
-    },
-  };
-  // A run cut short may leave a PATCH unanswered: re-read every ETag before each run.
-  const beforeRun = async () => {
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    handedOut = 0;
-    for (const entry of pool) entry.etag = (await api(ctx.base, "GET", `/articles/${entry.id}`, OWNER)).etag ?? "";
-  };
-  return [{ label: "W5", connections: ctx.connections, requests: [request], beforeRun }];
+  return [await ifMatchPatches(ctx, { label: "W5", list: "/articles", prefix: "w5-", credentials: OWNER })];
 }
 
 async function w6(ctx: WorkloadContext): Promise<Figure[]> {
@@ -224,4 +136,5 @@ export const PREPARE: Record<WorkloadName, (ctx: WorkloadContext) => Promise<Fig
   W4N: w4n,
   W5: w5,
   W6: w6,
+  ...TREE_PREPARE,
 };
