@@ -42,7 +42,7 @@ import { projectRoot } from "./project-root.js";
 import { buildResources } from "./resources.js";
 import { addGroupResource, bindGroupWrites, groupResourceProblems } from "./group-resource.js";
 import { bindTree, treeCapabilities, treeNames, treeProblems } from "./tree-binding.js";
-import type { HttpTree } from "../adapters/http/tree-routes.js";
+import type { HttpTree } from "../adapters/http/http-tree.js";
 import { permissionBackendProblem, PROJECT_NAME, SettingsError, text, type Settings } from "./settings.js";
 import { DEFAULT_EOS_MESSAGE } from "./settings-table.js";
 import { observedPort } from "./observed-ports.js";

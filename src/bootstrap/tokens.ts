@@ -20,7 +20,7 @@ import type { SharedRecords } from "../application/ports/shared-records.js";
 import type { ResourceKinds } from "../application/kinds/resource-kind-policy.js";
 import type { CommittedChanges } from "../application/events.js";
 import type { UnitOfWork } from "../application/ports/unit-of-work.js";
-import type { HttpTree } from "../adapters/http/tree-routes.js";
+import type { HttpTree } from "../adapters/http/http-tree.js";
 import type { RecordService } from "../application/record-service.js";
 import type { AccessService } from "../application/access/access-service.js";
 import type { HttpServices } from "../adapters/http/http-services.js";

@@ -3,7 +3,7 @@
  * configured, over the record service every resource uses.
  */
 import type { Container } from "inversify";
-import type { HttpTree } from "../adapters/http/tree-routes.js";
+import type { HttpTree } from "../adapters/http/http-tree.js";
 import { defaultBucketId } from "../adapters/system/default-bucket-id.js";
 import type { ResourceKinds } from "../application/kinds/resource-kind-policy.js";
 import type { RecordStore } from "../application/ports/record-store.js";

@@ -29,8 +29,16 @@ kinto.trailing_slash_redirect_ttl_seconds = 60
 `;
 
 const UNSUPPORTED = `
-kinto.includes = kinto.plugins.default_bucket
+kinto.includes = kinto.plugins.history
                  kinto.plugins.accounts
+kinto.experimental_permissions_endpoint = true
+kinto.explicit_permissions = false
+kinto.bucket_id_generator = kinto.views.NameGenerator
+`;
+
+/** Kinto's tree settings, which mean the same here. */
+const TREE = `
+kinto.includes = kinto.plugins.default_bucket
 kinto.bucket_create_principals = account:admin
 kinto.default_bucket_hmac_secret = salt
 kinto.experimental_collection_schema_validation = true
@@ -103,9 +111,9 @@ kinto.cache_url = postgresql://postgres@127.0.0.1/test
       const problems = (error as SettingsError).problems.join("\n");
       for (const key of [
         "kinto.includes",
-        "kinto.bucket_create_principals",
-        "kinto.default_bucket_hmac_secret",
-        "kinto.experimental_collection_schema_validation",
+        "kinto.experimental_permissions_endpoint",
+        "kinto.explicit_permissions",
+        "kinto.bucket_id_generator",
         "kinto.core.cache.memcached",
       ]) {
         expect(problems, key).to.contain(key);
@@ -118,8 +126,15 @@ kinto.cache_url = postgresql://postgres@127.0.0.1/test
   it("exits with status 2 before listening, listing them", async () => {
     const result = await runCli(["serve", "--config", iniFile("cli.ini", KINTO_INI + UNSUPPORTED)]);
     expect(result.code).to.equal(2);
-    for (const key of ["kinto.includes", "kinto.bucket_create_principals", "kinto.default_bucket_hmac_secret"])
+    for (const key of ["kinto.includes", "kinto.experimental_permissions_endpoint", "kinto.bucket_id_generator"])
       expect(result.stderr, key).to.contain(key);
     expect(result.stdout).not.to.contain("listening");
+  });
+
+  it("reads Kinto's tree settings: who creates buckets, the default bucket's secret, collection schemas", () => {
+    const settings = loadSettings({ argv: ["--config", iniFile("tree.ini", KINTO_INI + TREE)], env: {}, defaultFile: false });
+    expect(settings.bucketCreatePrincipals).to.deep.equal(["account:admin"]);
+    expect(settings.defaultBucketHmacSecret).to.equal("salt");
+    expect(settings.collectionSchemaValidation).to.equal(true);
   });
 });

@@ -12,7 +12,7 @@ import type { RecordService } from "../../application/record-service.js";
 import type { AccessService } from "../../application/access/access-service.js";
 import type { ResourceDefinition } from "../../application/resources.js";
 import type { HttpMetrics } from "./metrics.js";
-import type { HttpTree } from "./tree-routes.js";
+import type { HttpTree } from "./http-tree.js";
 
 export type Endpoint = "collection" | "record";
 

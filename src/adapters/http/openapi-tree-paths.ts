@@ -12,7 +12,7 @@ import type { HttpResource, HttpServices } from "./http-services.js";
 import { errorResponse, ID_SCHEMA } from "./openapi-components.js";
 import { resourceDocument, type ResourceDocument, type ResourceMount } from "./openapi-resource-paths.js";
 import { allowedMethods } from "./record-routes.js";
-import type { HttpTree } from "./tree-routes.js";
+import type { HttpTree } from "./http-tree.js";
 
 /** The response component of a records URL's 404: the record, or the collection it names. */
 const MISSING_PARENT = "TreeObjectOrCollectionNotFound";

@@ -9,17 +9,10 @@ import type { Context } from "koa";
 import { ValidationError } from "../../domain/errors.js";
 import { isValidRecordId } from "../../domain/records.js";
 import type { TreePlace } from "../../domain/tree.js";
-import { DEFAULT_BUCKET, type DefaultBucket } from "../../application/tree/default-bucket.js";
-import type { TreeResources } from "../../application/tree/tree-places.js";
-import type { TreeRecords } from "../../application/tree/tree-records.js";
+import { DEFAULT_BUCKET } from "../../application/tree/default-bucket.js";
 import type { HttpResource, HttpServices } from "./http-services.js";
+import type { HttpTree } from "./http-tree.js";
 import { requesterOf, serveCollection, serveRecord, type RecordTarget } from "./record-routes.js";
-
-export interface HttpTree {
-  readonly records: TreeRecords;
-  readonly resources: TreeResources;
-  readonly defaultBucket: DefaultBucket;
-}
 
 const NOTHING_DISABLED: ReadonlySet<string> = new Set();
 
