@@ -8,6 +8,7 @@ import { ForbiddenError, UnauthenticatedError } from "../domain/errors.js";
 import { collectionObjectId, type BoundPermission } from "../domain/permissions.js";
 import type { Caller } from "../domain/principals.js";
 import type { ObjectPermissions, PermissionStore } from "./ports/permission-store.js";
+import type { InheritedAcls } from "./ports/shared-records.js";
 import { boundPermissionsOf, type ResourceDefinition, type ViewName } from "./resources.js";
 
 export class Authorizer {
@@ -25,8 +26,9 @@ export class Authorizer {
     objectId: string,
     permission: string,
     knownAcl?: Acl,
+    inherited?: InheritedAcls,
   ): Promise<boolean> {
-    const decide = () => this.defaultDecision(caller, resource, objectId, permission, knownAcl);
+    const decide = () => this.defaultDecision(caller, resource, objectId, permission, knownAcl, inherited);
     if (!resource.authorization) return decide();
     return resource.authorization.permits({ caller, resource, view, objectId, permission }, decide);
   }
@@ -39,8 +41,9 @@ export class Authorizer {
     objectId: string,
     permission: string,
     knownAcl?: Acl,
+    inherited?: InheritedAcls,
   ): Promise<void> {
-    if (!(await this.allowed(caller, resource, view, objectId, permission, knownAcl))) throw denial(caller);
+    if (!(await this.allowed(caller, resource, view, objectId, permission, knownAcl, inherited))) throw denial(caller);
   }
 
   /** Whether the caller holds `permission` on the collection itself (so on every record of it). */
@@ -123,6 +126,7 @@ export class Authorizer {
     objectId: string,
     permission: string,
     knownAcl: Acl | undefined,
+    inherited: InheritedAcls | undefined,
   ): Promise<boolean> {
     const grants = boundPermissionsOf(resource)(objectId, permission);
     const on = { collection: collectionObjectId(resource.name), objectId, knownAcl };
@@ -131,6 +135,9 @@ export class Authorizer {
     if (grants.some((grant) => decidedHere(grant, resource, on, holds))) return true;
     const elsewhere = leftElsewhere(grants, objectId, knownAcl);
     if (elsewhere.length === 0) return false;
+    // The ACLs above the object, read with it (the same snapshot): decided here when they hold every grant asked.
+    const read = inherited && elsewhere.map((grant) => inherited.get(grant.objectId)?.[grant.permission]);
+    if (read?.every((principals) => principals !== undefined)) return read.some((principals) => holdsAny(caller, [...principals!]));
     return this.permissions.checkPermission(objectId, permission, caller.principals, () => elsewhere);
   }
 

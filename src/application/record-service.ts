@@ -263,8 +263,8 @@ export class RecordService {
   async get(requester: Requester, resource: ResourceDefinition, id: string, preconditions: Preconditions = {}): Promise<RecordResult> {
     const kind = this.kindOf(resource);
     const scope = kind.scope(requester, resource);
-    const [caller, { record, acl }] = await this.targets.callerAndTarget(kind, requester, resource, scope, id);
-    await kind.requireRecord(caller, resource, "read", id, acl);
+    const [caller, { record, acl, inherited }] = await this.targets.callerAndTarget(kind, requester, resource, scope, id);
+    await kind.requireRecord(caller, resource, "read", id, acl, inherited);
     if (!record) throw new RecordNotFoundError(resource.name, id);
     checkPreconditions(preconditions, { timestamp: record.lastModified, record }, true);
     return { record, permissions: kind.visibleAcl(caller, acl), created: false };

@@ -7,7 +7,7 @@ import type { Caller } from "../domain/principals.js";
 import type { ResourceKindPolicy, Target } from "./kinds/resource-kind-policy.js";
 import type { ObjectPermissions } from "./ports/permission-store.js";
 import type { RecordStore, Scope } from "./ports/record-store.js";
-import type { SharedRecords } from "./ports/shared-records.js";
+import type { SharedRead, SharedRecords } from "./ports/shared-records.js";
 import type { Requester } from "./requester.js";
 import type { ResourceDefinition } from "./resources.js";
 
@@ -36,7 +36,7 @@ export class RecordTargets {
     const adopt = requester.userId === undefined ? undefined : requester.groupsToRead?.();
     const read = await this.shared.read(scope, id, acls, adopt && requester.userId);
     const caller = adopt && read.principals ? await adopt(read.principals) : await kind.caller(requester);
-    return [caller, { record: read.record, acl: aclOf(read.acl) }];
+    return [caller, targetOf(read)];
   }
 
   /**
@@ -47,9 +47,13 @@ export class RecordTargets {
   async target(kind: ResourceKindPolicy, resource: ResourceDefinition, scope: Scope, id: string): Promise<Target> {
     const acls = kind.recordAcls(resource);
     if (!acls) return { record: await this.records.get(scope, id), acl: undefined };
-    const read = await this.shared.read(scope, id, acls, undefined);
-    return { record: read.record, acl: aclOf(read.acl) };
+    return targetOf(await this.shared.read(scope, id, acls, undefined));
   }
+}
+
+function targetOf(read: SharedRead): Target {
+  const target = { record: read.record, acl: aclOf(read.acl) };
+  return read.inherited ? { ...target, inherited: read.inherited } : target;
 }
 
 /** An ACL as read (none paired: it grants nothing) in the domain's shape. */

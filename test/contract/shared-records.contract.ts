@@ -92,6 +92,33 @@ export function sharedRecordsContract(setup: SharedRecordsSetup): void {
       expect(missing.principals).to.equal(undefined);
     });
 
+    it("reads, when asked, the ACLs of objects above the record with it: every permission asked named, empty when none holds it", async () => {
+      await permissions.replaceObjectPermissions("/buckets/b/collections/c", { read: ["bob", "group:staff"], write: ["alice"] });
+      const inheriting: RecordAcls = {
+        ...ACLS,
+        objectIdPrefix: "/buckets/b/collections/c/records/",
+        inherited: (objectId) => {
+          expect(objectId).to.equal("/buckets/b/collections/c/records/r1");
+          return [
+            { objectId: "/buckets/b/collections/c", permission: "read" },
+            { objectId: "/buckets/b/collections/c", permission: "record:create" },
+            { objectId: "/buckets/b", permission: "read" },
+          ];
+        },
+      };
+      const scope = { collection: "buckets/b/collections/c/records", parentId: "" };
+      await shared.create(scope, "r1", {}, {}, inheriting, acl([], ["alice"]));
+      const read = await shared.read(scope, "r1", inheriting, undefined);
+      const above = new Map([...(read.inherited ?? new Map<string, ObjectPermissions>())].map(([id, acl]) => [id, plain(acl)]));
+      expect(above).to.deep.equal(
+        new Map([
+          ["/buckets/b/collections/c", { read: ["bob", "group:staff"], "record:create": [] }],
+          ["/buckets/b", { read: [] }],
+        ]),
+      );
+      expect((await shared.read(SCOPE, "r1", ACLS, undefined)).inherited).to.equal(undefined);
+    });
+
     it("refuses a create over a live record and leaves its ACL as it was", async () => {
       await shared.create(SCOPE, "a1", {}, {}, ACLS, acl([], ["alice"]));
       await expectRejection(shared.create(SCOPE, "a1", {}, {}, ACLS, acl([], ["mallory"])), ConflictError);

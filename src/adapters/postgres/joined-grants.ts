@@ -3,6 +3,8 @@
  * in one database: PostgresSharedRecords).
  */
 import type { ObjectPermissions } from "../../application/ports/permission-store.js";
+import type { InheritedAcls } from "../../application/ports/shared-records.js";
+import type { BoundPermission } from "../../domain/permissions.js";
 import type { StoredRecord } from "../../domain/records.js";
 
 /** Records whose own ACEs grant one of `permissions` to one of `principals` (object ids under `objectIdPrefix`). */
@@ -18,6 +20,8 @@ export interface RecordAclQuery {
   readonly permissions: readonly string[];
   /** Read this user's extra principals too; undefined: not needed (known, or anonymous). */
   readonly principalsOf: string | undefined;
+  /** ACEs of other objects to read with it (RecordAcls.inherited); none when undefined. */
+  readonly inherited?: readonly BoundPermission[];
 }
 
 export interface RecordWithAcl {
@@ -27,4 +31,6 @@ export interface RecordWithAcl {
   readonly acl: ObjectPermissions;
   /** As PermissionStore.userPrincipals(principalsOf); undefined when not asked. */
   readonly principals: Set<string> | undefined;
+  /** The ACLs of `inherited`'s objects (`{}` for one without ACE); undefined when not asked. */
+  readonly inherited?: InheritedAcls;
 }

@@ -6,6 +6,8 @@
  * unit of work goes alone on its transaction, which may hold writes of its own to see.
  */
 import type { RecordAclQuery, RecordWithAcl } from "./joined-grants.js";
+import type { InheritedAcls } from "../../application/ports/shared-records.js";
+import type { BoundPermission } from "../../domain/permissions.js";
 import { DEFAULT_GROUP_MAX_DEPTH, type ObjectPermissions } from "../../application/ports/permission-store.js";
 import type { Scope } from "../../application/ports/record-store.js";
 import type { JsonObject } from "../../domain/json.js";
@@ -20,7 +22,12 @@ const RECORD_AND_ACL = `SELECT r.last_modified, r.data,
         FROM unnest($6::int[], $7::text[]) AS q (n, permission) CROSS JOIN LATERAL (
           SELECT a.permission, a.principal FROM access_control_entries a
           WHERE a.object_id = i.object_id AND a.permission = q.permission OFFSET 0) AS a
-        WHERE q.n = i.n) AS acl`;
+        WHERE q.n = i.n) AS acl,
+      (SELECT json_agg(json_build_array(o.object_id, o.permission, a.principal))
+        FROM unnest($9::int[], $10::text[], $11::text[]) AS o (n, object_id, permission) CROSS JOIN LATERAL (
+          SELECT a.principal FROM access_control_entries a
+          WHERE a.object_id = o.object_id AND a.permission = o.permission OFFSET 0) AS a
+        WHERE o.n = i.n) AS inherited`;
 const READS = `FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[]) WITH ORDINALITY AS i (collection, parent_id, id, object_id, user_id, n)
     LEFT JOIN LATERAL (
       SELECT r.last_modified, r.data FROM records r
@@ -29,7 +36,8 @@ const READS = `FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::t
 /**
  * One row per read, in the reads' order (a missing record is a LEFT JOIN miss); the ACL as
  * [permission, principal] pairs ($6/$7: the reads' permissions as (read number, permission)
- * pairs); a NULL user skips the principals, else those stored for the user and
+ * pairs; $9–$11: the ACEs of other objects each read asks for, as (read number, object id,
+ * permission), returned as [object id, permission, principal] triples); a NULL user skips the principals, else those stored for the user and
  * system.Authenticated ($8) come with whether they lead further (`deeper`: principal-closure-sql.ts).
  */
 const GET_WITH_ACL: Statement = {
@@ -43,12 +51,12 @@ const GET_WITH_ACL: Statement = {
     ORDER BY x.n`,
 };
 
-/** GET_WITH_ACL again for the reads whose principals lead further: expanded through nested groups as userPrincipals does ($9: group_max_depth). */
+/** GET_WITH_ACL again for the reads whose principals lead further: expanded through nested groups as userPrincipals does ($12: group_max_depth). */
 const GET_WITH_ACL_NESTED: Statement = {
   name: "tessera_records_get_with_acl_nested",
   text: `${RECORD_AND_ACL},
       CASE WHEN i.user_id IS NOT NULL THEN
-        (WITH RECURSIVE ${principalsReached("ARRAY[i.user_id, $8]", "$9::int")}
+        (WITH RECURSIVE ${principalsReached("ARRAY[i.user_id, $8]", "$12::int")}
           SELECT coalesce(array_agg(DISTINCT principal), '{}') FROM reach)
       END AS principals
     ${READS}
@@ -68,6 +76,7 @@ interface Row extends Record<string, unknown> {
   last_modified: string | null;
   data: JsonObject | null;
   acl: [string, string][] | null;
+  inherited: [string, string, string][] | null;
   principals: string[] | null;
   /** GET_WITH_ACL only. */
   deeper?: boolean;
@@ -106,19 +115,28 @@ export class PostgresRecordWithAclReader {
       const id = read?.id ?? "";
       const record =
         used.last_modified !== null && used.data ? { id, lastModified: Number(used.last_modified), data: used.data } : undefined;
-      return { record, acl: aclOf(used.acl ?? []), principals: used.principals ? new Set(used.principals) : undefined };
+      const principals = used.principals ? new Set(used.principals) : undefined;
+      const asked = read?.query.inherited;
+      const base = { record, acl: aclOf(used.acl ?? []), principals };
+      return asked === undefined || asked.length === 0 ? base : { ...base, inherited: inheritedOf(asked, used.inherited ?? []) };
     });
   }
 }
 
-/** $1–$8 of GET_WITH_ACL (and GET_WITH_ACL_NESTED) for these reads. */
+/** $1–$11 of GET_WITH_ACL (and GET_WITH_ACL_NESTED) for these reads. */
 function valuesOf(reads: readonly Read[]): unknown[] {
   const numbers: number[] = [];
   const permissions: string[] = [];
+  const others: [number[], string[], string[]] = [[], [], []];
   reads.forEach(({ query }, i) => {
     for (const permission of query.permissions) {
       numbers.push(i + 1);
       permissions.push(permission);
+    }
+    for (const grant of query.inherited ?? []) {
+      others[0].push(i + 1);
+      others[1].push(grant.objectId);
+      others[2].push(grant.permission);
     }
   });
   return [
@@ -130,7 +148,20 @@ function valuesOf(reads: readonly Read[]): unknown[] {
     numbers,
     permissions,
     AUTHENTICATED,
+    ...others,
   ];
+}
+
+/** The ACLs of the objects asked (every permission asked a key), from [object id, permission, principal] triples. */
+function inheritedOf(asked: readonly BoundPermission[], entries: readonly (readonly [string, string, string])[]): InheritedAcls {
+  const acls = new Map<string, ObjectPermissions>();
+  for (const { objectId, permission } of asked) {
+    const acl = acls.get(objectId) ?? {};
+    acl[permission] = new Set();
+    acls.set(objectId, acl);
+  }
+  for (const [objectId, permission, principal] of entries) acls.get(objectId)?.[permission]?.add(principal);
+  return acls;
 }
 
 function aclOf(entries: readonly (readonly [string, string])[]): ObjectPermissions {

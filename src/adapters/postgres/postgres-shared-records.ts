@@ -72,7 +72,14 @@ export class PostgresSharedRecords implements SharedRecords {
   }
 
   read(scope: Scope, id: string, acls: RecordAcls, principalsOf: string | undefined): Promise<SharedRead> {
-    return this.reader.getWithAcl(scope, id, { objectId: acls.objectIdPrefix + id, permissions: acls.permissions, principalsOf });
+    const objectId = acls.objectIdPrefix + id;
+    const inherited = acls.inherited?.(objectId);
+    return this.reader.getWithAcl(scope, id, {
+      objectId,
+      permissions: acls.permissions,
+      principalsOf,
+      ...(inherited ? { inherited } : {}),
+    });
   }
 
   create(scope: Scope, id: string, data: JsonObject, options: WriteOptions, acls: RecordAcls, acl: AclEntries): Promise<StoredRecord> {

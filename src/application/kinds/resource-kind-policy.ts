@@ -9,7 +9,7 @@ import type { AclReader, Decision, HeldGrant } from "../authorizer.js";
 import type { READ, WRITE } from "../../domain/permissions.js";
 import type { StoredRecord } from "../../domain/records.js";
 import type { Scope } from "../ports/record-store.js";
-import type { AclEntries, Grants, RecordAcls } from "../ports/shared-records.js";
+import type { AclEntries, Grants, InheritedAcls, RecordAcls } from "../ports/shared-records.js";
 import type { Requester } from "../requester.js";
 import type { ResourceDefinition, ResourceKind, ViewName } from "../resources.js";
 
@@ -17,6 +17,8 @@ import type { ResourceDefinition, ResourceKind, ViewName } from "../resources.js
 export interface Target {
   readonly record: StoredRecord | undefined;
   readonly acl: Acl | undefined;
+  /** The ACLs of the objects above it read with it (RecordAcls.inherited), when its kind asks for them. */
+  readonly inherited?: InheritedAcls;
 }
 
 /** The permission a restricted collection view needs on each record. */
@@ -53,8 +55,18 @@ export interface ResourceKindPolicy {
   /** Throws 401 (anonymous) or 403 unless `allowsCollection`. */
   requireCollection(caller: Caller, resource: ResourceDefinition, view: ViewName): Promise<void>;
 
-  /** Throws 401/403 unless the caller may use `view` on the record (`knownAcl`: its ACL, when fetched). */
-  requireRecord(caller: Caller, resource: ResourceDefinition, view: ViewName, id: string, knownAcl: Acl | undefined): Promise<void>;
+  /**
+   * Throws 401/403 unless the caller may use `view` on the record (`knownAcl`: its ACL, when
+   * fetched; `inherited`: the ACLs above it, when read with it).
+   */
+  requireRecord(
+    caller: Caller,
+    resource: ResourceDefinition,
+    view: ViewName,
+    id: string,
+    knownAcl: Acl | undefined,
+    inherited?: InheritedAcls,
+  ): Promise<void>;
 
   /**
    * PATCH/DELETE target: 401/403 without the permission; a missing record is a 404 only for

@@ -5,12 +5,12 @@
  */
 import { withWriter, type Acl } from "../../domain/acl.js";
 import { RecordNotFoundError } from "../../domain/errors.js";
-import { collectionObjectId, READ, recordObjectId, recordsPattern, WRITE } from "../../domain/permissions.js";
+import { collectionObjectId, READ, recordObjectId, recordsPattern, WRITE, type BoundPermission } from "../../domain/permissions.js";
 import { ANONYMOUS, callerPrincipals, writerPrincipal, type Caller } from "../../domain/principals.js";
 import { denial, type AclReader, type Authorizer, type Decision, type HeldGrant } from "../authorizer.js";
 import type { PrincipalsWithCheck } from "../ports/principals-with-check.js";
 import type { Scope } from "../ports/record-store.js";
-import type { AclEntries, Grants, RecordAcls } from "../ports/shared-records.js";
+import type { AclEntries, Grants, InheritedAcls, RecordAcls } from "../ports/shared-records.js";
 import { recordReadPermissions } from "../record-readers.js";
 import type { Requester } from "../requester.js";
 import { boundPermissionsOf, permissionFor, viewRequiring, type ResourceDefinition, type ViewName } from "../resources.js";
@@ -46,11 +46,13 @@ export class ShareableKind implements ResourceKindPolicy {
 
   /** A record's object id is `/<resource>/<id>`; its ACL holds the resource's permissions. */
   recordAcls(resource: ResourceDefinition): RecordAcls {
-    return {
+    const acls = {
       objectIdPrefix: recordObjectId(resource.name, ""),
       permissions: resource.permissions,
-      readPermissions: (objectId) => recordReadPermissions(resource, objectId),
+      readPermissions: (objectId: string) => recordReadPermissions(resource, objectId),
     };
+    // A resource whose records inherit from objects above them (Kinto's tree) reads their ACLs with the record.
+    return resource.boundPermissions ? { ...acls, inherited: (objectId) => grantsAbove(resource, objectId) } : acls;
   }
 
   /** The record permissions that grant `permission` on every record of the resource (bound ones included). */
@@ -71,14 +73,22 @@ export class ShareableKind implements ResourceKindPolicy {
     if (!(await this.allowsCollection(caller, resource, view))) throw denial(caller);
   }
 
-  requireRecord(caller: Caller, resource: ResourceDefinition, view: ViewName, id: string, knownAcl: Acl | undefined): Promise<void> {
-    return this.deps.authorizer.require(caller, resource, view, recordObjectId(resource.name, id), permissionFor(resource, view), knownAcl);
+  requireRecord(
+    caller: Caller,
+    resource: ResourceDefinition,
+    view: ViewName,
+    id: string,
+    knownAcl: Acl | undefined,
+    inherited?: InheritedAcls,
+  ): Promise<void> {
+    const objectId = recordObjectId(resource.name, id);
+    return this.deps.authorizer.require(caller, resource, view, objectId, permissionFor(resource, view), knownAcl, inherited);
   }
 
   async requireWrite(caller: Caller, resource: ResourceDefinition, view: ViewName, id: string, target: Target): Promise<void> {
     const { authorizer } = this.deps;
-    if (await authorizer.allowed(caller, resource, view, recordObjectId(resource.name, id), permissionFor(resource, view), target.acl))
-      return;
+    const objectId = recordObjectId(resource.name, id);
+    if (await authorizer.allowed(caller, resource, view, objectId, permissionFor(resource, view), target.acl, target.inherited)) return;
     if (!target.record && (await authorizer.collectionAllowed(caller, resource, "list", READ)))
       throw new RecordNotFoundError(resource.name, id);
     throw denial(caller);
@@ -144,6 +154,13 @@ export class ShareableKind implements ResourceKindPolicy {
   aclEntries(resource: ResourceDefinition, acl: Acl): AclEntries {
     return everyPermission(resource, acl);
   }
+}
+
+/** The grants on other objects of a record's `read` and `write` (its collection's, its bucket's): what a decision on it reads there. */
+function grantsAbove(resource: ResourceDefinition, objectId: string): BoundPermission[] {
+  const bound = boundPermissionsOf(resource);
+  const above = [...bound(objectId, READ), ...bound(objectId, WRITE)].filter((grant) => grant.objectId !== objectId);
+  return [...new Map(above.map((grant) => [`${grant.objectId}\u0000${grant.permission}`, grant])).values()];
 }
 
 /** The ACL with every known permission of the resource named, those it does not name emptied. */

@@ -7,7 +7,7 @@
  * and PermissionStore (ids first, ACL version stamps, compensation).
  */
 import type { JsonObject } from "../../domain/json.js";
-import type { BoundPermissionsFn } from "../../domain/permissions.js";
+import type { BoundPermission, BoundPermissionsFn } from "../../domain/permissions.js";
 import type { RecordOrTombstone, StoredRecord, Tombstone } from "../../domain/records.js";
 import type { CountQuery, ListQuery } from "../listing.js";
 import type { ObjectPermissions } from "./permission-store.js";
@@ -21,6 +21,11 @@ export interface RecordAcls {
   readonly permissions: readonly string[];
   /** The permissions on the record itself that grant read on it (`read`, `write`, bound ones). */
   readonly readPermissions: (objectId: string) => readonly string[];
+  /**
+   * The grants on other objects (a tree record's collection and bucket) that decide its views,
+   * read with it (SharedRead.inherited) so a decision needs no second read; none when undefined.
+   */
+  readonly inherited?: (objectId: string) => readonly BoundPermission[];
 }
 
 /**
@@ -48,7 +53,12 @@ export interface SharedRead {
   readonly acl: ObjectPermissions | undefined;
   /** As PermissionStore.userPrincipals(principalsOf); undefined when not asked. */
   readonly principals: Set<string> | undefined;
+  /** The ACLs of RecordAcls.inherited's objects, restricted to its permissions, by object id; undefined when not asked. */
+  readonly inherited?: InheritedAcls;
 }
+
+/** ACLs of other objects read with a record, by object id: every permission asked is a key (an empty set when none holds it). */
+export type InheritedAcls = ReadonlyMap<string, ObjectPermissions>;
 
 /** A change of a record's ACL made with a record write. */
 export interface AclChange {

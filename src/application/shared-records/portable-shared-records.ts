@@ -12,7 +12,7 @@
  *   but for a listing from a position, started from the changes since (changes-first-listing.ts).
  */
 import type { JsonObject } from "../../domain/json.js";
-import { READ } from "../../domain/permissions.js";
+import { READ, type BoundPermission } from "../../domain/permissions.js";
 import type { RecordOrTombstone, StoredRecord, Tombstone } from "../../domain/records.js";
 import { MODIFIED_FIELD, type CountQuery, type ListQuery, type RecordAccess } from "../listing.js";
 import type { ObjectPermissions, PermissionStore } from "../ports/permission-store.js";
@@ -27,6 +27,7 @@ import {
   type ChangeReaders,
   type ChangesWithAcls,
   type Grants,
+  type InheritedAcls,
   type RecordAcls,
   type RecordSelection,
   type SharedRead,
@@ -66,14 +67,22 @@ export class PortableSharedRecords implements SharedRecords {
   async read(scope: Scope, id: string, acls: RecordAcls, principalsOf: string | undefined): Promise<SharedRead> {
     const objectId = acls.objectIdPrefix + id;
     const permissions = [...acls.permissions, ACL_VERSION];
+    const inherited = acls.inherited?.(objectId) ?? [];
     for (let attempt = 1; ; attempt++) {
       const record = await this.records.get(scope, id);
-      const [stored, principals] = await Promise.all([
+      const [stored, principals, others] = await Promise.all([
         this.permissions.objectPermissions(objectId, permissions),
         principalsOf === undefined ? undefined : this.permissions.userPrincipals(principalsOf),
+        inherited.length === 0
+          ? undefined
+          : this.permissions.manyObjectPermissions(
+              [...new Set(inherited.map((g) => g.objectId))],
+              [...new Set(inherited.map((g) => g.permission))],
+            ),
       ]);
       const acl = aclOfVersion(stored, record ? record.lastModified : Number.MAX_SAFE_INTEGER);
-      if (acl || attempt === PAIRING_ATTEMPTS) return { record, acl, principals };
+      if (acl || attempt === PAIRING_ATTEMPTS)
+        return { record, acl, principals, ...(others ? { inherited: asked(inherited, others) } : {}) };
       await new Promise((resolve) => setTimeout(resolve, PAIRING_PAUSE_MS * 2 ** attempt));
     }
   }
@@ -301,4 +310,15 @@ export async function manyAcls(
     for (const [id, objectId] of group.objects) found.set(id, read.get(objectId) ?? {});
   }
   return found;
+}
+
+/** The ACLs read for these grants, every permission asked a key (an empty set when none holds it). */
+function asked(grants: readonly BoundPermission[], read: ReadonlyMap<string, ObjectPermissions>): InheritedAcls {
+  const acls = new Map<string, ObjectPermissions>();
+  for (const { objectId, permission } of grants) {
+    const acl = acls.get(objectId) ?? {};
+    acl[permission] = new Set(read.get(objectId)?.[permission] ?? []);
+    acls.set(objectId, acl);
+  }
+  return acls;
 }
