@@ -137,7 +137,7 @@ export class Authorizer {
     if (elsewhere.length === 0) return false;
     // The ACLs above the object, read with it (the same snapshot): decided here when they hold every grant asked.
     const read = inherited && elsewhere.map((grant) => inherited.get(grant.objectId)?.[grant.permission]);
-    if (read?.every((principals) => principals !== undefined)) return read.some((principals) => holdsAny(caller, [...principals!]));
+    if (read?.every((principals) => principals !== undefined)) return read.some((principals) => holdsAny(caller, [...(principals ?? [])]));
     return this.permissions.checkPermission(objectId, permission, caller.principals, () => elsewhere);
   }
 
