@@ -142,17 +142,24 @@ interface ParsedUri {
 }
 
 function parseTreeUri(objectId: string): ParsedUri | undefined {
-  const parts = objectId.split("/").slice(1);
+  // One pass over the slashes: this runs several times per request on a record of the tree.
   const uris: Partial<Record<TreeLevel, string>> = {};
   let level: TreeLevel | undefined;
-  for (let i = 0; i < parts.length; i += 2) {
-    const next = LEVEL_OF_SEGMENT[parts[i]!];
-    if (!next) return undefined;
-    level = next;
-    if (i + 1 < parts.length) uris[next] = `/${parts.slice(0, i + 2).join("/")}`;
+  let segments = 0;
+  let start = 1;
+  while (start <= objectId.length) {
+    const end = objectId.indexOf("/", start);
+    const stop = end === -1 ? objectId.length : end;
+    if (segments % 2 === 0) {
+      level = LEVEL_OF_SEGMENT[objectId.slice(start, stop)];
+      if (!level) return undefined;
+    } else uris[level!] = objectId.slice(0, stop);
+    segments++;
+    if (end === -1) break;
+    start = end + 1;
   }
   if (!level) return undefined;
-  return { level, plural: parts.length % 2 === 1, uris };
+  return { level, plural: segments % 2 === 1, uris };
 }
 
 /** The object a tree URI names (`/buckets/b/collections/c`), or undefined for a list URI or another URI. */

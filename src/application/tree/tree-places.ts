@@ -15,6 +15,9 @@ export function placeOf(resource: ResourceDefinition): TreePlace {
   return { level, bucket: parts[1], collection: parts[3] };
 }
 
+/** Resources kept built at most (the oldest built goes first): what they hold derives from the place alone. */
+const KEPT_RESOURCES = 1024;
+
 /** Collections' JSON schemas: checked always, and records checked against them when `validateRecords`. */
 export interface CollectionSchemas {
   readonly check: SchemaCheck;
@@ -30,8 +33,17 @@ export class TreeResources {
     private readonly schemas?: CollectionSchemas,
   ) {}
 
+  /** Built once per place while it is in use (a record read asks for its list's on every request). */
+  private readonly built = new Map<string, ResourceDefinition>();
+
   of(place: TreePlace): ResourceDefinition {
-    return treeResource(place, this.options, this.validatorOf(place));
+    const key = `${place.level}\u0000${place.bucket ?? ""}\u0000${place.collection ?? ""}`;
+    const known = this.built.get(key);
+    if (known) return known;
+    const built = treeResource(place, this.options, this.validatorOf(place));
+    if (this.built.size >= KEPT_RESOURCES) this.built.delete(this.built.keys().next().value!);
+    this.built.set(key, built);
+    return built;
   }
 
   private validatorOf(place: TreePlace): RecordValidator | undefined {
