@@ -26,6 +26,9 @@ export interface ShareableKindDeps {
 }
 
 export class ShareableKind implements ResourceKindPolicy {
+  /** Each resource's, built once: a read asks for them on every request. */
+  private readonly acls = new WeakMap<ResourceDefinition, RecordAcls>();
+
   constructor(private readonly deps: ShareableKindDeps) {}
 
   scope(_requester: Requester, resource: ResourceDefinition): Scope {
@@ -46,13 +49,17 @@ export class ShareableKind implements ResourceKindPolicy {
 
   /** A record's object id is `/<resource>/<id>`; its ACL holds the resource's permissions. */
   recordAcls(resource: ResourceDefinition): RecordAcls {
+    const known = this.acls.get(resource);
+    if (known) return known;
     const acls = {
       objectIdPrefix: recordObjectId(resource.name, ""),
       permissions: resource.permissions,
       readPermissions: (objectId: string) => recordReadPermissions(resource, objectId),
     };
     // A resource whose records inherit from objects above them (Kinto's tree) reads their ACLs with the record.
-    return resource.boundPermissions ? { ...acls, inherited: (objectId) => grantsAbove(resource, objectId) } : acls;
+    const built: RecordAcls = resource.boundPermissions ? { ...acls, inherited: (objectId) => grantsAbove(resource, objectId) } : acls;
+    this.acls.set(resource, built);
+    return built;
   }
 
   /** The record permissions that grant `permission` on every record of the resource (bound ones included). */
@@ -159,8 +166,11 @@ export class ShareableKind implements ResourceKindPolicy {
 /** The grants on other objects of a record's `read` and `write` (its collection's, its bucket's): what a decision on it reads there. */
 function grantsAbove(resource: ResourceDefinition, objectId: string): BoundPermission[] {
   const bound = boundPermissionsOf(resource);
-  const above = [...bound(objectId, READ), ...bound(objectId, WRITE)].filter((grant) => grant.objectId !== objectId);
-  return [...new Map(above.map((grant) => [`${grant.objectId}\u0000${grant.permission}`, grant])).values()];
+  const above: BoundPermission[] = [];
+  for (const grant of [...bound(objectId, READ), ...bound(objectId, WRITE)])
+    if (grant.objectId !== objectId && !above.some((g) => g.objectId === grant.objectId && g.permission === grant.permission))
+      above.push(grant);
+  return above;
 }
 
 /** The ACL with every known permission of the resource named, those it does not name emptied. */
