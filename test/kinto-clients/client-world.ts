@@ -91,3 +91,13 @@ export function onEveryBackend(title: string, body: (world: ClientWorld) => void
     });
   }
 }
+
+/** The status a kinto-http call failed with (its ServerResponse carries the response). */
+export async function failureStatus(call: Promise<unknown>): Promise<number> {
+  try {
+    await call;
+  } catch (error) {
+    return (error as { response?: { status: number } }).response?.status ?? -1;
+  }
+  throw new Error("the call succeeded");
+}

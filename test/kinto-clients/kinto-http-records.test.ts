@@ -5,7 +5,7 @@
  */
 import { expect } from "chai";
 import { userId } from "../support/http.js";
-import { onEveryBackend } from "./client-world.js";
+import { failureStatus, onEveryBackend } from "./client-world.js";
 
 const ALICE = "alice:pw";
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -18,16 +18,6 @@ interface Fruit {
   name?: string;
   n?: number;
   kind?: string;
-}
-
-/** The status a kinto-http call failed with (its ServerResponse carries the response). */
-async function failureStatus(call: Promise<unknown>): Promise<number> {
-  try {
-    await call;
-  } catch (error) {
-    return (error as { response?: { status: number } }).response?.status ?? -1;
-  }
-  throw new Error("the call succeeded");
 }
 
 onEveryBackend("kinto-http records", (world) => {

@@ -4,7 +4,7 @@
  */
 import { expect } from "chai";
 import { userId } from "../support/http.js";
-import { onEveryBackend } from "./client-world.js";
+import { failureStatus, onEveryBackend } from "./client-world.js";
 import type { KintoHttpClient } from "./kinto-http-module.js";
 
 const ALICE = "alice:pw";
@@ -16,15 +16,6 @@ interface Note {
   id: string;
   last_modified: number;
   n?: number;
-}
-
-async function failureStatus(call: Promise<unknown>): Promise<number> {
-  try {
-    await call;
-  } catch (error) {
-    return (error as { response?: { status: number } }).response?.status ?? -1;
-  }
-  throw new Error("the call succeeded");
 }
 
 onEveryBackend("kinto-http sharing", (world) => {
