@@ -57,7 +57,9 @@ export class ShareableKind implements ResourceKindPolicy {
       readPermissions: (objectId: string) => recordReadPermissions(resource, objectId),
     };
     // A resource whose records inherit from objects above them (Kinto's tree) reads their ACLs with the record.
-    const built: RecordAcls = resource.boundPermissions ? { ...acls, inherited: (objectId) => grantsAbove(resource, objectId) } : acls;
+    // The grants above a record are those above the pattern of all its records: computed once.
+    const above = resource.boundPermissions ? grantsAbove(resource, recordsPattern(resource.name)) : undefined;
+    const built: RecordAcls = above ? { ...acls, inherited: () => above } : acls;
     this.acls.set(resource, built);
     return built;
   }
@@ -163,7 +165,7 @@ export class ShareableKind implements ResourceKindPolicy {
   }
 }
 
-/** The grants on other objects of a record's `read` and `write` (its collection's, its bucket's): what a decision on it reads there. */
+/** The grants on other objects (a collection, a bucket) of `read` and `write` on `objectId` (a record, or the pattern of all records). */
 function grantsAbove(resource: ResourceDefinition, objectId: string): BoundPermission[] {
   const bound = boundPermissionsOf(resource);
   const above: BoundPermission[] = [];
