@@ -73,18 +73,19 @@ export function bindTree(container: Container, settings: Settings): void {
           return (await store.get(kind.scope(anonymousRequester(), collections), collection))?.data.schema;
         },
       });
+      const tree = new TreeRecords({
+        records,
+        store,
+        unitOfWork,
+        kind,
+        resources,
+        inherited: new InheritedAccess({ journal, store, kind, resources, touched: (event) => changes.scopeTouched(event) }),
+      });
       return {
         resources,
-        records: new TreeRecords({
-          records,
-          store,
-          unitOfWork,
-          kind,
-          resources,
-          inherited: new InheritedAccess({ journal, store, kind, resources, touched: (event) => changes.scopeTouched(event) }),
-        }),
+        records: tree,
         defaultBucket: new DefaultBucket({
-          records,
+          records: tree,
           resources,
           options,
           bucketIdOf: (userId) => defaultBucketId(settings.defaultBucketHmacSecret, userId),

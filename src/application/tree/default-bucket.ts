@@ -5,7 +5,7 @@
  */
 import { PreconditionFailedError, UnauthenticatedError } from "../../domain/errors.js";
 import { AUTHENTICATED } from "../../domain/principals.js";
-import type { RecordService } from "../record-service.js";
+import type { RecordOperations } from "../record-operations.js";
 import type { Requester } from "../requester.js";
 import { treeResource, type TreeResourceOptions } from "./tree-resources.js";
 import type { TreeResources } from "./tree-places.js";
@@ -13,7 +13,8 @@ import type { TreeResources } from "./tree-places.js";
 export const DEFAULT_BUCKET = "default";
 
 export interface DefaultBucketDeps {
-  readonly records: RecordService;
+  /** The tree's record flows (TreeRecords): a bucket or collection created here starts empty as any. */
+  readonly records: RecordOperations;
   readonly resources: TreeResources;
   readonly options: TreeResourceOptions;
   /** The id of a user's bucket: the same for a user on every process and every restart. */
