@@ -13,8 +13,7 @@ import type { ResourceKindPolicy } from "../kinds/resource-kind-policy.js";
 import type { AccessJournal } from "../ports/access-journal.js";
 import type { RecordStore } from "../ports/record-store.js";
 import { anonymousRequester } from "../requester.js";
-import type { ResourceDefinition } from "../resources.js";
-import { bucketCollections } from "./bucket-collections.js";
+import { listsInside } from "./lists-inside.js";
 import type { TreeResources } from "./tree-places.js";
 
 export interface InheritedAccessDeps {
@@ -40,7 +39,7 @@ export class InheritedAccess {
     const moved = [...new Set([...was, ...now])].filter((p) => was.has(p) !== now.has(p));
     if (moved.length === 0) return;
     const { journal, kind } = this.deps;
-    for (const list of await this.listsInside(place, id)) {
+    for (const list of await listsInside(this.deps, place, id)) {
       const scope = kind.scope(anonymousRequester(), list);
       for (const principal of moved) {
         // Still reading the whole list through another grant (the bucket, a setting): nothing moved for it there.
@@ -49,16 +48,5 @@ export class InheritedAccess {
         this.deps.touched({ scope, timestamp });
       }
     }
-  }
-
-  private async listsInside(place: TreePlace, id: string): Promise<ResourceDefinition[]> {
-    const { resources, store, kind } = this.deps;
-    if (place.level === "collection") return [resources.of({ level: "record", bucket: place.bucket!, collection: id })];
-    const ids = await bucketCollections(store, kind, resources, id);
-    return [
-      resources.of({ level: "collection", bucket: id }),
-      resources.of({ level: "group", bucket: id }),
-      ...ids.map((collection) => resources.of({ level: "record", bucket: id, collection })),
-    ];
   }
 }

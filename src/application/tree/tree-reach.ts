@@ -4,39 +4,26 @@
  * An object named in an ACE puts its own list in; a collection also puts its records in, and a
  * bucket every list inside it (its collections', groups' and each collection's records).
  */
-import { treeObjectOf, type TreePlace } from "../../domain/tree.js";
+import { treeObjectOf } from "../../domain/tree.js";
 import { aceHeldTreeUris } from "./held-tree-objects.js";
-import type { ResourceKindPolicy } from "../kinds/resource-kind-policy.js";
 import type { PermissionStore } from "../ports/permission-store.js";
-import type { RecordStore } from "../ports/record-store.js";
-import { bucketCollections } from "./bucket-collections.js";
+import { listsInside, type ListsInsideDeps } from "./lists-inside.js";
 import type { ResourceDefinition } from "../resources.js";
-import type { TreeResources } from "./tree-places.js";
 
-export interface TreeReachDeps {
+export interface TreeReachDeps extends ListsInsideDeps {
   readonly permissions: PermissionStore;
-  readonly store: RecordStore;
-  readonly kind: ResourceKindPolicy;
-  readonly resources: TreeResources;
 }
 
 export function treeReach(deps: TreeReachDeps): (principals: readonly string[]) => Promise<ResourceDefinition[]> {
-  const { permissions, store, kind, resources } = deps;
   return async (principals) => {
-    const uris = (await aceHeldTreeUris(permissions, principals)).keys();
-    const places = new Map<string, TreePlace>();
-    const add = (place: TreePlace) => places.set(resources.of(place).name, place);
-    for (const uri of uris) {
+    const lists = new Map<string, ResourceDefinition>();
+    const add = (list: ResourceDefinition) => lists.set(list.name, list);
+    for (const uri of (await aceHeldTreeUris(deps.permissions, principals)).keys()) {
       const object = treeObjectOf(uri);
       if (!object) continue;
-      add({ level: object.level, bucket: object.bucket, collection: object.collection });
-      if (object.level === "collection") add({ level: "record", bucket: object.bucket, collection: object.id });
-      if (object.level !== "bucket") continue;
-      add({ level: "collection", bucket: object.id });
-      add({ level: "group", bucket: object.id });
-      for (const collection of await bucketCollections(store, kind, resources, object.id))
-        add({ level: "record", bucket: object.id, collection });
+      add(deps.resources.of({ level: object.level, bucket: object.bucket, collection: object.collection }));
+      for (const list of await listsInside(deps, object, object.id)) add(list);
     }
-    return [...places.values()].map((place) => resources.of(place));
+    return [...lists.values()];
   };
 }

@@ -47,27 +47,17 @@ export interface TreeRecordsDeps {
 export class TreeRecords implements RecordOperations {
   constructor(private readonly deps: TreeRecordsDeps) {}
 
-  async list(requester: Requester, resource: ResourceDefinition, params: ListParams, preconditions?: Preconditions): Promise<ListResult> {
-    const [result, missing] = await Promise.all([
-      this.deps.records.list(requester, resource, params, preconditions),
-      this.missingParent(placeOf(resource)),
-    ]);
-    if (missing) await this.refuseListing(requester, resource, missing);
-    return result;
+  list(requester: Requester, resource: ResourceDefinition, params: ListParams, preconditions?: Preconditions): Promise<ListResult> {
+    return this.readUnderParent(requester, resource, () => this.deps.records.list(requester, resource, params, preconditions));
   }
 
-  async count(
+  count(
     requester: Requester,
     resource: ResourceDefinition,
     filters: readonly Filter[],
     preconditions?: Preconditions,
   ): Promise<{ count: number; timestamp: number }> {
-    const [result, missing] = await Promise.all([
-      this.deps.records.count(requester, resource, filters, preconditions),
-      this.missingParent(placeOf(resource)),
-    ]);
-    if (missing) await this.refuseListing(requester, resource, missing);
-    return result;
+    return this.readUnderParent(requester, resource, () => this.deps.records.count(requester, resource, filters, preconditions));
   }
 
   async get(requester: Requester, resource: ResourceDefinition, id: string, preconditions?: Preconditions): Promise<RecordResult> {
@@ -226,7 +216,7 @@ export class TreeRecords implements RecordOperations {
       await this.deps.kind.requireRecord(caller, resource, "delete", id, undefined);
       return true;
     } catch (error) {
-      if (error instanceof ForbiddenError || error instanceof UnauthenticatedError) return false;
+      if (isDenial(error)) return false;
       throw error;
     }
   }
@@ -252,8 +242,7 @@ export class TreeRecords implements RecordOperations {
     try {
       return await write();
     } catch (error) {
-      if (denialsToo && (error instanceof ForbiddenError || error instanceof UnauthenticatedError))
-        throw (await this.missingParent(placeOf(resource))) ?? error;
+      if (denialsToo && isDenial(error)) throw (await this.missingParent(placeOf(resource))) ?? error;
       throw await this.namedNotFound(error, resource);
     }
   }
@@ -275,8 +264,13 @@ export class TreeRecords implements RecordOperations {
     return (await store.get(kind.scope(anonymousRequester(), resources.of(place)), id)) !== undefined;
   }
 
-  /** A listing under a missing parent: 404 for who may list there (through the parents' ACLs), else 401/403. */
-  private async refuseListing(requester: Requester, resource: ResourceDefinition, missing: RecordNotFoundError): Promise<never> {
+  /**
+   * A read of a list, its parent looked up beside it: under a missing parent, a 404 for who may
+   * list there (through the parents' ACLs), else 401/403.
+   */
+  private async readUnderParent<T>(requester: Requester, resource: ResourceDefinition, read: () => Promise<T>): Promise<T> {
+    const [result, missing] = await Promise.all([read(), this.missingParent(placeOf(resource))]);
+    if (!missing) return result;
     const caller = await requester.caller();
     if (await this.deps.kind.allowsCollection(caller, resource, "list")) throw missing;
     throw denial(caller);
@@ -292,4 +286,9 @@ export class TreeRecords implements RecordOperations {
 
 function holdsChildren(level: TreeLevel): boolean {
   return level === "bucket" || level === "collection";
+}
+
+/** A 401 or 403: the caller may not, whatever exists. */
+function isDenial(error: unknown): boolean {
+  return error instanceof ForbiddenError || error instanceof UnauthenticatedError;
 }
