@@ -236,18 +236,10 @@ export class AccessService {
         break;
       }
       if (resource === TREE_SOURCE) {
-        const buckets = this.deps.tree!.buckets;
-        if (resumeAt === undefined && (await this.kindOf(buckets).allowsCollection(caller, buckets, "create")))
-          entries.push({ collection: TREE_SOURCE, id: TREE_ROOT, permissions: ["bucket:create"], tree: TREE_ROOT });
-        if (entries.length >= page.limit) {
-          more = true;
-          break;
-        }
         const room = page.limit - entries.length;
-        const held = await heldTreeObjects(this.deps.permissions, caller.principals, resumeAt);
-        for (const object of held.slice(0, room))
-          entries.push({ collection: TREE_SOURCE, id: object.uri, permissions: object.permissions, tree: object });
-        if (held.length > room) {
+        const tree = await this.treeObjects(this.deps.tree!.buckets, caller, resumeAt);
+        entries.push(...tree.slice(0, room));
+        if (tree.length > room) {
           more = true;
           break;
         }
@@ -282,6 +274,19 @@ export class AccessService {
     if (!more || !last) return { entries };
     const cursor = { values: [last.collection, last.id ?? ""] };
     return { entries, nextToken: this.deps.tokens.encode(OBJECTS_SORT, filters, { cursor, upTo: 0 }) };
+  }
+
+  /**
+   * The tree's entries past `after` (a URI), by URI: its root when the settings let the caller
+   * create buckets, then each object an ACE names one of the caller's principals in.
+   */
+  private async treeObjects(buckets: ResourceDefinition, caller: Caller, after: string | undefined): Promise<AccessibleObject[]> {
+    const entries: AccessibleObject[] = [];
+    if (after === undefined && (await this.kindOf(buckets).allowsCollection(caller, buckets, "create")))
+      entries.push({ collection: TREE_SOURCE, id: TREE_ROOT, permissions: [`bucket:${CREATE}`], tree: TREE_ROOT });
+    for (const object of await heldTreeObjects(this.deps.permissions, caller.principals, after))
+      entries.push({ collection: TREE_SOURCE, id: object.uri, permissions: object.permissions, tree: object });
+    return entries;
   }
 
   private async heldPermissions(
