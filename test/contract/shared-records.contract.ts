@@ -97,14 +97,11 @@ export function sharedRecordsContract(setup: SharedRecordsSetup): void {
       const inheriting: RecordAcls = {
         ...ACLS,
         objectIdPrefix: "/buckets/b/collections/c/records/",
-        inherited: (objectId) => {
-          expect(objectId).to.equal("/buckets/b/collections/c/records/r1");
-          return [
-            { objectId: "/buckets/b/collections/c", permission: "read" },
-            { objectId: "/buckets/b/collections/c", permission: "record:create" },
-            { objectId: "/buckets/b", permission: "read" },
-          ];
-        },
+        inherited: [
+          { objectId: "/buckets/b/collections/c", permission: "read" },
+          { objectId: "/buckets/b/collections/c", permission: "record:create" },
+          { objectId: "/buckets/b", permission: "read" },
+        ],
       };
       const scope = { collection: "buckets/b/collections/c/records", parentId: "" };
       await shared.create(scope, "r1", {}, {}, inheriting, acl([], ["alice"]));

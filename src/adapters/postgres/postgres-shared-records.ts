@@ -72,14 +72,9 @@ export class PostgresSharedRecords implements SharedRecords {
   }
 
   read(scope: Scope, id: string, acls: RecordAcls, principalsOf: string | undefined): Promise<SharedRead> {
-    const objectId = acls.objectIdPrefix + id;
-    const inherited = acls.inherited?.(objectId);
-    return this.reader.getWithAcl(scope, id, {
-      objectId,
-      permissions: acls.permissions,
-      principalsOf,
-      ...(inherited ? { inherited } : {}),
-    });
+    const { inherited } = acls;
+    const query = { objectId: acls.objectIdPrefix + id, permissions: acls.permissions, principalsOf };
+    return this.reader.getWithAcl(scope, id, inherited ? { ...query, inherited } : query);
   }
 
   create(scope: Scope, id: string, data: JsonObject, options: WriteOptions, acls: RecordAcls, acl: AclEntries): Promise<StoredRecord> {

@@ -59,7 +59,7 @@ export class ShareableKind implements ResourceKindPolicy {
     // A resource whose records inherit from objects above them (Kinto's tree) reads their ACLs with the record.
     // The grants above a record are those above the pattern of all its records: computed once.
     const above = resource.boundPermissions ? grantsAbove(resource, recordsPattern(resource.name)) : undefined;
-    const built: RecordAcls = above ? { ...acls, inherited: () => above } : acls;
+    const built: RecordAcls = above ? { ...acls, inherited: above } : acls;
     this.acls.set(resource, built);
     return built;
   }

@@ -22,10 +22,10 @@ export interface RecordAcls {
   /** The permissions on the record itself that grant read on it (`read`, `write`, bound ones). */
   readonly readPermissions: (objectId: string) => readonly string[];
   /**
-   * The grants on other objects (a tree record's collection and bucket) that decide its views,
-   * read with it (SharedRead.inherited) so a decision needs no second read; none when undefined.
+   * The grants on other objects (a tree record's collection and bucket) that decide the records'
+   * views, read with a record (SharedRead.inherited) so a decision needs no second read; none when undefined.
    */
-  readonly inherited?: (objectId: string) => readonly BoundPermission[];
+  readonly inherited?: readonly BoundPermission[];
 }
 
 /**

@@ -67,7 +67,7 @@ export class PortableSharedRecords implements SharedRecords {
   async read(scope: Scope, id: string, acls: RecordAcls, principalsOf: string | undefined): Promise<SharedRead> {
     const objectId = acls.objectIdPrefix + id;
     const permissions = [...acls.permissions, ACL_VERSION];
-    const inherited = acls.inherited?.(objectId) ?? [];
+    const inherited = acls.inherited ?? [];
     for (let attempt = 1; ; attempt++) {
       const record = await this.records.get(scope, id);
       const [stored, principals, others] = await Promise.all([
