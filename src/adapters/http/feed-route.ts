@@ -7,7 +7,6 @@ import type { ServerResponse } from "node:http";
 import type Router from "@koa/router";
 import type { Context, Next } from "koa";
 import { ValidationError } from "../../domain/errors.js";
-import { isValidRecordId } from "../../domain/records.js";
 import { MODIFIED_FIELD, type Filter } from "../../application/listing.js";
 import type { FeedEvent, FeedSink } from "../../application/feed/live-feed.js";
 import { addressKey, clientAddress, TrustedProxies } from "./client-address.js";
@@ -17,6 +16,7 @@ import type { HttpResource, HttpServices } from "./http-services.js";
 import { parseListQuery, timestampValue } from "./list-query.js";
 import { allowedMethods, requesterOf } from "./record-routes.js";
 import { StreamCounts } from "./stream-limits.js";
+import { treeListOf } from "./tree-routes.js";
 
 /** An event's SSE text and its UTF-8 length: the feed hands the same event object to every recipient, encoded once. */
 interface Encoded {
@@ -141,18 +141,8 @@ export function registerFeedRoute(router: Router, services: HttpServices): void 
   const tree = services.tree;
   if (tree)
     router.get("/buckets/:bucket/collections/:collection/records", async (ctx: Context, next: Next) => {
-      const { bucket, collection } = params(ctx);
-      // Not a stream, or ids the endpoint answers with a 400: the next route.
-      if (!wantsEventStream(ctx) || !isValidRecordId(bucket) || !isValidRecordId(collection)) {
-        await next();
-        return;
-      }
-      const place = {
-        level: "record",
-        bucket: await tree.defaultBucket.resolve(requesterOf(ctx), bucket, collection),
-        collection,
-      } as const;
-      return stream(ctx, next, { definition: tree.resources.of(place), disabled: new Set(), cacheExpiresSeconds: undefined });
+      if (wantsEventStream(ctx)) await stream(ctx, next, await treeListOf(ctx, tree, "record"));
+      else await next();
     });
 
   /** The event stream of a collection's URL, for a request that asks for one (else the next route). */

@@ -16,33 +16,35 @@ import { requesterOf, serveCollection, serveRecord, type RecordTarget } from "./
 
 const NOTHING_DISABLED: ReadonlySet<string> = new Set();
 
-export function registerTreeRoutes(router: Router, services: HttpServices, tree: HttpTree): void {
-  const params = (ctx: Context) => ctx.params as Record<string, string | undefined>;
-  const pathId = (ctx: Context, param: string): string => {
-    const id = String(params(ctx)[param]);
-    if (!isValidRecordId(id)) throw ValidationError.single("path", param === "id" ? "id" : `${param}_id`, "Invalid object id");
-    return id;
-  };
-  /** The place a path names, the `default` bucket resolved to the caller's own. */
-  /**
-   * The place a path names, the `default` bucket resolved to the caller's own, created on first
-   * use with the collection the path names (`inside`: a collection's own URL names it too, except
-   * for the PUT that creates it).
-   */
-  const placeOf = async (ctx: Context, level: TreePlace["level"], inside?: string): Promise<TreePlace> => {
-    if (level === "bucket") return { level };
+const params = (ctx: Context) => ctx.params as Record<string, string | undefined>;
+
+/** A path's id (`bucket`, `collection`, `id`), 400 unless valid. */
+function pathId(ctx: Context, param: string): string {
+  const id = String(params(ctx)[param]);
+  if (!isValidRecordId(id)) throw ValidationError.single("path", param === "id" ? "id" : `${param}_id`, "Invalid object id");
+  return id;
+}
+
+/**
+ * The list of `level` a path names, served as a resource; the `default` bucket is resolved to the
+ * caller's own, created on first use with the collection the path names (`inside`: a
+ * collection's own URL names it too, except for the PUT that creates it).
+ */
+export async function treeListOf(ctx: Context, tree: HttpTree, level: TreePlace["level"], inside?: string): Promise<HttpResource> {
+  let place: TreePlace = { level };
+  if (level !== "bucket") {
     const collection = level === "record" ? pathId(ctx, "collection") : undefined;
     const bucket = await tree.defaultBucket.resolve(requesterOf(ctx), pathId(ctx, "bucket"), collection ?? inside);
-    return { level, bucket, collection };
-  };
-  const target = async (ctx: Context, level: TreePlace["level"], inside?: string): Promise<RecordTarget> => {
-    const resource: HttpResource = {
-      definition: tree.resources.of(await placeOf(ctx, level, inside)),
-      disabled: NOTHING_DISABLED,
-      cacheExpiresSeconds: undefined,
-    };
-    return { resource, operations: tree.records };
-  };
+    place = { level, bucket, collection };
+  }
+  return { definition: tree.resources.of(place), disabled: NOTHING_DISABLED, cacheExpiresSeconds: undefined };
+}
+
+export function registerTreeRoutes(router: Router, services: HttpServices, tree: HttpTree): void {
+  const target = async (ctx: Context, level: TreePlace["level"], inside?: string): Promise<RecordTarget> => ({
+    resource: await treeListOf(ctx, tree, level, inside),
+    operations: tree.records,
+  });
   const serve = (path: string, level: TreePlace["level"]) => {
     router.all(path, async (ctx) => serveCollection(ctx, services, await target(ctx, level)));
     router.all(`${path}/:id`, async (ctx) => {
