@@ -41,7 +41,7 @@ import { authCapabilities, authenticationPolicies, unregisteredPolicies } from "
 import { projectRoot } from "./project-root.js";
 import { buildResources } from "./resources.js";
 import { addGroupResource, bindGroupWrites, groupResourceProblems } from "./group-resource.js";
-import { bindTree, treeCapabilities, treeNames, treeProblems } from "./tree-binding.js";
+import { bindTree, treeCapabilities, treeProblems } from "./tree-binding.js";
 import type { HttpTree } from "../adapters/http/http-tree.js";
 import { permissionBackendProblem, PROJECT_NAME, SettingsError, text, type Settings } from "./settings.js";
 import { DEFAULT_EOS_MESSAGE } from "./settings-table.js";
@@ -132,7 +132,7 @@ export function buildContainer(settings: Settings, options: CompositionOptions =
 
   bindSharedRecords(container);
   bindServices(container, settings);
-  bindMemberships(container, settings, () => [...resources.values()].map((r) => r.definition), treeNames(settings));
+  bindMemberships(container, settings, () => [...resources.values()].map((r) => r.definition));
   bindLiveFeed(container, settings);
   bindAccessService(container, settings);
   bindGroupWrites(container, settings, resources);

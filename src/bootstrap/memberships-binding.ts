@@ -14,16 +14,8 @@ import { treeReach } from "../application/tree/tree-reach.js";
 import type { Settings } from "./settings.js";
 import { TOKENS } from "./tokens.js";
 
-/**
- * `declared`: the resources of the configuration; `tree`: Kinto's tree is served, so the lists of
- * it a principal reaches count too.
- */
-export function bindMemberships(
-  container: Container,
-  settings: Settings,
-  declared: () => readonly ResourceDefinition[],
-  tree: TreeResources | undefined,
-): void {
+/** `declared`: the resources of the configuration; where Kinto's tree is served, the lists of it a principal reaches count too. */
+export function bindMemberships(container: Container, settings: Settings, declared: () => readonly ResourceDefinition[]): void {
   if (!container.isBound(TOKENS.PermissionStore)) return;
   // A technology whose permission backend joins the storage's transaction says so; elsewhere, changes are taken back by hand.
   if (!container.isBound(TOKENS.PermissionsShareUnitOfWork)) container.bind(TOKENS.PermissionsShareUnitOfWork).toConstantValue(false);
@@ -36,6 +28,7 @@ export function bindMemberships(
       unitOfWork: UnitOfWork,
       sharesTransaction: boolean,
       store: RecordStore,
+      tree: TreeResources | undefined,
     ) => {
       const reached = tree && treeReach({ permissions, store, kind: kinds.shareable, resources: tree });
       const resources = async (principals: readonly string[]) => [...declared(), ...(reached ? await reached(principals) : [])];
@@ -63,6 +56,7 @@ export function bindMemberships(
       TOKENS.UnitOfWork,
       TOKENS.PermissionsShareUnitOfWork,
       TOKENS.RecordStore,
+      { serviceIdentifier: TOKENS.TreeResources, optional: true },
     ],
   );
 }

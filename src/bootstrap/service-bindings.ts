@@ -28,7 +28,7 @@ import { AccessService } from "../application/access/access-service.js";
 import { CHAIN_BOUNDS } from "../application/access/group-chains.js";
 import { PortableSharedRecords } from "../application/shared-records/portable-shared-records.js";
 import type { Settings } from "./settings.js";
-import { treeNames } from "./tree-binding.js";
+import type { TreeResources } from "../application/tree/tree-places.js";
 import { TOKENS } from "./tokens.js";
 
 const permissionStore = { serviceIdentifier: TOKENS.PermissionStore, optional: true } as const;
@@ -100,9 +100,14 @@ export function bindServices(container: Container, settings: Settings): void {
 
 /** Explain, readers and `/permissions`: the record service's kinds and SharedRecords, so they decide as it does. */
 export function bindAccessService(container: Container, settings: Settings): void {
-  const tree = treeNames(settings);
   container.bind(TOKENS.AccessService).toResolvedValue(
-    (records: RecordStore, shared: SharedRecords, kinds: ResourceKinds, permissions: PermissionStore | undefined) =>
+    (
+      records: RecordStore,
+      shared: SharedRecords,
+      kinds: ResourceKinds,
+      permissions: PermissionStore | undefined,
+      tree: TreeResources | undefined,
+    ) =>
       new AccessService({
         records,
         shared,
@@ -113,7 +118,13 @@ export function bindAccessService(container: Container, settings: Settings): voi
         // Kinto's tree is served beside the resources while a permission backend is configured.
         ...(tree ? { tree: { buckets: tree.of({ level: "bucket" }) } } : {}),
       }),
-    [TOKENS.RecordStore, TOKENS.SharedRecords, TOKENS.ResourceKinds, permissionStore],
+    [
+      TOKENS.RecordStore,
+      TOKENS.SharedRecords,
+      TOKENS.ResourceKinds,
+      permissionStore,
+      { serviceIdentifier: TOKENS.TreeResources, optional: true },
+    ],
   );
 }
 

@@ -21,6 +21,7 @@ import type { ResourceKinds } from "../application/kinds/resource-kind-policy.js
 import type { CommittedChanges } from "../application/events.js";
 import type { UnitOfWork } from "../application/ports/unit-of-work.js";
 import type { HttpTree } from "../adapters/http/http-tree.js";
+import type { TreeResources } from "../application/tree/tree-places.js";
 import type { RecordService } from "../application/record-service.js";
 import type { AccessService } from "../application/access/access-service.js";
 import type { HttpServices } from "../adapters/http/http-services.js";
@@ -53,6 +54,8 @@ export const TOKENS = {
   UnitOfWork: Symbol("UnitOfWork") as ServiceIdentifier<UnitOfWork>,
   /** Kinto's resource tree; bound while a permission backend is configured. */
   Tree: Symbol("Tree") as ServiceIdentifier<HttpTree>,
+  /** The tree's lists as resources; bound with Tree. */
+  TreeResources: Symbol("TreeResources") as ServiceIdentifier<TreeResources>,
   /**
    * Records with their ACL: bound by a technology that keeps both in one database (PostgreSQL),
    * else the composition root binds the portable one over RecordStore and PermissionStore.

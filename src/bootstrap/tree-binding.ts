@@ -47,23 +47,12 @@ export function treeResourceOptions(settings: Settings): TreeResourceOptions {
   return { bucketCreatePrincipals: settings.bucketCreatePrincipals, validateGroup: treeGroupMembersValidator(settings.groupMaxMembers) };
 }
 
-/** The lists of the tree as named resources (no record validation: what access and sync need), when the tree is served. */
-export function treeNames(settings: Settings): TreeResources | undefined {
-  return settings.permission ? new TreeResources(treeResourceOptions(settings)) : undefined;
-}
-
 export function bindTree(container: Container, settings: Settings): void {
   if (!settings.permission) return;
   const options = treeResourceOptions(settings);
-  container.bind(TOKENS.Tree).toResolvedValue(
-    (
-      records: RecordService,
-      store: RecordStore,
-      unitOfWork: UnitOfWork,
-      kinds: ResourceKinds,
-      journal: AccessJournal,
-      changes: CommittedChanges,
-    ): HttpTree => {
+  // One home for the tree's resources: the endpoints, sync (Memberships) and /permissions use it.
+  container.bind(TOKENS.TreeResources).toResolvedValue(
+    (store: RecordStore, kinds: ResourceKinds) => {
       const kind = kinds.shareable;
       const resources: TreeResources = new TreeResources(options, {
         check: ajvSchemaCheck(),
@@ -73,6 +62,21 @@ export function bindTree(container: Container, settings: Settings): void {
           return (await store.get(kind.scope(anonymousRequester(), collections), collection))?.data.schema;
         },
       });
+      return resources;
+    },
+    [TOKENS.RecordStore, TOKENS.ResourceKinds],
+  );
+  container.bind(TOKENS.Tree).toResolvedValue(
+    (
+      records: RecordService,
+      store: RecordStore,
+      unitOfWork: UnitOfWork,
+      kinds: ResourceKinds,
+      journal: AccessJournal,
+      changes: CommittedChanges,
+      resources: TreeResources,
+    ): HttpTree => {
+      const kind = kinds.shareable;
       const tree = new TreeRecords({
         records,
         store,
@@ -92,6 +96,14 @@ export function bindTree(container: Container, settings: Settings): void {
         }),
       };
     },
-    [TOKENS.RecordService, TOKENS.RecordStore, TOKENS.UnitOfWork, TOKENS.ResourceKinds, TOKENS.AccessJournal, TOKENS.CommittedChanges],
+    [
+      TOKENS.RecordService,
+      TOKENS.RecordStore,
+      TOKENS.UnitOfWork,
+      TOKENS.ResourceKinds,
+      TOKENS.AccessJournal,
+      TOKENS.CommittedChanges,
+      TOKENS.TreeResources,
+    ],
   );
 }
