@@ -3,10 +3,11 @@
  * from their user id, created (with the collection named in the path) on first use, the user
  * holding `write` on it as the creator of any object does.
  */
-import { PreconditionFailedError, UnauthenticatedError } from "../../domain/errors.js";
+import { ForbiddenError, PreconditionFailedError, RecordNotFoundError, UnauthenticatedError } from "../../domain/errors.js";
 import { AUTHENTICATED } from "../../domain/principals.js";
 import type { RecordOperations } from "../record-operations.js";
 import type { Requester } from "../requester.js";
+import type { ResourceDefinition } from "../resources.js";
 import { treeResource, type TreeResourceOptions } from "./tree-resources.js";
 import type { TreeResources } from "./tree-places.js";
 
@@ -22,7 +23,12 @@ export interface DefaultBucketDeps {
 }
 
 export class DefaultBucket {
-  constructor(private readonly deps: DefaultBucketDeps) {}
+  /** The buckets as created here: anyone signed in may create their own, whoever else may create buckets. */
+  private readonly ownBuckets: ResourceDefinition;
+
+  constructor(private readonly deps: DefaultBucketDeps) {
+    this.ownBuckets = treeResource({ level: "bucket" }, { ...deps.options, bucketCreatePrincipals: [AUTHENTICATED] });
+  }
 
   /** The user's bucket id, for showing it (the root view); undefined for an anonymous requester. */
   idOf(requester: Requester): string | undefined {
@@ -43,30 +49,30 @@ export class DefaultBucket {
   async resolve(requester: Requester, bucket: string, collection?: string): Promise<string> {
     if (bucket !== DEFAULT_BUCKET) return bucket;
     const id = this.ownId(requester);
-    const { records, resources, options } = this.deps;
-    // Anyone signed in may create their own bucket, whoever else may create buckets.
-    await created(() =>
-      records.replace(
-        requester,
-        treeResource({ level: "bucket" }, { ...options, bucketCreatePrincipals: [AUTHENTICATED] }),
-        id,
-        {},
-        { ifNoneMatch: "*" },
-      ),
-    );
-    if (collection !== undefined)
-      await created(() =>
-        records.replace(requester, resources.of({ level: "collection", bucket: id }), collection, {}, { ifNoneMatch: "*" }),
-      );
+    await this.ensure(requester, this.ownBuckets, id);
+    if (collection !== undefined) await this.ensure(requester, this.deps.resources.of({ level: "collection", bucket: id }), collection);
     return id;
   }
-}
 
-/** Runs a create-if-missing; one that finds the object there already is done. */
-async function created(create: () => Promise<unknown>): Promise<void> {
-  try {
-    await create();
-  } catch (error) {
-    if (!(error instanceof PreconditionFailedError)) throw error;
+  /**
+   * Creates the object unless its owner reads it already (one read on every request but the
+   * first); a create that finds it there, made meanwhile, is done too.
+   */
+  private async ensure(requester: Requester, resource: ResourceDefinition, id: string): Promise<void> {
+    const { records } = this.deps;
+    const found = await records.get(requester, resource, id).then(
+      () => true,
+      (error: unknown) => {
+        // Missing: a 404 to who may read there, a 403 to who reads through nothing yet (their own bucket).
+        if (error instanceof RecordNotFoundError || error instanceof ForbiddenError) return false;
+        throw error;
+      },
+    );
+    if (found) return;
+    try {
+      await records.replace(requester, resource, id, {}, { ifNoneMatch: "*" });
+    } catch (error) {
+      if (!(error instanceof PreconditionFailedError)) throw error;
+    }
   }
 }
