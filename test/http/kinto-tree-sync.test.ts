@@ -129,6 +129,24 @@ for (const setup of SETUPS) {
       expect(listed.entries.filter((e) => !e.deleted)).to.deep.equal([]);
     });
 
+    it("a burst of first requests to one user's default bucket creates it once, and answers each", async () => {
+      const statuses = await Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          i % 2 === 0
+            ? server.request("GET", "/v1/buckets/default/collections/tasks/records", { user: BOB }).then((r) => r.status)
+            : server
+                .request("POST", "/v1/buckets/default/collections/tasks/records", { user: BOB, body: { data: { i } } })
+                .then((r) => r.status),
+        ),
+      );
+      expect(statuses.filter((s) => s === 200)).to.have.length(10);
+      expect(statuses.filter((s) => s === 201)).to.have.length(10);
+      const buckets = await server.request("GET", "/v1/buckets", { user: BOB });
+      expect((buckets.body as { data: Entry[] }).data).to.have.length(1);
+      const records = await server.request("GET", "/v1/buckets/default/collections/tasks/records", { user: BOB });
+      expect((records.body as { data: Entry[] }).data).to.have.length(10);
+    });
+
     it("a tree collection's records URL is its live feed", async () => {
       await tree({ read: [userId(BOB)] });
       const stream = await SseClient.open(`${server.url}/v1${RECORDS}`, { user: BOB });
