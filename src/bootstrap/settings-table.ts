@@ -353,6 +353,12 @@ export const SETTINGS = {
     3600,
     "a stream ends cleanly after this long (up to a tenth earlier) and the client resumes; 0: never",
   ),
+  feed_retry_seconds: row(
+    "Live feed",
+    seconds({ min: 0, max: { value: 3600, why: "an hour" } }),
+    3,
+    "reconnection delay told to clients (`retry:`); a stream this process cannot serve now is answered 200 with 1 to 2 times it, a graceful stop hands streams over with less than a second",
+  ),
   feed_catch_up_seconds: row(
     "Live feed",
     seconds({ min: 0, above: true }),

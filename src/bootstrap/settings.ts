@@ -109,6 +109,8 @@ export interface Settings {
   readonly feedMaxStreamsPerAddress: number;
   readonly feedMaxStreamsPerUser: number;
   readonly feedMaxLifetimeSeconds: number;
+  /** Live feed: the reconnection delay told to clients (`retry:`). */
+  readonly feedRetrySeconds: number;
   readonly logLevel: string;
   readonly metricsEnabled: boolean;
   /** A port of its own for `/v1/__metrics__` (then not served on the API port). */
@@ -364,6 +366,7 @@ function interpret(raw: Record<string, JsonValue>, problems: string[], warnings:
     feedMaxStreamsPerAddress: value("feed_max_streams_per_address"),
     feedMaxStreamsPerUser: value("feed_max_streams_per_user"),
     feedMaxLifetimeSeconds: value("feed_max_lifetime_seconds"),
+    feedRetrySeconds: value("feed_retry_seconds"),
     logLevel: value("log_level"),
     metricsEnabled: value("metrics_enabled"),
     metricsListenPort: value("metrics_listen_port"),

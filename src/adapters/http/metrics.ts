@@ -32,6 +32,8 @@ function processMetrics(): Registry {
   return processRegistry;
 }
 
+const FEED_END_REASONS = ["buffer", "lifetime", "stop", "unavailable"] as const;
+type FeedEndReason = (typeof FEED_END_REASONS)[number];
 export class HttpMetrics {
   readonly registry = new Registry();
   private readonly requests = new Counter({
@@ -83,7 +85,7 @@ export class HttpMetrics {
   });
   private readonly feedEnds = new Counter({
     name: "tessera_feed_streams_ended_total",
-    help: "Live-feed streams ended by the server, by reason (buffer: destroyed past feed_buffer_bytes; lifetime: feed_max_lifetime_seconds).",
+    help: "Live-feed streams ended by the server, by reason (buffer: destroyed past feed_buffer_bytes; lifetime: feed_max_lifetime_seconds; stop: handed over by a graceful stop; unavailable: answered `retry` at once, the process could not serve it then).",
     labelNames: ["reason"] as const,
     registers: [this.registry],
   });
@@ -97,7 +99,7 @@ export class HttpMetrics {
     processMetrics(); // from startup: what happens before the first scrape (GCs, event-loop delay) counts too
     for (const backend of BACKENDS) this.backendErrors.inc({ backend }, 0);
     for (const reason of REFUSAL_REASONS) this.refusals.inc({ reason }, 0);
-    for (const reason of ["buffer", "lifetime"]) this.feedEnds.inc({ reason }, 0);
+    for (const reason of FEED_END_REASONS) this.feedEnds.inc({ reason }, 0);
     const pools = () => this.pools;
     const connections = () => this.connections();
     new Gauge({
@@ -176,7 +178,7 @@ export class HttpMetrics {
     this.reclaims.inc();
   }
 
-  feedStreamEnded(reason: "buffer" | "lifetime"): void {
+  feedStreamEnded(reason: FeedEndReason): void {
     this.feedEnds.inc({ reason });
   }
 
