@@ -258,6 +258,24 @@ export const SETTINGS = {
     "PostgreSQL: longest statement, then 503 (the client gives up one second later on a silent server); 0: none",
   ),
   ...backendRows("password_file", optional(anyText()), null, "file holding the database password"),
+  storage_replica_urls: row(
+    "Backends",
+    list(),
+    "",
+    "URLs of PostgreSQL streaming replicas of `storage_url` that answer reads once they have replayed every write acknowledged before the read (same credentials and password file)",
+  ),
+  permission_replica_urls: row(
+    "Backends",
+    list(),
+    "",
+    "the same for `permission_url` (on the storage database's URL: `storage_replica_urls` is used)",
+  ),
+  replica_max_wait_milliseconds: row(
+    "Backends",
+    integer(0, 10000),
+    10,
+    "longest wait of a read for a replica to replay the writes acknowledged before it; then the primary answers it",
+  ),
   ...backendRows("prefix", optional(anyText()), null, "key prefix (Redis, PostgreSQL cache)", { shownDefault: "`tessera:<kind>:`" }),
 
   paginate_by: row("API", optional(integer(1)), null, "server page size; caps `_limit`"),

@@ -45,6 +45,10 @@ export interface BackendSettings<Name extends string> {
   readonly statementTimeoutSeconds: number;
   readonly passwordFile: string | undefined;
   readonly prefix: string;
+  /** PostgreSQL streaming replicas that may answer reads (storage and permission backends); none: every read on `url`. */
+  readonly replicaUrls: readonly string[];
+  /** Longest wait of a read for a replica (`replica_max_wait_milliseconds`). */
+  readonly replicaMaxWaitMs: number;
 }
 
 export type { ResourceDeclaration } from "./settings-table.js";
@@ -414,7 +418,17 @@ function backendSettings<Name extends string>(value: Value, kind: BackendKind, b
     statementTimeoutSeconds: value(`${kind}_statement_timeout_seconds`),
     passwordFile: value(`${kind}_password_file`),
     prefix: value(`${kind}_prefix`) ?? `${PROJECT_NAME}:${kind}:`,
+    replicaUrls: kind === "cache" ? [] : replicaUrls(value(`${kind}_replica_urls`), kind, backend, problems),
+    replicaMaxWaitMs: value("replica_max_wait_milliseconds"),
   };
+}
+
+/** Replicas make sense only of a PostgreSQL backend, and each must be a PostgreSQL URL. */
+function replicaUrls(urls: readonly string[], kind: BackendKind, backend: string, problems: string[]): readonly string[] {
+  if (urls.length === 0) return urls;
+  if (backend !== "postgresql") problems.push(`${kind}_replica_urls needs the postgresql ${kind} backend (it is ${backend})`);
+  for (const url of urls) if (!/^postgres(ql)?:\/\//.test(url)) problems.push(`${kind}_replica_urls: "${url}" is not a postgresql:// URL`);
+  return urls;
 }
 
 export { listValue, text };

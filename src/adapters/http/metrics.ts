@@ -10,6 +10,14 @@ export interface PoolProbe {
   readonly name: string;
   status(): Promise<{ total: number; idle: number; waiting: number }>;
   backlogRefusals(): number;
+  /** Its streaming replicas, when reads may go to them; absent: none. */
+  replicas?(): ReplicaFigures;
+}
+
+/** Who answered the reads of a pool with replicas, and how far behind each replica is. */
+export interface ReplicaFigures {
+  readonly primaryReads: number;
+  readonly replicas: readonly { readonly label: string; readonly state: string; readonly lagBytes: number; readonly served: number }[];
 }
 
 export const BACKENDS = ["storage", "permission", "cache"] as const;
@@ -148,6 +156,46 @@ export class HttpMetrics {
           const status = await pool.status().catch(() => undefined);
           if (status) this.set({ pool: pool.name }, status.waiting);
         }
+      },
+    });
+    const replicaPools = () => this.pools.flatMap((pool) => (pool.replicas ? [{ pool: pool.name, figures: pool.replicas() }] : []));
+    new Counter({
+      name: "tessera_db_reads_total",
+      help: "Reads of pools with streaming replicas, by pool and by the server that answered them (primary or a replica's host:port/database).",
+      labelNames: ["pool", "server"] as const,
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const { pool, figures } of replicaPools()) {
+          this.inc({ pool, server: "primary" }, figures.primaryReads);
+          for (const replica of figures.replicas) this.inc({ pool, server: replica.label }, replica.served);
+        }
+      },
+    });
+    new Gauge({
+      name: "tessera_db_replica_lag_bytes",
+      help: "Bytes of WAL a streaming replica had yet to replay when last compared with its primary, by pool and replica.",
+      labelNames: ["pool", "replica"] as const,
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const { pool, figures } of replicaPools())
+          for (const replica of figures.replicas) this.set({ pool, replica: replica.label }, replica.lagBytes);
+      },
+    });
+    new Gauge({
+      name: "tessera_db_replica_up",
+      help: "1 while a streaming replica may answer reads; 0 while it is left alone (down, promoted, or following another primary), by pool and replica.",
+      labelNames: ["pool", "replica"] as const,
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const { pool, figures } of replicaPools())
+          for (const replica of figures.replicas)
+            this.set(
+              { pool, replica: replica.label },
+              replica.state === "down" || replica.state === "promoted" || replica.state === "foreign" ? 0 : 1,
+            );
       },
     });
     new Counter({
