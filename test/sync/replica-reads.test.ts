@@ -13,6 +13,7 @@ import { settingsFrom, userId } from "../support/http.js";
 import { startServerProcess, type ServerProcess } from "../support/server-process.js";
 import { requireStreamingStandby } from "../support/streaming-standby-required.js";
 import { startStreamingPair, type StreamingPair } from "../support/streaming-standby.js";
+import { TcpProxy } from "../support/tcp-proxy.js";
 
 const SECRET = "replica-secret";
 const ALICE = `Basic ${Buffer.from("alice:pw").toString("base64")}`;
@@ -54,6 +55,8 @@ describe("reads on a streaming replica, with writers running", function () {
   requireStreamingStandby();
   this.timeout(180_000);
   let pair: StreamingPair;
+  /** Between the processes and the standby: a read can be cut in the middle. */
+  let toStandby: TcpProxy;
   let processes: ServerProcess[] = [];
   let writing = true;
   let writers: Promise<void>[] = [];
@@ -62,13 +65,14 @@ describe("reads on a streaming replica, with writers running", function () {
 
   before(async () => {
     pair = await startStreamingPair({ database: "tessera_replica_reads", name: "replica-reads" });
+    toStandby = await TcpProxy.start(pair.standbyUrl, 5432);
     const settings = {
       resources: "articles:shareable noise:shareable",
       storage_backend: "postgresql",
       storage_url: pair.primaryUrl,
       permission_backend: "postgresql",
       permission_url: pair.primaryUrl,
-      storage_replica_urls: pair.standbyUrl,
+      storage_replica_urls: toStandby.rewrite(pair.standbyUrl),
       userid_hmac_secret: SECRET,
       articles_create_principals: "system.Authenticated",
       noise_create_principals: "system.Authenticated",
@@ -88,6 +92,7 @@ describe("reads on a streaming replica, with writers running", function () {
     writing = false;
     await Promise.all(writers);
     await Promise.all(processes.map((p) => p.stop()));
+    await toStandby?.close();
     await pair?.close();
   });
 
@@ -162,6 +167,13 @@ describe("reads on a streaming replica, with writers running", function () {
     // Reads of records written after the pause cannot come from the replica.
     expect(whilePaused.map((c, i) => (c.primary ?? 0) - (paused[i]!.primary ?? 0)).reduce((a, b) => a + b)).to.be.at.least(20);
     await pair.resumeReplay();
+    await pair.caughtUp();
+
+    // A read cut on the replica in the middle of its statement: the primary answers it.
+    const cut = toStandby.cutWhen((chunk) => chunk.includes("tessera_records_get_with_acl"));
+    await check("cut", 20);
+    await cut;
+    await toStandby.restore();
 
     await pair.stopStandby();
     await check("stopped", 20);
