@@ -177,6 +177,8 @@ describe("reads on a streaming replica, with writers running", function () {
 
     await pair.stopStandby();
     await check("stopped", 20);
+    // Health is the primary's: a replica away does not make a process unhealthy.
+    for (const p of processes) expect((await fetch(`${p.url}/v1/__heartbeat__`)).status).to.equal(200);
     await pair.startStandby();
     await pair.caughtUp();
     await check("restarted", 20);
