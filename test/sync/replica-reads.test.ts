@@ -4,7 +4,8 @@
  * rounds a write answered by one process is never missing from a read through the other; once
  * a revoke is answered (an ACL edit, a group's member removed) no read anywhere shows the record
  * to the revoked user; the replica really answers reads (counted by the processes' metrics); and
- * a replica that falls behind, stops or is promoted is skipped without an error for clients.
+ * a replica that falls behind, stops or is promoted is skipped without an error for clients; the
+ * live feed of a process with a replica misses nothing.
  */
 import { expect } from "chai";
 import { buildContainer } from "../../src/bootstrap/container.js";
@@ -14,6 +15,7 @@ import { startServerProcess, type ServerProcess } from "../support/server-proces
 import { requireStreamingStandby } from "../support/streaming-standby-required.js";
 import { startStreamingPair, type StreamingPair } from "../support/streaming-standby.js";
 import { TcpProxy } from "../support/tcp-proxy.js";
+import { SseClient } from "./sse-client.js";
 
 const SECRET = "replica-secret";
 const ALICE = `Basic ${Buffer.from("alice:pw").toString("base64")}`;
@@ -149,6 +151,16 @@ describe("reads on a streaming replica, with writers running", function () {
       }
     }
     expect(leaks).to.deep.equal([]);
+  });
+
+  it("streams every change to a subscriber of another process, in order, its reads routed like any other", async () => {
+    const stream = await SseClient.open(`${through(1)}/v1/articles`, { headers: { Authorization: ALICE } });
+    await stream.waitUntil(() => stream.comments.includes("live"));
+    for (let i = 0; i < 30; i += 1)
+      expect((await send(through(0), "PUT", `/articles/feed${i}`, ALICE, { data: { n: i } })).status).to.equal(201);
+    const events = await stream.waitFor(30, 15_000);
+    expect(events.map((e) => e.data.id)).to.deep.equal(Array.from({ length: 30 }, (_, i) => `feed${i}`));
+    await stream.close();
   });
 
   it("skips a replica that falls behind, stops or is promoted, without an error for clients", async () => {
