@@ -15,22 +15,16 @@
 import { request } from "node:http";
 import { connect, type Socket } from "node:net";
 import path from "node:path";
+import { positiveInteger } from "./argument.js";
 import { baseServerSettings } from "./seed.js";
 import { cliOf, freePort, settingsEnv, startProcess } from "./server-process.js";
 
 const BUILD = path.resolve(import.meta.dirname, "..", "..");
 
-function option(name: string, fallback: number): number {
-  const index = process.argv.indexOf(`--${name}`);
-  const value = index >= 0 ? Number(process.argv[index + 1]) : fallback;
-  if (!Number.isSafeInteger(value) || value < 1) throw new Error(`--${name} must be a positive integer`);
-  return value;
-}
-
-const requests = option("requests", 500);
-const churnMs = option("churn-ms", 2);
-const maxConnections = option("max-connections", 300);
-const perAddress = option("per-address", 100);
+const requests = positiveInteger("requests", 500);
+const churnMs = positiveInteger("churn-ms", 2);
+const maxConnections = positiveInteger("max-connections", 300);
+const perAddress = positiveInteger("per-address", 100);
 const streamsPerAddress = Math.floor(perAddress / 2);
 
 interface Held {

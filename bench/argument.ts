@@ -13,3 +13,10 @@ export function argumentPair(name: string): [string, string] | undefined {
     throw new Error(`--${name} needs two values`);
   return [first, second];
 }
+
+/** `--name N`, a positive integer, or `fallback` when absent. */
+export function positiveInteger(name: string, fallback: number): number {
+  const value = Number(argument(name, String(fallback)));
+  if (!Number.isSafeInteger(value) || value < 1) throw new Error(`--${name} must be a positive integer`);
+  return value;
+}

@@ -12,7 +12,7 @@
  */
 import path from "node:path";
 import { startStreamingPair } from "../test/support/streaming-standby.js";
-import { argument } from "./argument.js";
+import { argument, positiveInteger as count } from "./argument.js";
 import { cpuProbe } from "./cpu-time.js";
 import { measure, type Measurement } from "./load.js";
 import { baseServerSettings, backendSettings } from "./seed.js";
@@ -20,11 +20,6 @@ import { cliOf, freePort, runNode, settingsEnv, startProcess, type ServerProcess
 import { collectionsFor, PREPARE, type Figure } from "./workloads.js";
 
 const BUILD = path.resolve(import.meta.dirname, "..", "..");
-function count(name: string, fallback: number): number {
-  const value = Number(argument(name, String(fallback)));
-  if (!Number.isSafeInteger(value) || value < 1) throw new Error(`--${name} must be a positive integer`);
-  return value;
-}
 const rounds = count("rounds", 3);
 const duration = count("duration", 10);
 const warmup = count("warmup", 3);
