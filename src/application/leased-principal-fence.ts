@@ -2,9 +2,11 @@
  * The principal fence across serving processes (docs/feed-fence.md), over a shared ledger whose
  * clock decides the leases.
  *
- * Serving: from its first stream on, the process renews its lease every third of it; each renewal, each nudge and each
- * reconnection of the ledger's listener read the fences this process owes, end the affected
- * streams (synchronously) and acknowledge them. The lease is taken as running until the renewal's
+ * Serving: the process takes its lease as it starts serving, before it accepts a connection (a
+ * stream request reaching a process that is still asking for its lease would find none), and
+ * renews it every third of it; each renewal, each nudge and each reconnection of the ledger's
+ * listener read the fences this process owes, end the affected streams (synchronously) and
+ * acknowledge them. The lease is taken as running until the renewal's
  * send time plus the lease minus a fifth of it (the ledger counts from later, by its own clock):
  * past that without a renewal, the process ends every stream itself and refuses new ones until
  * it holds a lease again. So a process cut off from the database stops sending before any fencer
@@ -72,15 +74,16 @@ export class LeasedPrincipalFence implements PrincipalFence {
     }
   }
 
-  /** Nothing is taken yet: the lease is taken by the first stream (a process that never streams owes nothing). */
-  serve(handlers: FenceHandlers): Promise<() => Promise<void>> {
+  /** Resolves once the first lease was asked for (held, or logged as not held: renewals keep trying). */
+  async serve(handlers: FenceHandlers): Promise<() => Promise<void>> {
     this.handlers = handlers;
-    return Promise.resolve(() => this.leave());
+    this.begin();
+    await this.renew();
+    return () => this.leave();
   }
 
   async admit(): Promise<boolean> {
     if (!this.handlers) return false;
-    if (!this.renewTimer) this.begin();
     if (!this.admits()) await this.renew();
     return this.admits();
   }
@@ -97,7 +100,6 @@ export class LeasedPrincipalFence implements PrincipalFence {
 
   private async leave(): Promise<void> {
     this.handlers = undefined;
-    if (!this.renewTimer) return; // never took a lease
     this.stopListening?.();
     if (this.renewTimer) clearInterval(this.renewTimer);
     if (this.lapseTimer) clearTimeout(this.lapseTimer);

@@ -31,6 +31,7 @@ import type { UnitOfWork } from "../application/ports/unit-of-work.js";
 import { noGroups, type GroupFinder } from "../application/requester.js";
 import { COLLECTION_NAME_PATTERN } from "../application/resources.js";
 import { createApp } from "../adapters/http/app.js";
+import { FeedStreams } from "../adapters/http/feed-streams.js";
 import type { HttpOptions, HttpServices } from "../adapters/http/http-services.js";
 import { HttpMetrics, type PoolProbe } from "../adapters/http/metrics.js";
 import { InProcessBroadcast } from "../adapters/memory/in-process-broadcast.js";
@@ -215,6 +216,7 @@ export function buildContainer(settings: Settings, options: CompositionOptions =
         clock,
         logger,
         feed,
+        feedStreams: new FeedStreams(Math.round(settings.feedRetrySeconds * 1000)),
         versionInfo: {
           name: PROJECT_NAME,
           version: PROJECT_VERSION,

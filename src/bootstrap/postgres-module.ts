@@ -37,6 +37,7 @@ function databaseOptions(settings: BackendSettings<string>): PostgresDatabaseOpt
     poolTimeoutSeconds: settings.poolTimeoutSeconds,
     statementTimeoutMs: Math.round(settings.statementTimeoutSeconds * 1000),
     passwordFile: settings.passwordFile,
+    replicas: { urls: settings.replicaUrls, maxWaitMs: settings.replicaMaxWaitMs },
   };
 }
 
@@ -54,10 +55,12 @@ export const postgresModule: TechnologyModule = (roles) =>
     bind(TOKENS.SchemaMigration).toResolvedValue((opened: PostgresDatabases) => ({ migrate: () => opened.migrate() }), [DATABASES]);
     // Each pool is named after the backends using it ("storage,permission"): never its URL.
     for (const { database, usedBy } of databases.all) {
+      const replicas = database.replicaReads;
       bind(TOKENS.ConnectionPool).toConstantValue({
         name: usedBy.join(","),
         status: () => database.poolStatus(),
         backlogRefusals: () => database.backlogRefusals,
+        ...(replicas ? { replicas: () => replicas.figures() } : {}),
       });
     }
     const { storage, permission, cache } = databases;

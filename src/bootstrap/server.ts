@@ -47,11 +47,13 @@ export async function startServer(settings: Settings, options: CompositionOption
     const metricsUrl = metricsServer && urlOf(metricsServer, settings.listenHost);
     logger.info({ url, ...(metricsUrl ? { metrics_url: metricsUrl } : {}) }, "tessera listening");
     let stopping: Promise<void> | undefined;
-    // Live feed streams never end by themselves: they are closed first, so the server can close.
+    // No new connection first; then the live feed's streams, which never end by themselves, are
+    // handed over (their clients resume elsewhere at once), so that the server can close.
     const stop = () =>
-      (stopping ??= endStreams(container)
-        .then(() => Promise.all([closeServer(server, logger), metricsServer && closeServer(metricsServer, logger)]))
-        .then(() => container.unbindAllAsync()));
+      (stopping ??= Promise.all([
+        closeServer(server, logger, () => handOverStreams(container, logger)),
+        metricsServer && closeServer(metricsServer, logger),
+      ]).then(() => container.unbindAllAsync()));
     return { server, container, url, metricsUrl, stop };
   } catch (error) {
     await container.unbindAllAsync();
@@ -108,16 +110,23 @@ function urlOf(server: Server, host: string): string {
   return `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
 }
 
-function closeServer(server: Server, logger: Logger): Promise<void> {
+/** Stops accepting connections, ends what `beforeIdle` ends, then closes the idle ones; resolves once none is left. */
+function closeServer(server: Server, logger: Logger, beforeIdle: () => Promise<void> = () => Promise.resolve()): Promise<void> {
   return new Promise((resolve) => {
     server.close(() => resolve());
-    server.closeIdleConnections();
+    void beforeIdle()
+      .catch((error: unknown) => logger.error({ err: error }, "live feed streams could not be handed over"))
+      .finally(() => server.closeIdleConnections());
     // Requests in flight get a moment to finish; then the remaining sockets are cut.
     setTimeout(() => server.closeAllConnections(), 5000).unref();
     logger.info("tessera stopping");
   });
 }
 
-async function endStreams(container: RunningServer["container"]): Promise<void> {
-  if (container.isBound(TOKENS.LiveFeed)) (await container.getAsync(TOKENS.LiveFeed)).close();
+/** Hands every open stream over, then closes the feed (its readers and its lease). */
+async function handOverStreams(container: RunningServer["container"], logger: Logger): Promise<void> {
+  const services = await container.getAsync(TOKENS.HttpServices);
+  const handedOver = services.feedStreams.drain();
+  if (handedOver > 0) logger.info({ streams: handedOver }, "live feed streams handed over");
+  services.feed?.close();
 }

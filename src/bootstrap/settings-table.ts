@@ -258,6 +258,24 @@ export const SETTINGS = {
     "PostgreSQL: longest statement, then 503 (the client gives up one second later on a silent server); 0: none",
   ),
   ...backendRows("password_file", optional(anyText()), null, "file holding the database password"),
+  storage_replica_urls: row(
+    "Backends",
+    list(),
+    "",
+    "URLs of PostgreSQL streaming replicas of `storage_url` that answer reads once they have replayed every write acknowledged before the read (same credentials and password file)",
+  ),
+  permission_replica_urls: row(
+    "Backends",
+    list(),
+    "",
+    "the same for `permission_url` (on the storage database's URL: `storage_replica_urls` is used)",
+  ),
+  replica_max_wait_milliseconds: row(
+    "Backends",
+    integer(0, 10000),
+    10,
+    "longest wait of a read for a replica to replay the writes acknowledged before it; then the primary answers it",
+  ),
   ...backendRows("prefix", optional(anyText()), null, "key prefix (Redis, PostgreSQL cache)", { shownDefault: "`tessera:<kind>:`" }),
 
   paginate_by: row("API", optional(integer(1)), null, "server page size; caps `_limit`"),
@@ -352,6 +370,12 @@ export const SETTINGS = {
     seconds({ min: 0, max: { value: MAX_TIMER_SECONDS, why: "about 24 days; 0: no limit" } }),
     3600,
     "a stream ends cleanly after this long (up to a tenth earlier) and the client resumes; 0: never",
+  ),
+  feed_retry_seconds: row(
+    "Live feed",
+    seconds({ min: 0, max: { value: 3600, why: "an hour" } }),
+    3,
+    "reconnection delay told to clients (`retry:`); a stream this process cannot serve now is answered 200 with 1 to 2 times it, a graceful stop hands streams over with less than a second",
   ),
   feed_catch_up_seconds: row(
     "Live feed",

@@ -45,6 +45,10 @@ export interface BackendSettings<Name extends string> {
   readonly statementTimeoutSeconds: number;
   readonly passwordFile: string | undefined;
   readonly prefix: string;
+  /** PostgreSQL streaming replicas that may answer reads (storage and permission backends); none: every read on `url`. */
+  readonly replicaUrls: readonly string[];
+  /** Longest wait of a read for a replica (`replica_max_wait_milliseconds`). */
+  readonly replicaMaxWaitMs: number;
 }
 
 export type { ResourceDeclaration } from "./settings-table.js";
@@ -109,6 +113,8 @@ export interface Settings {
   readonly feedMaxStreamsPerAddress: number;
   readonly feedMaxStreamsPerUser: number;
   readonly feedMaxLifetimeSeconds: number;
+  /** Live feed: the reconnection delay told to clients (`retry:`). */
+  readonly feedRetrySeconds: number;
   readonly logLevel: string;
   readonly metricsEnabled: boolean;
   /** A port of its own for `/v1/__metrics__` (then not served on the API port). */
@@ -364,6 +370,7 @@ function interpret(raw: Record<string, JsonValue>, problems: string[], warnings:
     feedMaxStreamsPerAddress: value("feed_max_streams_per_address"),
     feedMaxStreamsPerUser: value("feed_max_streams_per_user"),
     feedMaxLifetimeSeconds: value("feed_max_lifetime_seconds"),
+    feedRetrySeconds: value("feed_retry_seconds"),
     logLevel: value("log_level"),
     metricsEnabled: value("metrics_enabled"),
     metricsListenPort: value("metrics_listen_port"),
@@ -411,7 +418,17 @@ function backendSettings<Name extends string>(value: Value, kind: BackendKind, b
     statementTimeoutSeconds: value(`${kind}_statement_timeout_seconds`),
     passwordFile: value(`${kind}_password_file`),
     prefix: value(`${kind}_prefix`) ?? `${PROJECT_NAME}:${kind}:`,
+    replicaUrls: kind === "cache" ? [] : replicaUrls(value(`${kind}_replica_urls`), kind, backend, problems),
+    replicaMaxWaitMs: value("replica_max_wait_milliseconds"),
   };
+}
+
+/** Replicas make sense only of a PostgreSQL backend, and each must be a PostgreSQL URL. */
+function replicaUrls(urls: readonly string[], kind: BackendKind, backend: string, problems: string[]): readonly string[] {
+  if (urls.length === 0) return urls;
+  if (backend !== "postgresql") problems.push(`${kind}_replica_urls needs the postgresql ${kind} backend (it is ${backend})`);
+  for (const url of urls) if (!/^postgres(ql)?:\/\//.test(url)) problems.push(`${kind}_replica_urls: "${url}" is not a postgresql:// URL`);
+  return urls;
 }
 
 export { listValue, text };

@@ -1,7 +1,7 @@
 /**
  * The principal fence over the PostgreSQL ledger (LeasedPrincipalFence + PostgresFenceLedger),
  * with several processes simulated in this one, each with its own ledger connections: a process
- * takes a lease with its first stream; a fence resolves only after every other leased process ended the principal's streams; a process whose
+ * holds a lease as soon as it serves, before its first stream; a fence resolves only after every other leased process ended the principal's streams; a process whose
  * lease ended, or that left, is not waited for (a crashed process delays a change by at most one
  * lease); a lost nudge is made up for by the next renewal; a process that cannot renew ends every
  * stream itself before its lease ends in the database, and refuses new ones.
@@ -51,7 +51,6 @@ describe("principal fence over PostgreSQL", function () {
     const endedAll: number[] = [];
     const fence = new LeasedPrincipalFence({ ledger: over, processId: `p${++count}`, leaseMs: LEASE_MS, log: () => undefined });
     const stop = await fence.serve({ endStreamsOf: (p) => ended.push(p), endEveryStream: () => endedAll.push(performance.now()) });
-    // The lease is taken by the first stream the process admits.
     if (streams) expect(await fence.admit()).to.equal(true);
     leaving.push(stop);
     return { fence, ended, endedAll, leave: stop };
@@ -89,18 +88,27 @@ describe("principal fence over PostgreSQL", function () {
     expect(gone.ended).to.deep.equal([]);
   });
 
-  it("takes no lease in a process that never streamed, and does not wait for it", async () => {
-    const idle = await member(ledger(), false);
-    const fencer = await member();
-    const started = performance.now();
-    await fencer.fence.fence("group:team");
-    expect(performance.now() - started).to.be.below(LEASE_MS / 2);
-    expect(idle.ended).to.deep.equal([]);
+  it("holds its lease once serving, before any stream: a fence is acknowledged by it, and it admits without asking again", async () => {
+    const real = ledger();
+    let renewals = 0;
+    const counted: FenceLedger = Object.assign(Object.create(real) as FenceLedger, {
+      renewLease: (id: string, ms: number) => {
+        renewals += 1;
+        return real.renewLease(id, ms);
+      },
+    });
+    const idle = await member(counted, false);
+    expect(renewals, "the lease was asked for by serve()").to.equal(1);
     const leases = await withAdmin(
       url,
       async (client) => (await client.query("SELECT process_id FROM feed_leases WHERE lease_until > now()")).rows,
     );
     expect(leases).to.have.length(1);
+    const fencer = await member();
+    await fencer.fence.fence("group:team");
+    expect(idle.ended).to.deep.equal(["group:team"]);
+    expect(await idle.fence.admit()).to.equal(true);
+    expect(renewals, "admitted on the lease it holds").to.equal(1);
   });
 
   it("acknowledges at the next renewal when the nudge is lost", async () => {

@@ -46,6 +46,10 @@ export const KNOWN_SETTINGS: readonly KnownSetting[] = [
   known("storage_url", "postgresql://localhost/x"),
   known("permission_backend", "memory", "ldap"),
   known("permission_url", "redis://localhost/1"),
+  // Replicas need a postgresql backend: the memory and Redis ones above refuse any.
+  known("storage_replica_urls", "", "postgresql://replica/x"),
+  known("permission_replica_urls", "", "postgresql://replica/x"),
+  known("replica_max_wait_milliseconds", "5", "-1"),
   known("group_max_depth", "3", "0"),
   known("group_create_principals", "account:admin system.Authenticated", "system.everyone"),
   known("group_max_members", "100", "0"),
@@ -89,6 +93,7 @@ export const KNOWN_SETTINGS: readonly KnownSetting[] = [
   known("feed_max_streams_per_address", "5", "0"),
   known("feed_max_streams_per_user", "2", "0"),
   known("feed_max_lifetime_seconds", "0", "2147484"),
+  known("feed_retry_seconds", "1.5", "-1"),
   known("feed_catch_up_seconds", "0.25", "0"),
   known("feed_lease_seconds", "0", "-1"),
   known("eos", "2030-06-01", "someday"),

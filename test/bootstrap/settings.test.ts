@@ -227,6 +227,24 @@ describe("settings", () => {
       expect(principals.all.articles_read_principals).to.equal("group:a,b  system.Authenticated");
     });
 
+    it("reads replica URLs of PostgreSQL backends, and refuses them elsewhere or when they are not PostgreSQL URLs", () => {
+      const pg = { TESSERA_STORAGE_BACKEND: "postgresql", TESSERA_STORAGE_URL: "postgresql://p/x" };
+      const s = load({
+        ...pg,
+        TESSERA_STORAGE_REPLICA_URLS: "postgresql://r1/x postgres://r2/x",
+        TESSERA_REPLICA_MAX_WAIT_MILLISECONDS: "25",
+      });
+      expect(s.storage.replicaUrls).to.deep.equal(["postgresql://r1/x", "postgres://r2/x"]);
+      expect(s.storage.replicaMaxWaitMs).to.equal(25);
+      expect(load(pg).storage.replicaUrls).to.deep.equal([]);
+      expect(problemsOf(() => load({ ...pg, TESSERA_STORAGE_REPLICA_URLS: "redis://r/0" }))).to.deep.equal([
+        'storage_replica_urls: "redis://r/0" is not a postgresql:// URL',
+      ]);
+      expect(
+        problemsOf(() => load({ TESSERA_PERMISSION_BACKEND: "memory", TESSERA_PERMISSION_REPLICA_URLS: "postgresql://r/x" })),
+      ).to.deep.equal(["permission_replica_urls needs the postgresql permission backend (it is memory)"]);
+    });
+
     it("parses resources as <name>:<kind> entries", () => {
       const s = load({ TESSERA_RESOURCES: "notes:user articles:shareable", TESSERA_PERMISSION_BACKEND: "memory" });
       expect(s.resources).to.deep.equal([

@@ -12,7 +12,7 @@ import type { RecordStore } from "../../src/application/ports/record-store.js";
 import { startServer, type RunningServer } from "../../src/bootstrap/server.js";
 import { TOKENS } from "../../src/bootstrap/tokens.js";
 import { settingsFrom } from "../support/http.js";
-import { databaseUrl, ensureDatabase } from "../support/postgres.js";
+import { migratedDatabase } from "../support/shared-postgres.js";
 import { requireService } from "../support/services.js";
 import { SseClient } from "../sync/sse-client.js";
 
@@ -44,7 +44,6 @@ describe("graceful stop with live feed reads in flight [postgresql]", function (
   const clients: SseClient[] = [];
 
   beforeEach(async () => {
-    await ensureDatabase(DATABASE, true);
     lines = [];
     const sink = new Writable({
       write(chunk: Buffer, _encoding, done) {
@@ -52,7 +51,8 @@ describe("graceful stop with live feed reads in flight [postgresql]", function (
         done();
       },
     });
-    const url = databaseUrl(DATABASE);
+    // Migrated before the server starts: it takes its live-feed lease as it starts.
+    const url = await migratedDatabase(DATABASE, true);
     const settings = settingsFrom({
       storage_backend: "postgresql",
       storage_url: url,
@@ -60,7 +60,6 @@ describe("graceful stop with live feed reads in flight [postgresql]", function (
       permission_url: url,
     });
     running = await startServer(settings, { logger: pino({ level: "info" }, sink) });
-    await (await running.container.getAsync(TOKENS.Migrator)).migrate();
   });
   afterEach(async () => {
     for (const client of clients.splice(0)) await client.close();

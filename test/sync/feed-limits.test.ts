@@ -94,12 +94,12 @@ describe("live feed limits", function () {
     const chunked = await rawFeed("HTTP/1.1", (body) => /framed.*\n\n\r\n$/s.test(body));
     expect(chunked.head.toLowerCase()).to.include("transfer-encoding: chunked");
     expect(dechunk(chunked.body))
-      .to.match(/^: connected\n\n: live\n\n/)
+      .to.match(/^: connected\nretry: 3000\n\n: live\n\n/)
       .and.to.match(event);
     const plain = await rawFeed("HTTP/1.0", (body) => /framed.*\n\n$/s.test(body));
     expect(plain.head.toLowerCase()).to.not.include("transfer-encoding");
     expect(plain.body)
-      .to.match(/^: connected\n\n: live\n\n/)
+      .to.match(/^: connected\nretry: 3000\n\n: live\n\n/)
       .and.to.match(event);
   });
 

@@ -8,6 +8,9 @@ export interface SseEvent {
 export class SseClient {
   readonly events: SseEvent[] = [];
   readonly comments: string[] = [];
+  /** Every `retry:` field, in order; `lastId` the last `id:` field, with or without an event (what EventSource resumes from). */
+  readonly retries: number[] = [];
+  lastId: string | undefined;
   ended = false;
   /** The stream ended as HTTP says a response ends (last chunk), not by a cut connection. */
   endedCleanly = false;
@@ -87,7 +90,8 @@ export class SseClient {
     let data: string | undefined;
     for (const line of block.split("\n")) {
       if (line.startsWith(":")) this.comments.push(line.slice(1).trim());
-      else if (line.startsWith("id: ")) event.id = line.slice(4);
+      else if (line.startsWith("id: ")) event.id = this.lastId = line.slice(4);
+      else if (line.startsWith("retry: ")) this.retries.push(Number(line.slice(7)));
       else if (line.startsWith("event: ")) event.event = line.slice(7);
       else if (line.startsWith("data: ")) data = line.slice(6);
     }

@@ -6,11 +6,12 @@
 import type { ServerResponse } from "node:http";
 import type Router from "@koa/router";
 import type { Context, Next } from "koa";
-import { ValidationError } from "../../domain/errors.js";
+import { BackendError, ValidationError } from "../../domain/errors.js";
 import { MODIFIED_FIELD, type Filter } from "../../application/listing.js";
 import type { FeedEvent, FeedSink } from "../../application/feed/live-feed.js";
 import { addressKey, clientAddress, TrustedProxies } from "./client-address.js";
 import { EVENT_STREAM, wantsEventStream } from "./event-stream.js";
+import { answerLater } from "./feed-streams.js";
 import { TooManyRequestsError } from "./http-errors.js";
 import type { HttpResource, HttpServices } from "./http-services.js";
 import { parseListQuery, timestampValue } from "./list-query.js";
@@ -83,9 +84,13 @@ class SseSink implements FeedSink {
     if (!this.res.writableEnded) this.res.end();
   }
 
-  /** Ends the stream cleanly after telling the client where to resume (an `id:` line alone sets EventSource's last event id). */
-  finish(cursor: number): void {
-    if (this.write(`id: ${cursor}\n\n`, Buffer.byteLength(`id: ${cursor}\n\n`))) this.end();
+  /**
+   * Ends the stream cleanly after telling the client where to resume (an `id:` line alone sets
+   * EventSource's last event id) and, when given, how soon (`retry:`).
+   */
+  finish(cursor: number, retryMs?: number): void {
+    const text = `${retryMs === undefined ? "" : `retry: ${retryMs}\n`}id: ${cursor}\n\n`;
+    if (this.write(text, text.length)) this.end();
   }
 
   resync(): void {
@@ -136,6 +141,7 @@ export function registerFeedRoute(router: Router, services: HttpServices): void 
   const proxies = new TrustedProxies(trustedProxies ?? []);
   const streams =
     feedLimits && new StreamCounts({ maxPerAddress: feedLimits.maxStreamsPerAddress, maxPerUser: feedLimits.maxStreamsPerUser });
+  const open = services.feedStreams;
   const params = (ctx: Context) => ctx.params as Record<string, string | undefined>;
   router.get("/:collection", (ctx: Context, next: Next) => stream(ctx, next, services.resources.get(String(params(ctx).collection))));
   const tree = services.tree;
@@ -164,6 +170,12 @@ export function registerFeedRoute(router: Router, services: HttpServices): void 
     const definition = resource.definition;
     const res = ctx.res;
     const head = ctx.method === "HEAD";
+    const comeBack = (reason: string, retryMs = open.laterRetryMs()) => {
+      services.metrics?.feedStreamEnded("unavailable");
+      ctx.respond = false;
+      answerLater(res, retryMs, reason, head, open.draining);
+    };
+    if (open.draining) return comeBack("this process is stopping", open.stopRetryMs());
     const address = addressKey(clientAddress(ctx.req.socket.remoteAddress, ctx.get("x-forwarded-for") || undefined, proxies));
     const place = streams?.acquire(address, requester.userId);
     if (typeof place === "string") {
@@ -187,21 +199,38 @@ export function registerFeedRoute(router: Router, services: HttpServices): void 
       if (head) res.end();
       else {
         res.flushHeaders();
-        res.write(": connected\n\n");
+        // The reconnection delay, said again on every stream: a stop's shorter one must not stay.
+        res.write(`: connected\nretry: ${open.retryMs}\n\n`);
       }
       sink = new SseSink(res, services.options.feedBufferBytes, rawChunks, () => services.metrics?.feedStreamEnded("buffer"));
       return sink;
     });
-    const subscription = await opened.catch((error: unknown) => {
+    let subscription: Awaited<typeof opened>;
+    try {
+      subscription = await opened;
+    } catch (error) {
       place?.release();
+      // Nothing was sent yet: a standard client told 503 would never come back; told `retry`, it resumes.
+      if (error instanceof BackendError && !res.headersSent) return comeBack(error.message);
       throw error;
-    });
+    }
     if (head) {
       subscription.close();
       return;
     }
+    const handedOver = (retryMs: number) => {
+      services.metrics?.feedStreamEnded("stop");
+      sink?.finish(subscription.cursor(), retryMs);
+      subscription.close();
+    };
+    const forget = open.add({ handOver: handedOver });
+    // Opened while the stop began: handed over at once.
+    if (open.draining) handedOver(open.stopRetryMs());
     ctx.req.once("close", () => subscription.close());
-    res.once("close", () => subscription.close());
+    res.once("close", () => {
+      forget();
+      subscription.close();
+    });
     const lifetime = feedLimits?.maxLifetimeSeconds ?? 0;
     if (lifetime > 0) {
       // Up to a tenth earlier, at random: streams opened together (after a restart) do not all come back at once.

@@ -1,5 +1,6 @@
 /** Everything the HTTP adapter needs, as plain objects: tests build it without the container. */
 import type { LiveFeed } from "../../application/feed/live-feed.js";
+import type { FeedStreams } from "./feed-streams.js";
 import type { Logger } from "pino";
 import type { JsonObject, JsonValue } from "../../domain/json.js";
 import type { AccountService } from "../../application/accounts/account-service.js";
@@ -94,6 +95,8 @@ export interface HttpServices {
   readonly metrics?: HttpMetrics;
   /** The live change feed (SSE on collection URLs); absent: no feed. */
   readonly feed?: LiveFeed;
+  /** The feed's open streams in this process (what a graceful stop hands over). */
+  readonly feedStreams: FeedStreams;
   /** Kinto's resource tree (`/buckets/...`); absent without a permission backend. */
   readonly tree?: HttpTree;
   /** `/accounts` (Kinto's accounts plugin); absent: accounts are off. */

@@ -10,6 +10,14 @@ export interface PoolProbe {
   readonly name: string;
   status(): Promise<{ total: number; idle: number; waiting: number }>;
   backlogRefusals(): number;
+  /** Its streaming replicas, when reads may go to them; absent: none. */
+  replicas?(): ReplicaFigures;
+}
+
+/** Who answered the reads of a pool with replicas, and how far behind each replica is. */
+export interface ReplicaFigures {
+  readonly primaryReads: number;
+  readonly replicas: readonly { readonly label: string; readonly state: string; readonly lagBytes: number; readonly served: number }[];
 }
 
 export const BACKENDS = ["storage", "permission", "cache"] as const;
@@ -32,6 +40,8 @@ function processMetrics(): Registry {
   return processRegistry;
 }
 
+const FEED_END_REASONS = ["buffer", "lifetime", "stop", "unavailable"] as const;
+type FeedEndReason = (typeof FEED_END_REASONS)[number];
 export class HttpMetrics {
   readonly registry = new Registry();
   private readonly requests = new Counter({
@@ -83,7 +93,7 @@ export class HttpMetrics {
   });
   private readonly feedEnds = new Counter({
     name: "tessera_feed_streams_ended_total",
-    help: "Live-feed streams ended by the server, by reason (buffer: destroyed past feed_buffer_bytes; lifetime: feed_max_lifetime_seconds).",
+    help: "Live-feed streams ended by the server, by reason (buffer: destroyed past feed_buffer_bytes; lifetime: feed_max_lifetime_seconds; stop: handed over by a graceful stop; unavailable: answered `retry` at once, the process could not serve it then).",
     labelNames: ["reason"] as const,
     registers: [this.registry],
   });
@@ -97,7 +107,7 @@ export class HttpMetrics {
     processMetrics(); // from startup: what happens before the first scrape (GCs, event-loop delay) counts too
     for (const backend of BACKENDS) this.backendErrors.inc({ backend }, 0);
     for (const reason of REFUSAL_REASONS) this.refusals.inc({ reason }, 0);
-    for (const reason of ["buffer", "lifetime"]) this.feedEnds.inc({ reason }, 0);
+    for (const reason of FEED_END_REASONS) this.feedEnds.inc({ reason }, 0);
     const pools = () => this.pools;
     const connections = () => this.connections();
     new Gauge({
@@ -148,6 +158,46 @@ export class HttpMetrics {
         }
       },
     });
+    const replicaPools = () => this.pools.flatMap((pool) => (pool.replicas ? [{ pool: pool.name, figures: pool.replicas() }] : []));
+    new Counter({
+      name: "tessera_db_reads_total",
+      help: "Reads of pools with streaming replicas, by pool and by the server that answered them (primary or a replica's host:port/database).",
+      labelNames: ["pool", "server"] as const,
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const { pool, figures } of replicaPools()) {
+          this.inc({ pool, server: "primary" }, figures.primaryReads);
+          for (const replica of figures.replicas) this.inc({ pool, server: replica.label }, replica.served);
+        }
+      },
+    });
+    new Gauge({
+      name: "tessera_db_replica_lag_bytes",
+      help: "Bytes of WAL a streaming replica had yet to replay when last compared with its primary, by pool and replica.",
+      labelNames: ["pool", "replica"] as const,
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const { pool, figures } of replicaPools())
+          for (const replica of figures.replicas) this.set({ pool, replica: replica.label }, replica.lagBytes);
+      },
+    });
+    new Gauge({
+      name: "tessera_db_replica_up",
+      help: "1 while a streaming replica may answer reads; 0 while it is left alone (down, promoted, or following another primary), by pool and replica.",
+      labelNames: ["pool", "replica"] as const,
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const { pool, figures } of replicaPools())
+          for (const replica of figures.replicas)
+            this.set(
+              { pool, replica: replica.label },
+              replica.state === "down" || replica.state === "promoted" || replica.state === "foreign" ? 0 : 1,
+            );
+      },
+    });
     new Counter({
       name: "tessera_db_pool_backlog_refusals_total",
       help: "Requests refused at once because max_backlog requests already waited for a connection, by pool.",
@@ -176,7 +226,7 @@ export class HttpMetrics {
     this.reclaims.inc();
   }
 
-  feedStreamEnded(reason: "buffer" | "lifetime"): void {
+  feedStreamEnded(reason: FeedEndReason): void {
     this.feedEnds.inc({ reason });
   }
 

@@ -49,7 +49,7 @@ export class PostgresAccountStore implements AccountStore {
   }
 
   async get(id: string): Promise<StoredAccount | undefined> {
-    return account((await this.database.query<AccountRow>("storage", GET, [id]))[0]);
+    return account((await this.database.read<AccountRow>("storage", GET, [id]))[0]);
   }
 
   async create(created: StoredAccount): Promise<AccountCreation> {
@@ -69,7 +69,7 @@ export class PostgresAccountStore implements AccountStore {
   }
 
   async list(limit: number, after?: string): Promise<StoredAccount[]> {
-    const rows = await this.database.query<AccountRow>("storage", LIST, [after ?? "", limit]);
+    const rows = await this.database.read<AccountRow>("storage", LIST, [after ?? "", limit]);
     return rows.map((row) => account(row) as StoredAccount);
   }
 

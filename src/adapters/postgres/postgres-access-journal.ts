@@ -165,7 +165,7 @@ export class PostgresAccessJournal implements AccessJournal {
   }
 
   async lostAccessAfter(scope: Scope, after: number): Promise<RecordedLoss[]> {
-    const rows = await this.run<{ id: string; last_modified: string; principals: string[] }>(LOST_ACCESS_AFTER, [
+    const rows = await this.read<{ id: string; last_modified: string; principals: string[] }>(LOST_ACCESS_AFTER, [
       scope.collection,
       scope.parentId,
       after,
@@ -184,7 +184,7 @@ export class PostgresAccessJournal implements AccessJournal {
   }
 
   async lostAccessOf(scope: Scope, principal: string): Promise<string[]> {
-    const rows = await this.run<{ id: string }>(LOST_ACCESS_OF, [scope.collection, scope.parentId, principal]);
+    const rows = await this.read<{ id: string }>(LOST_ACCESS_OF, [scope.collection, scope.parentId, principal]);
     return rows.map((row) => row.id);
   }
 
@@ -204,7 +204,7 @@ export class PostgresAccessJournal implements AccessJournal {
   }
 
   async resyncAfter(scope: Scope, principals: readonly string[], after: number): Promise<number | undefined> {
-    const rows = await this.run<{ last_modified: string | null }>(RESYNC_AFTER, [
+    const rows = await this.read<{ last_modified: string | null }>(RESYNC_AFTER, [
       scope.collection,
       scope.parentId,
       [...new Set(principals)],
@@ -215,7 +215,7 @@ export class PostgresAccessJournal implements AccessJournal {
   }
 
   async gainedAccessAfter(scope: Scope, principals: readonly string[], after: number): Promise<string[]> {
-    const rows = await this.run<{ id: string }>(GAINED_ACCESS_AFTER, [scope.collection, scope.parentId, [...new Set(principals)], after]);
+    const rows = await this.read<{ id: string }>(GAINED_ACCESS_AFTER, [scope.collection, scope.parentId, [...new Set(principals)], after]);
     return rows.map((row) => row.id);
   }
 
@@ -236,5 +236,10 @@ export class PostgresAccessJournal implements AccessJournal {
 
   private run<R extends Record<string, unknown>>(statement: Statement | string, values: readonly unknown[] = []): Promise<R[]> {
     return this.database.query<R>("storage", statement, values);
+  }
+
+  /** A plain SELECT: a replica that has replayed every acknowledged write may answer it (PostgresDatabase.read). */
+  private read<R extends Record<string, unknown>>(statement: Statement | string, values: readonly unknown[] = []): Promise<R[]> {
+    return this.database.read<R>("storage", statement, values);
   }
 }

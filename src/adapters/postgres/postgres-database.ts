@@ -11,6 +11,9 @@ import { GuardedClient } from "./guarded-client.js";
 import type { MigrationClass } from "./postgres-data-source.js";
 import { toDomainError, type PostgresBackendName } from "./postgres-errors.js";
 import { urlWithPassword, urlWithSessionOptions } from "./postgres-url.js";
+import { freshReading } from "./fresh-reading.js";
+import { Replica } from "./replica.js";
+import { ReplicaReads } from "./replica-reads.js";
 
 export interface PostgresDatabaseOptions {
   /** `postgresql://user[:password]@host:port/database`; missing parts come from libpq env (PGPASSWORD...). */
@@ -37,12 +40,39 @@ export interface PostgresDatabaseOptions {
   readonly applicationName?: string;
   /** Migrations to run (tests run a prefix to prove upgrades); every migration by default. */
   readonly migrations?: readonly MigrationClass[];
+  /** Streaming replicas of this database that may answer reads (replica-reads.ts); none by default. */
+  readonly replicas?: { readonly urls: readonly string[]; readonly maxWaitMs: number };
 }
 
 /** A SQL text and, for fixed statements, the name under which pg prepares it once per connection. */
 export interface Statement {
   readonly text: string;
   readonly name?: string;
+}
+
+// Short OLTP statements: JIT compilation and parallel workers cost more than they save, and
+// the planner's overestimates on the ACE join (grants of a principal elsewhere) trigger both.
+// Generic plans: every statement is written to be planned the same whatever its values and
+// the statistics (the plans tests check its generic plan), and PostgreSQL's own choice kept
+// re-planning those whose parameter arrays it cannot size (0.3 ms for a walk of nested groups).
+const SESSION_OPTIONS = "-c jit=off -c max_parallel_workers_per_gather=0 -c plan_cache_mode=force_generic_plan";
+
+/** Where the primary's WAL ends now: every write acknowledged so far is at or before it. */
+const PRIMARY_POSITION = {
+  name: "tessera_primary_position",
+  text: "SELECT (pg_current_wal_insert_lsn() - '0/0')::bigint::text AS position",
+};
+/** Which cluster this is: a streaming replica has its primary's. */
+const SYSTEM_IDENTIFIER = { name: "tessera_system_identifier", text: "SELECT system_identifier::text AS system FROM pg_control_system()" };
+
+/** A replica's name in logs and metrics: host, port and database, never its credentials. */
+function replicaLabel(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.hostname}:${parsed.port || "5432"}${parsed.pathname}`;
+  } catch {
+    return "replica";
+  }
 }
 
 /** Idle time before TCP keepalive probes start on every connection (the OS default is 2 hours). */
@@ -110,10 +140,14 @@ export class PostgresDatabase {
   /** Without the statement timeouts: migrations may legitimately run long. */
   private readonly connection: pg.ClientConfig;
   private readonly timeouts: pg.ClientConfig;
+  /** Sizes and waits of the pool (a replica's pool has the same). */
+  private readonly poolShape: pg.PoolConfig;
   private readonly migrations: readonly MigrationClass[] | undefined;
   private migrated: Promise<string[]> | undefined;
   private readonly transactions = new AsyncLocalStorage<Transaction>();
   private readonly pool: pg.Pool;
+  /** Absent: every read goes to this database. */
+  readonly replicaReads: ReplicaReads | undefined;
   private closing: Promise<void> | undefined;
 
   constructor(options: PostgresDatabaseOptions) {
@@ -122,15 +156,7 @@ export class PostgresDatabase {
     this.maxBacklog = options.maxBacklog ?? -1;
     this.migrations = options.migrations;
     const recycle = options.poolRecycleSeconds ?? -1;
-    // Short OLTP statements: JIT compilation and parallel workers cost more than they save, and
-    // the planner's overestimates on the ACE join (grants of a principal elsewhere) trigger both.
-    // Generic plans: every statement is written to be planned the same whatever its values and
-    // the statistics (the plans tests check its generic plan), and PostgreSQL's own choice kept
-    // re-planning those whose parameter arrays it cannot size (0.3 ms for a walk of nested groups).
-    const session = urlWithSessionOptions(
-      urlWithPassword(options.url, options.passwordFile),
-      "-c jit=off -c max_parallel_workers_per_gather=0 -c plan_cache_mode=force_generic_plan",
-    );
+    const session = urlWithSessionOptions(urlWithPassword(options.url, options.passwordFile), SESSION_OPTIONS);
     this.connection = {
       connectionString: session.url,
       ...(session.options !== undefined ? { options: session.options } : {}),
@@ -140,11 +166,7 @@ export class PostgresDatabase {
       keepAliveInitialDelayMillis: KEEPALIVE_IDLE_MS,
     };
     this.timeouts = statementTimeouts(options.statementTimeoutMs);
-    // Connects lazily: a database down at start-up is simply retried by the next request.
-    this.pool = new pg.Pool({
-      ...this.connection,
-      ...this.timeouts,
-      Client: GuardedClient,
+    this.poolShape = {
       max: this.maxConnections,
       // Like SQLAlchemy's QueuePool: poolSize connections stay open, overflow ones close when idle.
       min: Math.max(0, options.poolSize ?? 10),
@@ -152,8 +174,61 @@ export class PostgresDatabase {
       // pg-pool applies it to queued requests too: waiting longer for a connection fails.
       connectionTimeoutMillis: Math.max(1, Math.round((options.poolTimeoutSeconds ?? 30) * 1000)),
       ...(recycle > 0 ? { maxLifetimeSeconds: recycle } : {}),
-    });
+    };
+    // Connects lazily: a database down at start-up is simply retried by the next request.
+    this.pool = new pg.Pool({ ...this.connection, ...this.timeouts, Client: GuardedClient, ...this.poolShape });
     this.pool.on("error", ignorePoolError);
+    this.replicaReads = options.replicas && options.replicas.urls.length > 0 ? this.replicasOf(options, options.replicas) : undefined;
+  }
+
+  /**
+   * Runs one read-only statement (a plain SELECT): on a replica that has replayed every write
+   * acknowledged before the call, if one is configured and ready (replica-reads.ts), else as
+   * `query` does. In a unit of work it reads that transaction.
+   */
+  async read<R extends pg.QueryResultRow>(
+    backend: PostgresBackendName,
+    statement: Statement | string,
+    values: readonly unknown[] = [],
+  ): Promise<R[]> {
+    const replicas = this.replicaReads;
+    if (!replicas || this.inTransaction()) return this.query<R>(backend, statement, values);
+    const { text, name } = typeof statement === "string" ? { text: statement, name: undefined } : statement;
+    const config: pg.QueryConfig = { text, values: values as unknown[], ...(name !== undefined ? { name } : {}) };
+    return replicas.read<R>(config, () => this.query<R>(backend, statement, values));
+  }
+
+  private replicasOf(
+    options: PostgresDatabaseOptions,
+    replicas: { readonly urls: readonly string[]; readonly maxWaitMs: number },
+  ): ReplicaReads {
+    const positions = freshReading(async () => {
+      const rows = await this.query<{ position: string }>("storage", PRIMARY_POSITION);
+      return BigInt(rows[0]?.position ?? "0");
+    });
+    let system: Promise<string> | undefined;
+    const primarySystem = () => {
+      system ??= this.query<{ system: string }>("storage", SYSTEM_IDENTIFIER).then(
+        (rows) => rows[0]?.system ?? "",
+        (error: unknown) => {
+          system = undefined;
+          throw error;
+        },
+      );
+      return system;
+    };
+    const list = replicas.urls.map((url) => {
+      const session = urlWithSessionOptions(urlWithPassword(url, options.passwordFile), SESSION_OPTIONS);
+      const config: pg.PoolConfig = {
+        ...this.connection,
+        connectionString: session.url,
+        ...(session.options !== undefined ? { options: session.options } : {}),
+        ...this.timeouts,
+        ...this.poolShape,
+      };
+      return new Replica(replicaLabel(url), config, primarySystem);
+    });
+    return new ReplicaReads({ replicas: list, primaryPosition: positions, maxWaitMs: replicas.maxWaitMs });
   }
 
   /**
@@ -321,7 +396,7 @@ export class PostgresDatabase {
   }
 
   close(): Promise<void> {
-    this.closing ??= this.pool.end();
+    this.closing ??= Promise.all([this.pool.end(), this.replicaReads?.close()]).then(() => undefined);
     return this.closing;
   }
 

@@ -216,19 +216,19 @@ export class PostgresPermissionStore implements PermissionStore, PrincipalsWithC
   async directPrincipals(ids: readonly string[]): Promise<Map<string, Set<string>>> {
     const result = new Map<string, Set<string>>(ids.map((id) => [id, new Set<string>()]));
     if (result.size === 0) return result;
-    const rows = await this.run<{ user_id: string; principal: string }>(DIRECT_PRINCIPALS, [[...result.keys()]]);
+    const rows = await this.read<{ user_id: string; principal: string }>(DIRECT_PRINCIPALS, [[...result.keys()]]);
     for (const { user_id, principal } of rows) result.get(user_id)?.add(principal);
     return result;
   }
 
   async membersOf(principal: string): Promise<Set<string>> {
-    const rows = await this.run<{ id: string }>(MEMBERS_OF, [principal, this.groupMaxDepth]);
+    const rows = await this.read<{ id: string }>(MEMBERS_OF, [principal, this.groupMaxDepth]);
     return new Set(rows.map((row) => row.id));
   }
 
   async principalParents(ids: readonly string[]): Promise<Map<string, string>> {
     if (ids.length === 0) return new Map();
-    const rows = await this.run<{ principal: string; parent: string }>(PRINCIPAL_PARENTS, [[...new Set(ids)], this.groupMaxDepth]);
+    const rows = await this.read<{ principal: string; parent: string }>(PRINCIPAL_PARENTS, [[...new Set(ids)], this.groupMaxDepth]);
     return new Map(rows.map((row) => [row.principal, row.parent]));
   }
 
@@ -245,7 +245,7 @@ export class PostgresPermissionStore implements PermissionStore, PrincipalsWithC
   async subgroupsOf(ids: readonly string[]): Promise<Map<string, Set<string>>> {
     const result = new Map<string, Set<string>>(ids.map((id) => [id, new Set<string>()]));
     if (result.size === 0) return result;
-    const rows = await this.run<{ node: string; found: string }>(SUBGROUPS, [[...result.keys()]]);
+    const rows = await this.read<{ node: string; found: string }>(SUBGROUPS, [[...result.keys()]]);
     for (const { node, found } of rows) result.get(node)?.add(found);
     return result;
   }
@@ -255,8 +255,8 @@ export class PostgresPermissionStore implements PermissionStore, PrincipalsWithC
     const unique = [...new Set(ids)];
     const rows =
       after === undefined
-        ? await this.run<{ id: string; through: string[] }>(HOLDERS_PAGE, [unique, limit])
-        : await this.run<{ id: string; through: string[] }>(HOLDERS_PAGE_AFTER, [unique, limit, after]);
+        ? await this.read<{ id: string; through: string[] }>(HOLDERS_PAGE, [unique, limit])
+        : await this.read<{ id: string; through: string[] }>(HOLDERS_PAGE_AFTER, [unique, limit, after]);
     return rows.map((row) => ({ id: row.id, through: [...row.through].sort(compareCodePoints) }));
   }
 
@@ -309,7 +309,7 @@ export class PostgresPermissionStore implements PermissionStore, PrincipalsWithC
       return `(${conditions.join(" AND ")})`;
     });
     const text = `SELECT DISTINCT a.object_id FROM access_control_entries a WHERE a.principal = ANY($1::text[]) AND (${branches.join(" OR ")})`;
-    const rows = await this.database.query<{ object_id: string }>("permission", text, values);
+    const rows = await this.read<{ object_id: string }>(text, values);
     return new Set(rows.map((row) => row.object_id));
   }
 
@@ -331,7 +331,7 @@ export class PostgresPermissionStore implements PermissionStore, PrincipalsWithC
   ): Promise<boolean> {
     const pairs = boundPairs(objectId, permission, getBoundPermissions);
     if (pairs.length === 0 || principals.length === 0) return false;
-    const rows = await this.run<{ allowed: boolean }>(CHECK, [
+    const rows = await this.read<{ allowed: boolean }>(CHECK, [
       pairs.map((p) => p.objectId),
       pairs.map((p) => p.permission),
       [...principals],
@@ -348,17 +348,17 @@ export class PostgresPermissionStore implements PermissionStore, PrincipalsWithC
   ): Promise<PrincipalsAndCheck> {
     const pairs = boundPairs(objectId, permission, getBoundPermissions);
     const checked = [pairs.map((p) => p.objectId), pairs.map((p) => p.permission), [...known]];
-    let [row] = await this.run<CheckRow>(PRINCIPALS_AND_CHECK, [...checked, userId, AUTHENTICATED]);
+    let [row] = await this.read<CheckRow>(PRINCIPALS_AND_CHECK, [...checked, userId, AUTHENTICATED]);
     if (mustWalk(row?.deeper, this.groupMaxDepth))
-      [row] = await this.run<CheckRow>(PRINCIPALS_AND_CHECK_NESTED, [...checked, [userId, AUTHENTICATED], this.groupMaxDepth]);
+      [row] = await this.read<CheckRow>(PRINCIPALS_AND_CHECK_NESTED, [...checked, [userId, AUTHENTICATED], this.groupMaxDepth]);
     return { principals: new Set(row?.principals ?? []), allowed: row?.allowed === true };
   }
 
   async objectPermissions(objectId: string, permissions?: readonly string[]): Promise<ObjectPermissions> {
     if (permissions?.length === 0) return {};
     const rows = permissions
-      ? await this.run<{ permission: string; principal: string }>(OBJECT_ACL_OF, [objectId, [...permissions]])
-      : await this.run<{ permission: string; principal: string }>(OBJECT_ACL, [objectId]);
+      ? await this.read<{ permission: string; principal: string }>(OBJECT_ACL_OF, [objectId, [...permissions]])
+      : await this.read<{ permission: string; principal: string }>(OBJECT_ACL, [objectId]);
     const acl: ObjectPermissions = {};
     for (const { permission, principal } of rows) (acl[permission] ??= new Set()).add(principal);
     return acl;
@@ -367,7 +367,7 @@ export class PostgresPermissionStore implements PermissionStore, PrincipalsWithC
   async manyObjectPermissions(objectIds: readonly string[], permissions: readonly string[]): Promise<Map<string, ObjectPermissions>> {
     const result = new Map<string, ObjectPermissions>(objectIds.map((id) => [id, {}]));
     if (result.size === 0 || permissions.length === 0) return result;
-    const rows = await this.run<{ object_id: string; permission: string; principal: string }>(MANY_OBJECT_ACLS, [
+    const rows = await this.read<{ object_id: string; permission: string; principal: string }>(MANY_OBJECT_ACLS, [
       [...result.keys()],
       [...new Set(permissions)],
     ]);
@@ -427,11 +427,19 @@ export class PostgresPermissionStore implements PermissionStore, PrincipalsWithC
   }
 
   private async principalSet(statement: { name: string; text: string }, values: unknown[]): Promise<Set<string>> {
-    const rows = await this.run<{ principal: string }>(statement, values);
+    const rows = await this.read<{ principal: string }>(statement, values);
     return new Set(rows.map((row) => row.principal));
   }
 
   private run<R extends Record<string, unknown>>(statement: { name: string; text: string } | string, values: unknown[] = []): Promise<R[]> {
     return this.database.query<R>("permission", statement, values);
+  }
+
+  /** A plain SELECT: a replica that has replayed every acknowledged write may answer it (PostgresDatabase.read). */
+  private read<R extends Record<string, unknown>>(
+    statement: { name: string; text: string } | string,
+    values: unknown[] = [],
+  ): Promise<R[]> {
+    return this.database.read<R>("permission", statement, values);
   }
 }

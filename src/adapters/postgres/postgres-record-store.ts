@@ -183,7 +183,7 @@ export class PostgresRecordStore implements RecordStore {
   }
 
   async get(scope: Scope, id: string): Promise<StoredRecord | undefined> {
-    const rows = await this.run<{ last_modified: string; data: JsonObject }>(GET, [scope.collection, scope.parentId, id]);
+    const rows = await this.read<{ last_modified: string; data: JsonObject }>(GET, [scope.collection, scope.parentId, id]);
     const row = rows[0];
     return row && { id, lastModified: Number(row.last_modified), data: row.data };
   }
@@ -268,7 +268,7 @@ export class PostgresRecordStore implements RecordStore {
   async list(scope: Scope, query: ListQuery, grants?: JoinedGrants): Promise<RecordOrTombstone[]> {
     if (query.limit <= 0) return [];
     const params = new SqlParams();
-    const rows = await this.run<EntryRow>(statementFor(this.listSql(params, scope, query, grants)), params.values);
+    const rows = await this.read<EntryRow>(statementFor(this.listSql(params, scope, query, grants)), params.values);
     return rows.map(entryOf);
   }
 
@@ -305,7 +305,7 @@ export class PostgresRecordStore implements RecordStore {
             SELECT a.permission, a.principal FROM access_control_entries a
             WHERE a.object_id = ${params.add(acl.objectIdPrefix, "text")} || e.id AND a.permission = q.permission OFFSET 0) AS a) AS acl
       FROM (${page}) AS e ORDER BY e.last_modified`;
-    const rows = await this.run<EntryRow & { acl: [string, string][] | null }>(statementFor(text), params.values);
+    const rows = await this.read<EntryRow & { acl: [string, string][] | null }>(statementFor(text), params.values);
     const acls = new Map<string, ObjectPermissions>();
     for (const row of rows) {
       const permissions: ObjectPermissions = {};
@@ -342,12 +342,12 @@ export class PostgresRecordStore implements RecordStore {
   async count(scope: Scope, query: CountQuery, grants?: JoinedGrants): Promise<number> {
     const params = new SqlParams();
     const text = `SELECT count(*) AS n FROM ${this.sourceSql(params, scope, query, { includeDeleted: false, grants })}`;
-    const rows = await this.run<{ n: string }>(statementFor(text), params.values);
+    const rows = await this.read<{ n: string }>(statementFor(text), params.values);
     return Number(rows[0]?.n ?? 0);
   }
 
   async collectionTimestamp(scope: Scope): Promise<number> {
-    const rows = await this.run<{ last_modified: string }>(READ_TIMESTAMP, [scope.collection, scope.parentId]);
+    const rows = await this.read<{ last_modified: string }>(READ_TIMESTAMP, [scope.collection, scope.parentId]);
     return rows[0] ? Number(rows[0].last_modified) : NEVER_WRITTEN;
   }
 
@@ -477,5 +477,10 @@ export class PostgresRecordStore implements RecordStore {
 
   private run<R extends Record<string, unknown>>(statement: Statement | string, values: readonly unknown[] = []): Promise<R[]> {
     return this.database.query<R>("storage", statement, values);
+  }
+
+  /** A plain SELECT: a replica that has replayed every acknowledged write may answer it (PostgresDatabase.read). */
+  private read<R extends Record<string, unknown>>(statement: Statement | string, values: readonly unknown[] = []): Promise<R[]> {
+    return this.database.read<R>("storage", statement, values);
   }
 }

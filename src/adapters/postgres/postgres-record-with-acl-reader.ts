@@ -104,10 +104,10 @@ export class PostgresRecordWithAclReader {
    * through the walk: record, ACL and principals always come from one snapshot.
    */
   private async read(reads: readonly Read[]): Promise<RecordWithAcl[]> {
-    const rows = await this.database.query<Row>("storage", GET_WITH_ACL, valuesOf(reads));
+    const rows = await this.database.read<Row>("storage", GET_WITH_ACL, valuesOf(reads));
     const deeper = reads.filter((_, i) => mustWalk(rows[i]?.deeper, this.groupMaxDepth));
     const walked =
-      deeper.length === 0 ? [] : await this.database.query<Row>("storage", GET_WITH_ACL_NESTED, [...valuesOf(deeper), this.groupMaxDepth]);
+      deeper.length === 0 ? [] : await this.database.read<Row>("storage", GET_WITH_ACL_NESTED, [...valuesOf(deeper), this.groupMaxDepth]);
     let next = 0;
     return rows.map((row, i) => {
       const read = reads[i];

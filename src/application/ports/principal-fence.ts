@@ -22,8 +22,9 @@ export interface PrincipalFence {
    */
   fence(principal: string): Promise<void>;
   /**
-   * Takes part as a serving process: from the first admitted stream on, holds a lease and obeys
-   * fences. The returned function leaves and gives the lease up.
+   * Takes part as a serving process: takes a lease before resolving (so before the process
+   * accepts connections), keeps it and obeys fences. The returned function leaves and gives the
+   * lease up.
    */
   serve(handlers: FenceHandlers): Promise<() => Promise<void>>;
   /**
