@@ -12,7 +12,8 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 export class SyncPollers {
   private running = true;
   private polls = 0;
-  private failed = 0;
+  /** Why polls failed, counted: a status, or a network error's code. */
+  private readonly failures: Record<string, number> = {};
   private readonly loops: Promise<void>[];
 
   /** One loop per URL of `urls` (read at each poll: a restarted process keeps its URL). */
@@ -21,10 +22,15 @@ export class SyncPollers {
     this.loops = urls().map((_, index) => this.loop(() => `${urls()[index]}/v1/${collection}`, authorization, pauseMs));
   }
 
-  async stop(): Promise<{ polls: number; failed: number }> {
+  /** Polls answered (any status), and why the failed ones failed. */
+  async stop(): Promise<{ polls: number; failures: Readonly<Record<string, number>> }> {
     this.running = false;
     await Promise.all(this.loops);
-    return { polls: this.polls, failed: this.failed };
+    return { polls: this.polls, failures: { ...this.failures } };
+  }
+
+  private failed(why: string): void {
+    this.failures[why] = (this.failures[why] ?? 0) + 1;
   }
 
   private async loop(collectionUrl: () => string, authorization: string, pauseMs: number): Promise<void> {
@@ -35,10 +41,10 @@ export class SyncPollers {
         await response.arrayBuffer();
         const etag = response.headers.get("etag")?.replaceAll('"', "");
         if (response.status === 200 && etag) since = etag;
-        else this.failed += 1;
+        else this.failed(String(response.status));
         this.polls += 1;
-      } catch {
-        this.failed += 1;
+      } catch (error) {
+        this.failed((error instanceof Error ? (error.cause as { code?: string } | undefined)?.code : undefined) ?? "network error");
         await pause(20);
       }
       await pause(pauseMs);

@@ -240,7 +240,7 @@ describe("live feed across process restarts, with real EventSource clients", fun
         if (process.env.TESSERA_FEED_RESTARTS_REPORT)
           console.log(
             `      ${collection}: ${outcome?.acknowledged} writes (${outcome?.retried} retried: ${JSON.stringify(outcome?.failures)}), ` +
-              `${polled?.polls} polls (${polled?.failed} failed); ` +
+              `${polled?.polls} polls (failed: ${JSON.stringify(polled?.failures)}); ` +
               `restarts: ${restarts.splice(0).join("; ")}\n${summaries}`,
           );
       }
