@@ -5,6 +5,7 @@ import type { Container } from "inversify";
 import type { Logger } from "pino";
 import { handleClientErrors } from "../adapters/http/client-errors.js";
 import { TrustedProxies } from "../adapters/http/client-address.js";
+import { ClosingResponses } from "../adapters/http/closing-responses.js";
 import { ConnectionAdmission } from "../adapters/http/connection-admission.js";
 import type { HttpMetrics } from "../adapters/http/metrics.js";
 import { metricsListener } from "../adapters/http/metrics-route.js";
@@ -34,12 +35,13 @@ export async function startServer(settings: Settings, options: CompositionOption
       metrics && settings.metricsListenPort !== undefined
         ? await listen(createServer(metricsListener(metrics)), settings.metricsListenPort, settings.listenHost)
         : undefined;
-    const server = await listen(createLimitedServer(settings, app.callback(), metrics), settings.listenPort, settings.listenHost).catch(
-      async (error: unknown) => {
-        if (metricsServer) await closeServer(metricsServer, logger);
-        throw error;
-      },
-    );
+    const api = createLimitedServer(settings, app.callback(), metrics);
+    // Tracked from the first request: a stop makes the answers under way close their connections too.
+    const responses = ClosingResponses.install(api);
+    const server = await listen(api, settings.listenPort, settings.listenHost).catch(async (error: unknown) => {
+      if (metricsServer) await closeServer(metricsServer, logger);
+      throw error;
+    });
     handleClientErrors(server, logger, metrics);
     // After listening, a server error (say, out of file descriptors on accept) is logged, never a crash.
     for (const listening of [server, metricsServer]) listening?.on("error", (error) => logger.error({ err: error }, "server error"));
@@ -51,7 +53,7 @@ export async function startServer(settings: Settings, options: CompositionOption
     // handed over (their clients resume elsewhere at once), so that the server can close.
     const stop = () =>
       (stopping ??= Promise.all([
-        closeServer(server, logger, () => handOverStreams(container, logger)),
+        closeServer(server, logger, { beforeIdle: () => handOverStreams(container, logger), responses }),
         metricsServer && closeServer(metricsServer, logger),
       ]).then(() => container.unbindAllAsync()));
     return { server, container, url, metricsUrl, stop };
@@ -110,10 +112,24 @@ function urlOf(server: Server, host: string): string {
   return `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
 }
 
-/** Stops accepting connections, ends what `beforeIdle` ends, then closes the idle ones; resolves once none is left. */
-function closeServer(server: Server, logger: Logger, beforeIdle: () => Promise<void> = () => Promise.resolve()): Promise<void> {
+/**
+ * Stops accepting connections, ends what `beforeIdle` ends, then closes each connection as soon
+ * as it has no request in flight; resolves once none is left. A keep-alive connection (from a
+ * client's pool, or a load balancer's) must not carry new requests to a process that is about to
+ * close its backends: every answer from now on says `Connection: close`.
+ */
+function closeServer(
+  server: Server,
+  logger: Logger,
+  { beforeIdle = () => Promise.resolve(), responses }: { beforeIdle?: () => Promise<void>; responses?: ClosingResponses } = {},
+): Promise<void> {
   return new Promise((resolve) => {
-    server.close(() => resolve());
+    responses?.closeEach();
+    const idle = setInterval(() => server.closeIdleConnections(), 50);
+    server.close(() => {
+      clearInterval(idle);
+      resolve();
+    });
     void beforeIdle()
       .catch((error: unknown) => logger.error({ err: error }, "live feed streams could not be handed over"))
       .finally(() => server.closeIdleConnections());

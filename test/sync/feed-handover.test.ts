@@ -139,6 +139,36 @@ describe("live feed: a graceful stop hands every stream over", function () {
     }
   });
 
+  it("answers a request in flight when the stop begins with Connection: close, and closes its connection once answered", async () => {
+    await put(running.url, "held");
+    const store = await running.container.getAsync(TOKENS.RecordStore);
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let arrived!: () => void;
+    const reached = new Promise<void>((resolve) => (arrived = resolve));
+    const list = store.list.bind(store);
+    store.list = async (...args) => {
+      arrived();
+      await gate;
+      return list(...args);
+    };
+    const agent = new http.Agent({ keepAlive: true });
+    const answered = new Promise<http.IncomingMessage>((resolve, reject) =>
+      http.get(`${running.url}/v1/articles`, { agent, headers: { Authorization: AUTH } }, resolve).on("error", reject),
+    );
+    await reached;
+    const started = performance.now();
+    const stopped = running.stop();
+    release();
+    const res = await answered;
+    res.resume();
+    expect(res.statusCode).to.equal(200);
+    expect(res.headers.connection).to.equal("close");
+    await stopped;
+    expect(performance.now() - started, "the stop did not wait for the 5 s cut").to.be.below(2000);
+    agent.destroy();
+  });
+
   it("answers a stream asked for while the process drains with a retry, and closes the connection", async () => {
     const services = await running.container.getAsync(TOKENS.HttpServices);
     services.feedStreams.drain();
