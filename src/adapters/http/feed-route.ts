@@ -211,7 +211,7 @@ export function registerFeedRoute(router: Router, services: HttpServices): void 
     } catch (error) {
       place?.release();
       // Nothing was sent yet: a standard client told 503 would never come back; told `retry`, it resumes.
-      if (error instanceof BackendError && !res.headersSent) return comeBack(error.message);
+      if (error instanceof BackendError && !res.headersSent) return comeBack(`the ${error.backend} backend is unavailable for the moment`);
       throw error;
     }
     if (head) {
