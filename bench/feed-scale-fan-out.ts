@@ -5,7 +5,7 @@
  * the bare node:http fan-out (the ceiling, sse-ceiling-server.ts) and on Tessera, in this order,
  * with the same subscribers, the same records and the same open-loop writer:
  *
- * - at the target's offered rate (10,000 deliveries/s: 10,000/N writes per second), `duration`
+ * - at the target's offered rate (10,000 deliveries/s: 10,000/N writes per second, 3.4 for 3,000), `duration`
  *   seconds after a `warmup`: deliveries/s, delivery p50/p99/max, every event delivered?;
  * - the highest rate each keeps up with: the rate doubles (or halves, if the target rate is not
  *   kept up with) every step of 5 s until a step fails, then the midpoint of the last pass and
@@ -93,7 +93,8 @@ async function measureFanOut(
   writer: OpenLoopWriter,
   users: readonly string[],
 ): Promise<void> {
-  const targetRate = TARGET_DELIVERIES / users.length;
+  // Rounded up to a tenth of a write per second, so that the deliveries offered reach the target.
+  const targetRate = Math.ceil((TARGET_DELIVERIES / users.length) * 10) / 10;
   const step = (rate: number, seconds: number, drainMs: number) =>
     measureStep(server, subscribers, writer, users.length, rate, seconds, drainMs);
   if (ctx.warmup > 0) {

@@ -65,9 +65,9 @@ export async function revoke(
     writes: run.answered2xx,
     removalSent,
   };
-  // Until every stream has what it is owed (or one ended, or a minute passed); then a quiet second for anything after.
+  // Until every stream still open has what it is owed (or a minute passed); then a quiet second for anything after.
   let verdict = judgeRevoke(await subscribers.streams(), facts);
-  while (!verdict.exact && verdict.endedStreams === 0 && Date.now() - writesEnded < EXACT_WAIT_MS) {
+  while (verdict.stillOwed > 0 && Date.now() - writesEnded < EXACT_WAIT_MS) {
     await new Promise((resolve) => setTimeout(resolve, 500));
     verdict = judgeRevoke(await subscribers.streams(), facts);
   }

@@ -28,8 +28,11 @@ export interface RevokeVerdict {
   readonly keptExact: number;
   readonly keptDeletes: number;
   readonly keptMissing: number;
-  /** Streams told to resync, or ended by the server. */
-  readonly endedStreams: number;
+  /** Streams told to resync; streams the server ended otherwise (a reset, a lapse). */
+  readonly resyncStreams: number;
+  readonly closedStreams: number;
+  /** What the streams still open have not received yet (deletes and records): 0 once all arrived. */
+  readonly stillOwed: number;
   /** From the removal sent to the last `delete` received. */
   readonly lastDeleteMs: number;
   readonly exact: boolean;
@@ -44,15 +47,19 @@ export function judgeRevoke(streams: readonly StreamRecord[], facts: RevokeFacts
   let keptExact = 0;
   let keptDeletes = 0;
   let keptMissing = 0;
-  let endedStreams = 0;
+  let resyncStreams = 0;
+  let closedStreams = 0;
+  let stillOwed = 0;
   streams.forEach((stream, i) => {
     const ended = stream.resync || stream.closed;
-    if (ended) endedStreams += 1;
+    if (stream.resync) resyncStreams += 1;
+    else if (stream.closed) closedStreams += 1;
     if (facts.removed.has(facts.principals[i] ?? "")) {
       const deleted = new Set(stream.deletes);
       const missing = facts.lost.filter((id) => !deleted.has(id)).length;
       const stray = stream.deletes.length - deleted.size + [...deleted].filter((id) => !facts.written.has(id)).length;
       missingDeletes += missing;
+      if (!ended) stillOwed += missing;
       strayDeletes += stray;
       eventsAfterDelete += stream.afterDelete;
       if (stream.lastDeleteAt > 0) lastDeleteMs = Math.max(lastDeleteMs, stream.lastDeleteAt - facts.removalSent);
@@ -60,6 +67,7 @@ export function judgeRevoke(streams: readonly StreamRecord[], facts: RevokeFacts
     } else {
       keptDeletes += stream.deletes.length;
       keptMissing += Math.max(0, facts.writes - stream.creates);
+      if (!ended) stillOwed += Math.max(0, facts.writes - stream.creates);
       if (stream.deletes.length === 0 && stream.creates === facts.writes && !ended) keptExact += 1;
     }
   });
@@ -72,7 +80,9 @@ export function judgeRevoke(streams: readonly StreamRecord[], facts: RevokeFacts
     keptExact,
     keptDeletes,
     keptMissing,
-    endedStreams,
+    resyncStreams,
+    closedStreams,
+    stillOwed,
     lastDeleteMs,
     exact,
   };
