@@ -18,9 +18,11 @@
  *
  *   npm run build && node dist/bench/feed.js [--backend memory|postgresql] [--subscribers 1000]
  *     [--collection-readers 10] [--grants 2] [--duration 10] [--warmup 3] [--connections 10] [--repeat 1]
- *     [--postgres postgresql://postgres@127.0.0.1:5432/postgres] [--profile]
+ *     [--postgres postgresql://postgres@127.0.0.1:5432/postgres] [--database tessera_bench_feed] [--profile]
  *
  * `--profile` writes a CPU profile of the server of each run with subscribers and prints its summary.
+ * The settings go to the server in an .ini file (settings-file.ts): thousands of collection
+ * readers overflow an environment variable.
  */
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -29,10 +31,10 @@ import { Worker } from "node:worker_threads";
 import autocannon from "autocannon";
 import { authorization, backendSettings, baseServerSettings, databaseUrl, recreateDatabase, OWNER, principalOf } from "./seed.js";
 import { latestProfile, summarizeProfile } from "./profile.js";
-import { cliOf, freePort, runNode, settingsEnv, startProcess, type ServerProcess } from "./server-process.js";
+import { cliOf, freePort, runNode, startProcess, type ServerProcess } from "./server-process.js";
+import { writeSettingsFile } from "./settings-file.js";
 
 const BUILD = path.resolve(import.meta.dirname, "..", "..");
-const DATABASE = "tessera_bench_feed";
 
 function argument(name: string): string | undefined {
   const index = process.argv.indexOf(`--${name}`);
@@ -58,7 +60,8 @@ const connections = option("connections", 10);
 const repeat = Math.max(1, option("repeat", 1));
 const profile = process.argv.includes("--profile");
 const postgres = argument("postgres") ?? "postgresql://postgres@127.0.0.1:5432/postgres";
-const sql = databaseUrl(postgres, DATABASE);
+const database = argument("database") ?? "tessera_bench_feed";
+const sql = databaseUrl(postgres, database);
 
 const readers = Array.from({ length: subscribers }, (_, i) => `reader${i}:pw`);
 const restricted = readers.slice(collectionReaders).map(principalOf);
@@ -82,15 +85,27 @@ async function startServer(profileDir: string | undefined): Promise<ServerProces
   // A fresh database per run: deleting the last run's rows would leave them dead (autovacuum may be off), and each run of
   // a pair would start on more of them than the one before.
   if (backend === "postgresql") {
-    await recreateDatabase(postgres, DATABASE);
-    await runNode([cliOf(BUILD), "migrate"], BUILD, settingsEnv(settings(0)));
+    await recreateDatabase(postgres, database);
+    const migrating = writeSettingsFile(settings(0));
+    try {
+      await runNode([cliOf(BUILD), "migrate", ...migrating.args], BUILD, {});
+    } finally {
+      migrating.remove();
+    }
   }
   const port = await freePort();
   const nodeFlags = profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [];
-  return startProcess(
-    { args: [cliOf(BUILD), "serve"], cwd: BUILD, env: settingsEnv(settings(port)), nodeFlags, readyPath: "/v1/__lbheartbeat__" },
-    port,
-  );
+  const file = writeSettingsFile(settings(port));
+  try {
+    const server = await startProcess(
+      { args: [cliOf(BUILD), "serve", ...file.args], cwd: BUILD, env: {}, nodeFlags, readyPath: "/v1/__lbheartbeat__" },
+      port,
+    );
+    return { ...server, stop: () => server.stop().finally(() => file.remove()) };
+  } catch (error) {
+    file.remove();
+    throw error;
+  }
 }
 
 /** The subscribers, on their own thread (feed-subscribers.ts); resolves once every stream is open. */

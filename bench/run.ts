@@ -17,6 +17,8 @@
  * interleaved, with the ratio per workload and, after the ceilings (unless --no-ceilings), each
  * Tessera figure as a share of Koa hello (bench/peer-run.ts).
  * W1T, W3T, W4T, W5T: W1, W3, W4, W5 on Kinto's tree (bench/tree-workloads.ts); `--help` lists all.
+ * W8A, W8B, W8I (`W8`: all three): the live feed at scale, PostgreSQL only, each with its ceiling
+ * (bench/feed-scale.ts); their figures print as `name=value` lines, with medians over --rounds.
  */
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, statSync, writeFileSync } from "node:fs";
@@ -28,6 +30,8 @@ import { measure, type LoadSettings, type Measurement } from "./load.js";
 import { latestProfile, summarizeProfile } from "./profile.js";
 import { runParsePeer } from "./peer-run.js";
 import { comparison, header, line, medians } from "./report.js";
+import { isFeedScale, runFeedScale, type ScaleContext } from "./feed-scale.js";
+import { scaleLine, scaleMedians, type ScaleResult } from "./feed-scale-report.js";
 import { backendSettings, baseServerSettings, databaseUrl, ensureDatabase } from "./seed.js";
 import {
   cliOf,
@@ -39,7 +43,7 @@ import {
   startProcess,
   type ServerProcess,
 } from "./server-process.js";
-import { collectionsFor, PREPARE, WORKLOADS, type BackendName, type WorkloadName } from "./workloads.js";
+import { collectionsFor, PREPARE, WORKLOADS, type BackendName, type FigureWorkload, type WorkloadName } from "./workloads.js";
 
 const USAGE = `node dist/bench/run.js [options] (docs/benchmarks.md)
   --workload LIST     ${WORKLOADS.join(",")} or all (default all)
@@ -48,6 +52,13 @@ const USAGE = `node dist/bench/run.js [options] (docs/benchmarks.md)
                       named there ("group"), or for W4T also the bucket's ACL ("bucket"); W3T "record":
                       W3's reader, holding its 100 records one by one. W3T and W4T: PostgreSQL only.
                       Run them beside their flat workload for the ratio: --workload W1,W1T,W3,W3T,W5,W5T
+                      W8 (= W8A,W8B,W8I): the live feed at scale, PostgreSQL only, fresh databases
+                      <--database>_fan/_sel/_idle. W8A: N subscribers reading every write through a
+                      group, at 10,000 deliveries/s and at the most each sustains, against a bare
+                      node:http fan-out; then 100 users leave the group mid-run (exact deletes?).
+                      W8B: writers at full speed, each write read by 30 of N; with 0, N/10, N
+                      subscribed; statements per write. W8I: idle streams, server RSS vs bare.
+  --subscribers N     W8A/W8B subscribers (3000)   --idle-subscribers N   W8I streams (10000)
   --backend LIST      memory,postgresql,redis or all (default: those reachable)
   --connections N     (32; W4 and W4T: 1 and 8)   --duration S (10)   --warmup S (3)
   --sizes LIST        W4/W4T collection sizes (10000,100000,1000000)
@@ -85,6 +96,8 @@ interface Options {
   json: string | undefined;
   peer: "parse" | undefined;
   series: number;
+  subscribers: number;
+  idleSubscribers: number;
 }
 
 function parseOptions(argv: readonly string[]): Options {
@@ -105,6 +118,8 @@ function parseOptions(argv: readonly string[]): Options {
     json: undefined,
     peer: undefined,
     series: 1,
+    subscribers: 3000,
+    idleSubscribers: 10_000,
   };
   const list = (text: string) =>
     text
@@ -130,7 +145,7 @@ function parseOptions(argv: readonly string[]): Options {
         break;
       case "--workload":
       case "--workloads": {
-        const names = list(value().toUpperCase());
+        const names = list(value().toUpperCase()).flatMap((n) => (n === "W8" ? ["W8A", "W8B", "W8I"] : [n]));
         options.workloads = names.includes("ALL")
           ? [...WORKLOADS]
           : names.map((n) => {
@@ -193,6 +208,12 @@ function parseOptions(argv: readonly string[]): Options {
         break;
       case "--json":
         options.json = value();
+        break;
+      case "--subscribers":
+        options.subscribers = Math.max(1, number(flag, value()));
+        break;
+      case "--idle-subscribers":
+        options.idleSubscribers = Math.max(1, number(flag, value()));
         break;
       case "--series":
         options.series = Math.max(1, number(flag, value()));
@@ -281,7 +302,7 @@ function log(text: string): void {
 
 /** One workload on one backend: a fresh server, the workload's set-up, then each of its figures. */
 async function runWorkload(
-  workload: WorkloadName,
+  workload: FigureWorkload,
   backend: BackendName,
   options: Options,
   side: Side,
@@ -346,9 +367,44 @@ async function runCeilings(options: Options, report: (m: Measurement) => void): 
   }
 }
 
-async function runAll(options: Options, side: Side, report: (m: Measurement) => void): Promise<void> {
+/** Where W8 prints: each result as it comes, and every result of the run for the medians. */
+type ScaleReport = (result: ScaleResult) => void;
+
+async function runAll(options: Options, side: Side, report: (m: Measurement) => void, scale: ScaleReport): Promise<void> {
   for (const backend of options.backends)
-    for (const workload of options.workloads) await runWorkload(workload, backend, options, side, report);
+    for (const workload of options.workloads) {
+      if (!isFeedScale(workload)) await runWorkload(workload, backend, options, side, report);
+      else if (backend === "postgresql") await runFeedScale(workload, scaleContext(options, side, scale));
+      else if (!options.backends.includes("postgresql")) log(`${workload}: PostgreSQL only, not run on ${backend}`);
+    }
+}
+
+function scaleContext(options: Options, side: Side, report: ScaleReport): ScaleContext {
+  return {
+    buildDir: side.buildDir,
+    benchBuild: thisBuild,
+    settings: { ...options.settings, ...side.settings },
+    postgres: options.postgres,
+    database: options.database,
+    duration: options.load.duration,
+    warmup: options.load.warmup,
+    subscribers: options.subscribers,
+    idleSubscribers: options.idleSubscribers,
+    connections: 10,
+    profile: options.profile,
+    log,
+    report,
+  };
+}
+
+/** Prints W8's results as they come (prefixed with the side of a comparison) and keeps them. */
+function scalePrinter(kept: ScaleResult[], prefix = ""): ScaleReport {
+  return (result) => {
+    const labelled = { ...result, label: `${prefix}${result.label}` };
+    kept.push(labelled);
+    console.log(scaleLine(labelled));
+    console.log(JSON.stringify(labelled));
+  };
 }
 
 async function main(): Promise<void> {
@@ -395,30 +451,43 @@ async function runMeasurements(options: Options, print: (m: Measurement) => void
   } else if (options.compare) {
     const sides = options.compare.map(sideOf) as [Side, Side];
     const results: [Measurement[], Measurement[]] = [[], []];
+    const scaleResults: ScaleResult[] = [];
     const rounds = options.rounds ?? 3;
     for (let round = 1; round <= rounds; round++) {
       for (const [i, side] of sides.entries()) {
         log(`round ${round}/${rounds}: ${i === 0 ? "A" : "B"} = ${side.name}`);
-        await runAll(options, side, (m) => {
-          results[i]?.push(m);
-          print({ ...m, label: `${i === 0 ? "A" : "B"} ${m.label}` });
-        });
+        const letter = i === 0 ? "A" : "B";
+        const scale = scalePrinter(scaleResults, `${letter} `);
+        await runAll(
+          options,
+          side,
+          (m) => {
+            results[i]?.push(m);
+            print({ ...m, label: `${letter} ${m.label}` });
+          },
+          scale,
+        );
       }
     }
-    console.log(comparison(results[0], results[1], [sides[0].name, sides[1].name]));
+    if (results[0].length + results[1].length > 0) console.log(comparison(results[0], results[1], [sides[0].name, sides[1].name]));
+    if (scaleResults.length > 0) console.log(`W8 medians over ${rounds} rounds:\n${scaleMedians(scaleResults).map(scaleLine).join("\n")}`);
   } else {
     const rounds = options.rounds ?? 1;
     const results: Measurement[] = [];
+    const scaleResults: ScaleResult[] = [];
     const keep = (m: Measurement) => {
       results.push(m);
       print(m);
     };
     for (let round = 1; round <= rounds; round++) {
       if (rounds > 1) log(`round ${round}/${rounds}`);
-      if (options.ceilings) await runCeilings(options, keep);
-      await runAll(options, { name: "this build", buildDir: thisBuild, settings: {} }, keep);
+      if (options.ceilings && options.workloads.some((w) => !isFeedScale(w))) await runCeilings(options, keep);
+      await runAll(options, { name: "this build", buildDir: thisBuild, settings: {} }, keep, scalePrinter(scaleResults));
     }
-    if (rounds > 1) console.log(`medians over ${rounds} rounds:\n${header()}\n${medians(results).map(line).join("\n")}`);
+    if (rounds > 1 && results.length > 0)
+      console.log(`medians over ${rounds} rounds:\n${header()}\n${medians(results).map(line).join("\n")}`);
+    if (rounds > 1 && scaleResults.length > 0)
+      console.log(`W8 medians over ${rounds} rounds:\n${scaleMedians(scaleResults).map(scaleLine).join("\n")}`);
   }
 }
 

@@ -10,10 +10,14 @@ import { seedList } from "./list-seed.js";
 import { NESTED_READER, seedNestedRedis, seedNestedSql } from "./nested-groups.js";
 import { checkedListing, expectStatus, json } from "./requests.js";
 import { TREE_PREPARE, TREE_WORKLOADS } from "./tree-workloads.js";
+import { FEED_SCALE_WORKLOADS, type FeedScaleWorkload } from "./feed-scale.js";
 
 export type BackendName = "memory" | "postgresql" | "redis";
-export const WORKLOADS = ["W1", "W2", "W3", "W4", "W4N", "W5", "W6", ...TREE_WORKLOADS] as const;
+/** W8A, W8B, W8I (the live feed at scale, feed-scale.ts) start servers of their own: run.ts runs them apart. */
+export const WORKLOADS = ["W1", "W2", "W3", "W4", "W4N", "W5", "W6", ...TREE_WORKLOADS, ...FEED_SCALE_WORKLOADS] as const;
 export type WorkloadName = (typeof WORKLOADS)[number];
+/** The workloads measured as autocannon figures on one server (PREPARE). */
+export type FigureWorkload = Exclude<WorkloadName, FeedScaleWorkload>;
 
 export interface Figure {
   /** `W3`, `W4 1000000`... */
@@ -128,7 +132,7 @@ async function w6(ctx: WorkloadContext): Promise<Figure[]> {
   return [{ label: "W6", connections: ctx.connections, requests: [request], rejectedInside: () => rejected }];
 }
 
-export const PREPARE: Record<WorkloadName, (ctx: WorkloadContext) => Promise<Figure[]>> = {
+export const PREPARE: Record<FigureWorkload, (ctx: WorkloadContext) => Promise<Figure[]>> = {
   W1: w1,
   W2: w2,
   W3: w3,
