@@ -108,8 +108,14 @@ export class MemoryAccessJournal implements AccessJournal {
     for (const loss of losses) if (loss.principals.length > 0) this.journal(scope).recordLoss(loss.id, loss.principals, loss.lastModified);
   }
 
-  async lostAccessAfter(scope: Scope, after: number): Promise<RecordedLoss[]> {
-    return this.peek(scope)?.lossesAfter(after) ?? [];
+  async lostAccessAfter(scope: Scope, after: number, principals?: readonly string[]): Promise<RecordedLoss[]> {
+    const losses = this.peek(scope)?.lossesAfter(after) ?? [];
+    if (principals === undefined) return losses;
+    const wanted = new Set(principals);
+    return losses.flatMap((loss) => {
+      const held = loss.principals.filter((p) => wanted.has(p));
+      return held.length > 0 ? [{ ...loss, principals: held }] : [];
+    });
   }
 
   async stampLostAccess(scope: Scope, principal: string, lost: readonly string[]): Promise<StampRange> {

@@ -75,6 +75,14 @@ const LOST_ACCESS_AFTER: Statement = {
     GROUP BY id, last_modified ORDER BY last_modified, id`,
 };
 
+/** LOST_ACCESS_AFTER for the principals $4 only. */
+const LOST_ACCESS_AFTER_OF: Statement = {
+  name: "tessera_lost_access_after_of",
+  text: `SELECT id, last_modified, array_agg(principal ORDER BY principal) AS principals FROM lost_access
+    WHERE collection = $1 AND parent_id = $2 AND last_modified > $3 AND principal = ANY($4::text[])
+    GROUP BY id, last_modified ORDER BY last_modified, id`,
+};
+
 /** Records $4 given to principal $3 in scope ($1, $2), all at one new timestamp of the scope. Returns it. */
 const STAMP_GAINED_ACCESS: Statement = {
   name: "tessera_gained_access_stamp",
@@ -164,12 +172,12 @@ export class PostgresAccessJournal implements AccessJournal {
     await this.run(RECORD_LOST_ACCESS_STAMPED, [scope.collection, scope.parentId, ids, principals, stamps]);
   }
 
-  async lostAccessAfter(scope: Scope, after: number): Promise<RecordedLoss[]> {
-    const rows = await this.read<{ id: string; last_modified: string; principals: string[] }>(LOST_ACCESS_AFTER, [
-      scope.collection,
-      scope.parentId,
-      after,
-    ]);
+  async lostAccessAfter(scope: Scope, after: number, principals?: readonly string[]): Promise<RecordedLoss[]> {
+    const values: unknown[] = [scope.collection, scope.parentId, after];
+    const rows = await this.read<{ id: string; last_modified: string; principals: string[] }>(
+      principals === undefined ? LOST_ACCESS_AFTER : LOST_ACCESS_AFTER_OF,
+      principals === undefined ? values : [...values, [...new Set(principals)]],
+    );
     return rows.map((row) => ({ id: row.id, lastModified: Number(row.last_modified), principals: row.principals }));
   }
 

@@ -202,7 +202,10 @@ export class CursorReader {
       const { entries, judged } = await this.judgedChanges(low, upTo, restricted, readers);
       const last = entries.length === size ? entries[size - 1] : undefined;
       const bound = last ? last.lastModified : upTo;
-      const losses = restricted ? (await this.deps.journal.lostAccessAfter(this.scope, low)).filter((l) => l.lastModified <= bound) : [];
+      // A replay of subscribers restricted alike reads their own losses, not every loss of the scope.
+      const losses = restricted
+        ? (await this.deps.journal.lostAccessAfter(this.scope, low, readers?.principals)).filter((l) => l.lastModified <= bound)
+        : [];
       const inPage = new Set(entries.map((e) => e.id));
       // A record of the page is judged on its version's ACL (absent: unconfirmed); one only lost, on its ACL now.
       const readersById = new Map([

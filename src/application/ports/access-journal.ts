@@ -43,9 +43,11 @@ export interface AccessJournal {
   /**
    * The losses still recorded (not superseded by a newer loss of the same record by the same
    * principal, nor purged) with `last_modified` above `after`, ascending: what the live feed needs
-   * to tell each restricted subscriber of lost access without one listing per subscriber.
+   * to tell each restricted subscriber of lost access without one listing per subscriber. With
+   * `principals`, only the losses of those principals (each with those of them only): a replay
+   * read for one subscriber reads its own, not every loss of the scope.
    */
-  lostAccessAfter(scope: Scope, after: number): Promise<RecordedLoss[]>;
+  lostAccessAfter(scope: Scope, after: number, principals?: readonly string[]): Promise<RecordedLoss[]>;
 
   /**
    * Access that changed without a record write (a principal removed from a user or a group,
