@@ -20,7 +20,7 @@
  */
 
 import { settle, subscriberUsers, timedRecord, type ScaleContext } from "./feed-scale-context.js";
-import { FEED, startCeiling, startTessera, type ScaleServer } from "./feed-scale-servers.js";
+import { FEED, startSide, type ScaleServer } from "./feed-scale-servers.js";
 import { startUsage } from "./feed-scale-usage.js";
 import { OpenLoopWriter, type WriteRun } from "./open-loop-writer.js";
 import { FAN_GROUP, putGroup, revoke } from "./feed-scale-revoke.js";
@@ -52,18 +52,7 @@ export async function fanOut(ctx: ScaleContext): Promise<void> {
 
 async function fanOutOn(side: Side, ctx: ScaleContext): Promise<void> {
   const users = subscriberUsers("w8fan", ctx.subscribers);
-  const server =
-    side === "ceiling"
-      ? await startCeiling(ctx.benchBuild)
-      : await startTessera({
-          buildDir: ctx.buildDir,
-          benchBuild: ctx.benchBuild,
-          postgres: ctx.postgres,
-          database: `${ctx.database}_fan`,
-          streams: ctx.subscribers,
-          settings: ctx.settings,
-          profile: ctx.profile,
-        });
+  const server = await startSide(side, ctx, "fan", ctx.subscribers);
   try {
     if (side === "tessera") await putGroup(server, users.map(principalOf));
     const subscribers = await openSubscribers({ url: `${server.url}/v1/${FEED}`, users, concurrency: 32 });

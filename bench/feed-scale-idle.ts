@@ -5,7 +5,7 @@
  * holding as many streams (sse-ceiling-server.ts), ceiling first.
  */
 import { sleep, subscriberUsers, type ScaleContext } from "./feed-scale-context.js";
-import { FEED, startCeiling, startTessera } from "./feed-scale-servers.js";
+import { FEED, startSide } from "./feed-scale-servers.js";
 import { startUsage } from "./feed-scale-usage.js";
 import { openSubscribers } from "./subscriber-thread.js";
 
@@ -15,18 +15,7 @@ const RSS_BOUND_MB = 1024;
 export async function idle(ctx: ScaleContext): Promise<void> {
   const users = subscriberUsers("w8idle", ctx.idleSubscribers);
   for (const side of ["ceiling", "tessera"] as const) {
-    const server =
-      side === "ceiling"
-        ? await startCeiling(ctx.benchBuild)
-        : await startTessera({
-            buildDir: ctx.buildDir,
-            benchBuild: ctx.benchBuild,
-            postgres: ctx.postgres,
-            database: `${ctx.database}_idle`,
-            streams: users.length,
-            settings: ctx.settings,
-            profile: ctx.profile,
-          });
+    const server = await startSide(side, ctx, "idle", users.length);
     try {
       const before = server.sampleRss();
       await sleep(500);

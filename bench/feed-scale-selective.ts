@@ -13,7 +13,7 @@
  */
 import autocannon from "autocannon";
 import { settle, sleep, subscriberUsers, timedRecord, type ScaleContext } from "./feed-scale-context.js";
-import { FEED, startTessera, type StatementTotals } from "./feed-scale-servers.js";
+import { FEED, startTesseraFor, type StatementTotals } from "./feed-scale-servers.js";
 import { startUsage } from "./feed-scale-usage.js";
 import { authorization, OWNER, principalOf } from "./seed.js";
 import { openSubscribers, type SubscriberThread } from "./subscriber-thread.js";
@@ -53,13 +53,7 @@ function body(n: number, principals: readonly string[]): string {
 }
 
 async function selectiveRun(ctx: ScaleContext, users: readonly string[], principals: readonly string[]): Promise<Record<string, number>> {
-  const server = await startTessera({
-    buildDir: ctx.buildDir,
-    benchBuild: ctx.benchBuild,
-    postgres: ctx.postgres,
-    database: `${ctx.database}_sel`,
-    streams: Math.max(1, users.length),
-    settings: ctx.settings,
+  const server = await startTesseraFor(ctx, "sel", Math.max(1, users.length), {
     countStatements: true,
     profile: ctx.profile && users.length === principals.length,
   });

@@ -9,6 +9,7 @@ import path from "node:path";
 import { latestProfile, summarizeProfile } from "./profile.js";
 import { backendSettings, baseServerSettings, databaseUrl, recreateDatabase } from "./seed.js";
 import { cliOf, freePort, runNode, startProcess, type ServerProcess } from "./server-process.js";
+import type { ScaleContext } from "./feed-scale-context.js";
 import { writeSettingsFile } from "./settings-file.js";
 
 /** The collection every W8 part subscribes to and writes. */
@@ -123,4 +124,28 @@ export async function startCeiling(benchBuild: string): Promise<ScaleServer> {
       return undefined;
     },
   };
+}
+
+/** Tessera on `<database>_<part>` of a W8 run, with room for `streams` streams of one address. */
+export function startTesseraFor(
+  ctx: ScaleContext,
+  part: string,
+  streams: number,
+  more: Pick<TesseraStart, "countStatements" | "profile"> = {},
+): Promise<ScaleServer> {
+  return startTessera({
+    buildDir: ctx.buildDir,
+    benchBuild: ctx.benchBuild,
+    postgres: ctx.postgres,
+    database: `${ctx.database}_${part}`,
+    streams,
+    settings: ctx.settings,
+    profile: ctx.profile,
+    ...more,
+  });
+}
+
+/** One side of a W8 part: the bare ceiling, or Tessera as startTesseraFor starts it. */
+export function startSide(side: "ceiling" | "tessera", ctx: ScaleContext, part: string, streams: number): Promise<ScaleServer> {
+  return side === "ceiling" ? startCeiling(ctx.benchBuild) : startTesseraFor(ctx, part, streams);
 }
