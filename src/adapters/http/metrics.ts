@@ -17,7 +17,8 @@ export interface PoolProbe {
 /** Who answered the reads of a pool with replicas, and how far behind each replica is. */
 export interface ReplicaFigures {
   readonly primaryReads: number;
-  readonly replicas: readonly { readonly label: string; readonly state: string; readonly lagBytes: number; readonly served: number }[];
+  /** `up`: it may answer reads now (not left alone after a failure, a promotion, another primary). */
+  readonly replicas: readonly { readonly label: string; readonly up: boolean; readonly lagBytes: number; readonly served: number }[];
 }
 
 export const BACKENDS = ["storage", "permission", "cache"] as const;
@@ -191,11 +192,7 @@ export class HttpMetrics {
       collect() {
         this.reset();
         for (const { pool, figures } of replicaPools())
-          for (const replica of figures.replicas)
-            this.set(
-              { pool, replica: replica.label },
-              replica.state === "down" || replica.state === "promoted" || replica.state === "foreign" ? 0 : 1,
-            );
+          for (const replica of figures.replicas) this.set({ pool, replica: replica.label }, replica.up ? 1 : 0);
       },
     });
     new Counter({

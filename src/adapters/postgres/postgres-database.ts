@@ -75,6 +75,12 @@ function replicaLabel(url: string): string {
   }
 }
 
+/** pg's form of a statement and its values (a fixed statement prepared under its name). */
+function queryConfig(statement: Statement | string, values: readonly unknown[]): pg.QueryConfig {
+  const { text, name } = typeof statement === "string" ? { text: statement, name: undefined } : statement;
+  return { text, values: values as unknown[], ...(name !== undefined ? { name } : {}) };
+}
+
 /** Idle time before TCP keepalive probes start on every connection (the OS default is 2 hours). */
 export const KEEPALIVE_IDLE_MS = 30_000;
 
@@ -193,8 +199,7 @@ export class PostgresDatabase {
   ): Promise<R[]> {
     const replicas = this.replicaReads;
     if (!replicas || this.inTransaction()) return this.query<R>(backend, statement, values);
-    const { text, name } = typeof statement === "string" ? { text: statement, name: undefined } : statement;
-    const config: pg.QueryConfig = { text, values: values as unknown[], ...(name !== undefined ? { name } : {}) };
+    const config = queryConfig(statement, values);
     return replicas.read<R>(config, () => this.query<R>(backend, statement, values));
   }
 
@@ -240,8 +245,7 @@ export class PostgresDatabase {
     statement: Statement | string,
     values: readonly unknown[] = [],
   ): Promise<R[]> {
-    const { text, name } = typeof statement === "string" ? { text: statement, name: undefined } : statement;
-    const config: pg.QueryConfig = { text, values: values as unknown[], ...(name !== undefined ? { name } : {}) };
+    const config = queryConfig(statement, values);
     try {
       const client = this.transactions.getStore()?.client;
       if (client) return (await client.query<R>(config)).rows;

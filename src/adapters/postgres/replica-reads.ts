@@ -56,10 +56,10 @@ export class ReplicaReads {
   }
 
   /** Who answered the reads so far, and each replica's state and lag (metrics). */
-  figures(): { primaryReads: number; replicas: { label: string; state: string; lagBytes: number; served: number }[] } {
+  figures(): { primaryReads: number; replicas: { label: string; up: boolean; lagBytes: number; served: number }[] } {
     return {
       primaryReads: this.primaryReads,
-      replicas: this.options.replicas.map((r) => ({ label: r.label, state: r.state, lagBytes: Number(r.lagBytes), served: r.served })),
+      replicas: this.options.replicas.map((r) => ({ label: r.label, up: r.usable(), lagBytes: Number(r.lagBytes), served: r.served })),
     };
   }
 
