@@ -162,7 +162,8 @@ describe("admin page: groups", function () {
     expect(invalid.status).to.equal(400);
     await page.fill("#new-group input[name=id]", "not an id");
     await page.click("#new-group button[type=submit]");
-    await until(async () => !((await page.textContent("#groups-errors")) ?? "").includes("exists already"), "the 400");
+    // The list is emptied on submit before the answer arrives: wait for the new answer itself.
+    await until(async () => ((await page.textContent("#groups-errors li")) ?? "").startsWith("400:"), "the 400");
     const errors = await page.$$eval("#groups-errors li", (items) => items.map((i) => i.textContent ?? ""));
     expect(errors[0]).to.equal(`400: ${invalid.body.message}`);
     expect(errors.slice(1)).to.deep.equal(
