@@ -19,27 +19,37 @@ import { allowedMethods, requesterOf } from "./record-routes.js";
 import { StreamCounts } from "./stream-limits.js";
 import { treeListOf } from "./tree-routes.js";
 
-/** An event's SSE text and its UTF-8 length: the feed hands the same event object to every recipient, encoded once. */
+/**
+ * An event's SSE bytes, and as one HTTP/1.1 chunk: the feed hands the same event object to every
+ * recipient, so it is encoded once, not once per socket.
+ */
 interface Encoded {
-  readonly text: string;
-  readonly bytes: number;
+  readonly bytes: Buffer;
+  chunk?: Buffer;
 }
 const encoded = new WeakMap<FeedEvent, Encoded>();
 
 function encode(event: FeedEvent): Encoded {
   let found = encoded.get(event);
   if (found === undefined) {
-    const text = `id: ${event.id}\nevent: ${event.event}\ndata: ${JSON.stringify(event.data)}\n\n`;
-    found = { text, bytes: Buffer.byteLength(text) };
+    found = { bytes: Buffer.from(`id: ${event.id}\nevent: ${event.event}\ndata: ${JSON.stringify(event.data)}\n\n`) };
     encoded.set(event, found);
   }
   return found;
 }
 
-const KEEP_ALIVE = ": keep-alive\n\n";
-const LIVE = ": live\n\n";
+const CRLF = Buffer.from("\r\n");
+
+/** `bytes` framed as one chunk of a chunked HTTP/1.1 body. */
+function chunkOf(bytes: Buffer): Buffer {
+  return Buffer.concat([Buffer.from(`${bytes.length.toString(16)}\r\n`), bytes, CRLF]);
+}
+
+const fixed = (text: string): Encoded => ({ bytes: Buffer.from(text) });
+const KEEP_ALIVE = fixed(": keep-alive\n\n");
+const LIVE = fixed(": live\n\n");
 /** No `id:`: the client's Last-Event-ID stays its last event's, and it must not resume from it (docs/api.md "Live feed"). */
-const RESYNC = "event: resync\ndata: {}\n\n";
+const RESYNC = fixed("event: resync\ndata: {}\n\n");
 
 /**
  * An SSE stream on the raw response; refuses to queue more than `maxBufferedBytes` unread. On
@@ -58,26 +68,16 @@ class SseSink implements FeedSink {
 
   /** Several events, one socket write. */
   send(events: readonly FeedEvent[]): boolean {
-    if (events.length === 1) {
-      const { text, bytes } = encode(events[0] as FeedEvent);
-      return this.write(text, bytes);
-    }
-    let text = "";
-    let bytes = 0;
-    for (const event of events) {
-      const one = encode(event);
-      text += one.text;
-      bytes += one.bytes;
-    }
-    return this.write(text, bytes);
+    if (events.length === 1) return this.write(encode(events[0] as FeedEvent));
+    return this.write({ bytes: Buffer.concat(events.map((event) => encode(event).bytes)) });
   }
 
   keepAlive(): boolean {
-    return this.write(KEEP_ALIVE, KEEP_ALIVE.length);
+    return this.write(KEEP_ALIVE);
   }
 
   live(): boolean {
-    return this.write(LIVE, LIVE.length);
+    return this.write(LIVE);
   }
 
   end(): void {
@@ -90,15 +90,15 @@ class SseSink implements FeedSink {
    */
   finish(cursor: number, retryMs?: number): void {
     const text = `${retryMs === undefined ? "" : `retry: ${retryMs}\n`}id: ${cursor}\n\n`;
-    if (this.write(text, text.length)) this.end();
+    if (this.write(fixed(text))) this.end();
   }
 
   resync(): void {
-    this.write(RESYNC, RESYNC.length);
+    this.write(RESYNC);
     this.end();
   }
 
-  private write(text: string, bytes: number): boolean {
+  private write(encoded: Encoded): boolean {
     const { res } = this;
     if (res.writableEnded || res.destroyed) return false;
     if (res.writableLength > this.maxBufferedBytes) {
@@ -112,8 +112,8 @@ class SseSink implements FeedSink {
     const socket = res.socket;
     // Raw only once the response holds nothing of its own (the headers went out, nothing queued before the socket).
     if (this.rawChunks && socket && !socket.destroyed && res.headersSent && res.writableLength === socket.writableLength)
-      socket.write(`${bytes.toString(16)}\r\n${text}\r\n`);
-    else res.write(text);
+      socket.write((encoded.chunk ??= chunkOf(encoded.bytes)));
+    else res.write(encoded.bytes);
     return true;
   }
 }
