@@ -14,7 +14,7 @@ import { RecordAclEditor } from "../../src/application/shared-records/record-acl
 import { resourceKinds } from "../../src/application/kinds/resource-kinds.js";
 import { PaginationTokens } from "../../src/application/pagination-token.js";
 import type { ChangeBroadcast } from "../../src/application/ports/change-broadcast.js";
-import type { RecordedLoss } from "../../src/application/ports/access-journal.js";
+import type { LossesWanted, RecordedLoss } from "../../src/application/ports/access-journal.js";
 import type { Scope } from "../../src/application/ports/record-store.js";
 import { PortableSharedRecords } from "../../src/application/shared-records/portable-shared-records.js";
 import type { SharedRecords } from "../../src/application/ports/shared-records.js";
@@ -131,14 +131,14 @@ export class HoldingJournal extends MemoryAccessJournal {
     return handle;
   }
 
-  override async lostAccessAfter(scope: Scope, after: number): Promise<RecordedLoss[]> {
+  override async lostAccessAfter(scope: Scope, after: number, only?: LossesWanted): Promise<RecordedLoss[]> {
     const held = this.heldLosses;
     if (held) {
       this.heldLosses = undefined;
       held.reached();
       await held.released;
     }
-    return super.lostAccessAfter(scope, after);
+    return super.lostAccessAfter(scope, after, only);
   }
 }
 

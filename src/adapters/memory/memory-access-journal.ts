@@ -8,7 +8,7 @@
  */
 /* eslint-disable @typescript-eslint/require-await -- the port is async; memory has nothing to await, and async keeps errors as rejections */
 import type { Tombstone } from "../../domain/records.js";
-import type { AccessJournal, RecordedLoss, StampRange } from "../../application/ports/access-journal.js";
+import type { AccessJournal, LossesWanted, RecordedLoss, StampRange } from "../../application/ports/access-journal.js";
 import type { Scope } from "../../application/ports/record-store.js";
 import { lossTombstones } from "../../application/shared-records/restricted-view.js";
 import { ChangeLog, type LogEntry } from "./change-log.js";
@@ -108,14 +108,16 @@ export class MemoryAccessJournal implements AccessJournal {
     for (const loss of losses) if (loss.principals.length > 0) this.journal(scope).recordLoss(loss.id, loss.principals, loss.lastModified);
   }
 
-  async lostAccessAfter(scope: Scope, after: number, principals?: readonly string[]): Promise<RecordedLoss[]> {
+  async lostAccessAfter(scope: Scope, after: number, only: LossesWanted = {}): Promise<RecordedLoss[]> {
     const losses = this.peek(scope)?.lossesAfter(after) ?? [];
-    if (principals === undefined) return losses;
-    const wanted = new Set(principals);
-    return losses.flatMap((loss) => {
-      const held = loss.principals.filter((p) => wanted.has(p));
-      return held.length > 0 ? [{ ...loss, principals: held }] : [];
-    });
+    const wanted = only.principals && new Set(only.principals);
+    const kept = wanted
+      ? losses.flatMap((loss) => {
+          const held = loss.principals.filter((p) => wanted.has(p));
+          return held.length > 0 ? [{ ...loss, principals: held }] : [];
+        })
+      : losses;
+    return only.limit === undefined ? kept : kept.slice(0, only.limit);
   }
 
   async stampLostAccess(scope: Scope, principal: string, lost: readonly string[]): Promise<StampRange> {

@@ -7,7 +7,7 @@
  * is taken on the scope's counter (`timestamps`, the record store's collection timestamp) in the
  * same statement that records it.
  */
-import type { AccessJournal, RecordedLoss, StampRange } from "../../application/ports/access-journal.js";
+import type { AccessJournal, LossesWanted, RecordedLoss, StampRange } from "../../application/ports/access-journal.js";
 import type { Scope } from "../../application/ports/record-store.js";
 import type { PostgresDatabase, Statement } from "./postgres-database.js";
 import { SqlParams } from "./record-query-sql.js";
@@ -72,15 +72,15 @@ const LOST_ACCESS_AFTER: Statement = {
   name: "tessera_lost_access_after",
   text: `SELECT id, last_modified, array_agg(principal ORDER BY principal) AS principals FROM lost_access
     WHERE collection = $1 AND parent_id = $2 AND last_modified > $3
-    GROUP BY id, last_modified ORDER BY last_modified, id`,
+    GROUP BY id, last_modified ORDER BY last_modified, id LIMIT $4`,
 };
 
-/** LOST_ACCESS_AFTER for the principals $4 only. */
+/** LOST_ACCESS_AFTER for the principals $5 only. */
 const LOST_ACCESS_AFTER_OF: Statement = {
   name: "tessera_lost_access_after_of",
   text: `SELECT id, last_modified, array_agg(principal ORDER BY principal) AS principals FROM lost_access
-    WHERE collection = $1 AND parent_id = $2 AND last_modified > $3 AND principal = ANY($4::text[])
-    GROUP BY id, last_modified ORDER BY last_modified, id`,
+    WHERE collection = $1 AND parent_id = $2 AND last_modified > $3 AND principal = ANY($5::text[])
+    GROUP BY id, last_modified ORDER BY last_modified, id LIMIT $4`,
 };
 
 /** Records $4 given to principal $3 in scope ($1, $2), all at one new timestamp of the scope. Returns it. */
@@ -172,8 +172,10 @@ export class PostgresAccessJournal implements AccessJournal {
     await this.run(RECORD_LOST_ACCESS_STAMPED, [scope.collection, scope.parentId, ids, principals, stamps]);
   }
 
-  async lostAccessAfter(scope: Scope, after: number, principals?: readonly string[]): Promise<RecordedLoss[]> {
-    const values: unknown[] = [scope.collection, scope.parentId, after];
+  async lostAccessAfter(scope: Scope, after: number, only: LossesWanted = {}): Promise<RecordedLoss[]> {
+    // A NULL limit is no limit.
+    const values: unknown[] = [scope.collection, scope.parentId, after, only.limit ?? null];
+    const { principals } = only;
     const rows = await this.read<{ id: string; last_modified: string; principals: string[] }>(
       principals === undefined ? LOST_ACCESS_AFTER : LOST_ACCESS_AFTER_OF,
       principals === undefined ? values : [...values, [...new Set(principals)]],

@@ -18,12 +18,17 @@ import type { ChangeAction } from "../events.js";
 import { ID_FIELD, MODIFIED_FIELD, type Filter } from "../listing.js";
 import type { FeedEvent } from "./feed-types.js";
 import type { ChangeSignal } from "../ports/change-broadcast.js";
-import type { AccessJournal } from "../ports/access-journal.js";
+import type { AccessJournal, RecordedLoss } from "../ports/access-journal.js";
 import type { RecordStore, Scope } from "../ports/record-store.js";
 import { readersOf, type ChangeReaders, type RecordAcls, type SharedRecords } from "../ports/shared-records.js";
 import { readsVersion, showsGained } from "../shared-records/restricted-view.js";
 
 const MAX_PAGES_PER_READ = 1000;
+/**
+ * Losses of a scope past which a shared read asks for its members' only: below, one statement
+ * without the members' principals (thousands of them) is cheaper.
+ */
+const MANY_LOSSES = 1000;
 const ASCENDING = [{ field: MODIFIED_FIELD, descending: false }] as const;
 
 export interface CursorReaderDeps {
@@ -202,10 +207,7 @@ export class CursorReader {
       const { entries, judged } = await this.judgedChanges(low, upTo, restricted, readers);
       const last = entries.length === size ? entries[size - 1] : undefined;
       const bound = last ? last.lastModified : upTo;
-      // A replay of subscribers restricted alike reads their own losses, not every loss of the scope.
-      const losses = restricted
-        ? (await this.deps.journal.lostAccessAfter(this.scope, low, readers?.principals)).filter((l) => l.lastModified <= bound)
-        : [];
+      const losses = restricted ? (await this.lossesAfter(low, readers)).filter((l) => l.lastModified <= bound) : [];
       const inPage = new Set(entries.map((e) => e.id));
       // A record of the page is judged on its version's ACL (absent: unconfirmed); one only lost, on its ACL now.
       const readersById = new Map([
@@ -229,6 +231,19 @@ export class CursorReader {
       if (!last) return this.members.size > 0;
     }
     return false;
+  }
+
+  /**
+   * The losses after `low` the members may be owed. A replay of subscribers restricted alike reads
+   * their own. A shared read reads the scope's, unless there are many (a group removal that took
+   * thousands of records from other streams, which replay them alone): then only its members'.
+   */
+  private async lossesAfter(low: number, readers: ChangeReaders | undefined): Promise<RecordedLoss[]> {
+    const { journal } = this.deps;
+    if (readers) return journal.lostAccessAfter(this.scope, low, { principals: readers.principals });
+    const losses = await journal.lostAccessAfter(this.scope, low, { limit: MANY_LOSSES });
+    if (losses.length < MANY_LOSSES) return losses;
+    return journal.lostAccessAfter(this.scope, low, { principals: this.audience.restrictedPrincipals() });
   }
 
   /**

@@ -50,6 +50,11 @@ export class Audience<V extends Viewer> {
     return this.byPrincipal.size > 0;
   }
 
+  /** Every principal through which a restricted viewer sees records. */
+  restrictedPrincipals(): string[] {
+    return [...this.byPrincipal.keys()];
+  }
+
   add(viewer: V): void {
     if (viewer.principals === undefined) {
       this.unrestricted.add(viewer);

@@ -25,6 +25,12 @@ export interface StampRange {
  * journal too: the record store of the same storage is given its journal by the composition.
  * Adapters wrap driver failures in BackendError("storage").
  */
+/** Which losses `lostAccessAfter` gives: those of some principals only, the first few only. */
+export interface LossesWanted {
+  readonly principals?: readonly string[];
+  readonly limit?: number;
+}
+
 export interface AccessJournal {
   /** Creates tables and indices; idempotent. A no-op for memory. */
   initializeSchema(): Promise<void>;
@@ -45,9 +51,10 @@ export interface AccessJournal {
    * principal, nor purged) with `last_modified` above `after`, ascending: what the live feed needs
    * to tell each restricted subscriber of lost access without one listing per subscriber. With
    * `principals`, only the losses of those principals (each with those of them only): a replay
-   * read for one subscriber reads its own, not every loss of the scope.
+   * read for one subscriber reads its own, not every loss of the scope. With `limit`, the first
+   * `limit` losses only (a full answer: more may follow).
    */
-  lostAccessAfter(scope: Scope, after: number, principals?: readonly string[]): Promise<RecordedLoss[]>;
+  lostAccessAfter(scope: Scope, after: number, only?: LossesWanted): Promise<RecordedLoss[]>;
 
   /**
    * Access that changed without a record write (a principal removed from a user or a group,

@@ -28,11 +28,18 @@ export function lossesAfterCases({ store, journal }: JournalRef): void {
       expect(await journal().lostAccessAfter(articles, second ?? 0)).to.deep.equal([
         { id: "r0", lastModified: third, principals: ["carol"] },
       ]);
-      expect(await journal().lostAccessAfter(articles, before, ["bob", "dave"]), "bob's alone").to.deep.equal([
+      expect(await journal().lostAccessAfter(articles, before, { principals: ["bob", "dave"] }), "bob's alone").to.deep.equal([
         { id: "r0", lastModified: first, principals: ["bob"] },
         { id: "r1", lastModified: second, principals: ["bob"] },
       ]);
-      expect(await journal().lostAccessAfter(articles, before, ["dave"])).to.deep.equal([]);
+      expect(await journal().lostAccessAfter(articles, before, { principals: ["dave"] })).to.deep.equal([]);
+      expect(await journal().lostAccessAfter(articles, before, { limit: 2 }), "the first two").to.deep.equal([
+        { id: "r0", lastModified: first, principals: ["bob"] },
+        { id: "r1", lastModified: second, principals: ["bob"] },
+      ]);
+      expect(await journal().lostAccessAfter(articles, before, { principals: ["carol"], limit: 1 }), "carol's first").to.deep.equal([
+        { id: "r0", lastModified: third, principals: ["carol"] },
+      ]);
       expect(await journal().lostAccessAfter(scopeOf("other"), 0)).to.deep.equal([]);
       await journal().purge(articles);
       expect(await journal().lostAccessAfter(articles, 0)).to.deep.equal([]);
