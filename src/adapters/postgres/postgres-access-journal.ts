@@ -75,12 +75,22 @@ const LOST_ACCESS_AFTER: Statement = {
     GROUP BY id, last_modified ORDER BY last_modified, id LIMIT $4`,
 };
 
-/** LOST_ACCESS_AFTER for the principals $5 only. */
+/**
+ * LOST_ACCESS_AFTER for the principals $5 only: one probe of the primary key per principal (its
+ * losses in the scope, then those after $3). As a filter, `principal = ANY($5)` compared each of
+ * the scope's losses with every principal in a generic plan (600,000 losses against 3,000
+ * principals: 20 s; the probes: 9 ms). OFFSET 0 keeps PostgreSQL from turning the probes back
+ * into a join over every loss; without `ORDER BY id`, which the key gives, a plan made on a small
+ * table probed through the scope's index, walking every loss after $3 once per principal.
+ */
 const LOST_ACCESS_AFTER_OF: Statement = {
   name: "tessera_lost_access_after_of",
-  text: `SELECT id, last_modified, array_agg(principal ORDER BY principal) AS principals FROM lost_access
-    WHERE collection = $1 AND parent_id = $2 AND last_modified > $3 AND principal = ANY($5::text[])
-    GROUP BY id, last_modified ORDER BY last_modified, id LIMIT $4`,
+  text: `SELECT l.id, l.last_modified, array_agg(l.principal ORDER BY l.principal) AS principals
+    FROM unnest($5::text[]) AS wanted(principal)
+    CROSS JOIN LATERAL (SELECT id, last_modified, principal FROM lost_access
+      WHERE collection = $1 AND parent_id = $2 AND principal = wanted.principal COLLATE "C" AND last_modified > $3
+      ORDER BY id OFFSET 0) l
+    GROUP BY l.id, l.last_modified ORDER BY l.last_modified, l.id LIMIT $4`,
 };
 
 /** Records $4 given to principal $3 in scope ($1, $2), all at one new timestamp of the scope. Returns it. */
