@@ -186,7 +186,6 @@ export class PostgresAccessJournal implements AccessJournal {
     // A NULL limit is no limit.
     const values: unknown[] = [scope.collection, scope.parentId, after, only.limit ?? null];
     const { principals } = only;
-    if (principals?.length === 0) return [];
     const rows = await this.read<{ id: string; last_modified: string; principals: string[] }>(
       principals === undefined ? LOST_ACCESS_AFTER : lostAccessAfterOf(principals),
       values,
