@@ -33,6 +33,7 @@ export function lossesAfterCases({ store, journal }: JournalRef): void {
         { id: "r1", lastModified: second, principals: ["bob"] },
       ]);
       expect(await journal().lostAccessAfter(articles, before, { principals: ["dave"] })).to.deep.equal([]);
+      expect(await journal().lostAccessAfter(articles, before, { principals: [] }), "no principals").to.deep.equal([]);
       expect(await journal().lostAccessAfter(articles, before, { limit: 2 }), "the first two").to.deep.equal([
         { id: "r0", lastModified: first, principals: ["bob"] },
         { id: "r1", lastModified: second, principals: ["bob"] },
@@ -43,6 +44,17 @@ export function lossesAfterCases({ store, journal }: JournalRef): void {
       expect(await journal().lostAccessAfter(scopeOf("other"), 0)).to.deep.equal([]);
       await journal().purge(articles);
       expect(await journal().lostAccessAfter(articles, 0)).to.deep.equal([]);
+    });
+
+    it("gives a principal's losses whatever its bytes (quotes, backslashes, braces, commas, non-ASCII)", async () => {
+      await seed(store(), articles, [{}, {}]);
+      const before = await store().collectionTimestamp(articles);
+      const odd = `o'brien\\"{a,b}" NULL ünï`;
+      const { first } = await journal().stampLostAccess(articles, odd, ["r0"]);
+      await journal().stampLostAccess(articles, "bob", ["r1"]);
+      expect(await journal().lostAccessAfter(articles, before, { principals: [odd, "dave"] })).to.deep.equal([
+        { id: "r0", lastModified: first, principals: [odd] },
+      ]);
     });
   });
 }
