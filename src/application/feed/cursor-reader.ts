@@ -30,13 +30,6 @@ const MAX_PAGES_PER_READ = 1000;
  */
 const MANY_LOSSES = 1000;
 const ASCENDING = [{ field: MODIFIED_FIELD, descending: false }] as const;
-/** Subscribers sent to per turn of the event loop (a few hundred microseconds of socket writes). */
-const DELIVERIES_PER_TURN = 16;
-
-/** After the I/O that arrived meanwhile (setImmediate runs after the loop's poll phase). */
-function nextTurn(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
-}
 
 export interface CursorReaderDeps {
   readonly store: RecordStore;
@@ -232,34 +225,12 @@ export class CursorReader {
           else if (!entry.deleted) this.recheck.set(entry.id, entry.lastModified);
         }
       const eventOf = this.eventCache();
-      const slices = slicesOf([...this.audience.deliveries(read)], DELIVERIES_PER_TURN);
-      for (const [i, slice] of slices.entries()) {
-        if (i > 0) await nextTurn();
-        this.send(slice, bound, eventOf);
-      }
+      for (const [subscription, delivered] of this.audience.deliveries(read)) subscription.deliver(delivered, eventOf);
       for (const subscription of this.members) subscription.cursor = Math.max(subscription.cursor, bound);
       this.highWater = Math.max(this.highWater, bound);
       if (!last) return this.members.size > 0;
     }
     return false;
-  }
-
-  /**
-   * Sends a slice of a burst's subscribers their entries. The slices go out a turn of the event
-   * loop apart: a socket write costs the kernel tens of microseconds, and between slices the
-   * writers are answered (their commits wait on this thread too) rather than after every stream of
-   * the burst. A cursor moves with what was sent: a stream followed or handed over between slices
-   * resumes after it.
-   */
-  private send(
-    slice: readonly [Subscription, RecordOrTombstone[]][],
-    bound: number,
-    eventOf: (entry: RecordOrTombstone) => FeedEvent,
-  ): void {
-    for (const [subscription, delivered] of slice) {
-      subscription.deliver(delivered, eventOf);
-      subscription.cursor = Math.max(subscription.cursor, bound);
-    }
   }
 
   /**
@@ -441,12 +412,6 @@ export class CursorReader {
       return event;
     };
   }
-}
-
-function slicesOf<T>(items: readonly T[], size: number): T[][] {
-  const slices: T[][] = [];
-  for (let at = 0; at < items.length; at += size) slices.push(items.slice(at, at + size));
-  return slices;
 }
 
 function sameSet(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {
