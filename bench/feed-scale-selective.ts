@@ -7,15 +7,18 @@
  * tenth reach an open stream) and with N, each on a fresh server and database, in this order.
  * Reported: writes/s and its ratio to the run without subscribers, delivery latency, events
  * against those owed, and what the server sent PostgreSQL per write (statement-counter.ts), which
- * must not grow with the subscribers. (pg_stat_database's counters would not do: PostgreSQL 15
+ * must not grow with the subscribers (pg_stat_database's counters would not do: PostgreSQL 15
  * backends report them when they go idle, up to 10 s late, and pg_stat_statements needs a
- * preloaded library.)
+ * preloaded library). Before the runs, this machine's floor (send-floor.ts): the microseconds one
+ * bare socket write of an event costs, times GRANTS for a write's deliveries, reported beside the
+ * server's CPU per write without subscribers.
  */
 import autocannon from "autocannon";
 import { settle, sleep, subscriberUsers, timedRecord, type ScaleContext } from "./feed-scale-context.js";
 import { FEED, startTesseraFor, type StatementTotals } from "./feed-scale-servers.js";
 import { startUsage } from "./feed-scale-usage.js";
 import { authorization, OWNER, principalOf } from "./seed.js";
+import { sendFloorMicros } from "./send-floor.js";
 import { openSubscribers, type SubscriberThread } from "./subscriber-thread.js";
 
 const GRANTS = 30;
@@ -23,14 +26,18 @@ const GRANTS = 30;
 const COUNTERS_SETTLE_MS = 300;
 
 export async function selective(ctx: ScaleContext): Promise<void> {
+  // The floor first, the machine otherwise idle: a burst's worth of writes, each to one stream.
+  const sendFloorUs = await sendFloorMicros({ streams: ctx.subscribers, perBurst: 10 * GRANTS, pauseMs: 15, seconds: 3, eventBytes: 330 });
   const users = subscriberUsers("w8sel", ctx.subscribers);
   const principals = users.map(principalOf);
   const rates = new Map<number, number>();
   const perWrite = new Map<number, number>();
+  const cpuPerWrite = new Map<number, number>();
   for (const count of [0, Math.round(users.length / 10), users.length]) {
     const figures = await selectiveRun(ctx, users.slice(0, count), principals);
     rates.set(count, figures.writesPerS ?? NaN);
     perWrite.set(count, figures.statementsPerWrite ?? NaN);
+    cpuPerWrite.set(count, ((figures.serverCpuS ?? NaN) * 1000) / (figures.writes2xx ?? NaN));
   }
   const without = rates.get(0) ?? NaN;
   const tenth = Math.round(users.length / 10);
@@ -40,6 +47,10 @@ export async function selective(ctx: ScaleContext): Promise<void> {
       withToWithout: round2((rates.get(users.length) ?? NaN) / without),
       tenthToWithout: round2((rates.get(tenth) ?? NaN) / without),
       statementsPerWriteAllToTenth: round2((perWrite.get(users.length) ?? NaN) / (perWrite.get(tenth) ?? NaN)),
+      // What a write's deliveries cost at the least (GRANTS socket writes), next to the server's CPU per write without subscribers.
+      sendFloorUs,
+      floorMsPerWrite: round2((GRANTS * sendFloorUs) / 1000),
+      serverCpuMsPerWriteWithout: round2(cpuPerWrite.get(0) ?? NaN),
     },
   });
 }
