@@ -32,12 +32,12 @@ export async function selective(ctx: ScaleContext): Promise<void> {
   const principals = users.map(principalOf);
   const rates = new Map<number, number>();
   const perWrite = new Map<number, number>();
-  const cpuPerWrite = new Map<number, number>();
+  let cpuMsPerWriteWithout = NaN;
   for (const count of [0, Math.round(users.length / 10), users.length]) {
     const figures = await selectiveRun(ctx, users.slice(0, count), principals);
     rates.set(count, figures.writesPerS ?? NaN);
     perWrite.set(count, figures.statementsPerWrite ?? NaN);
-    cpuPerWrite.set(count, ((figures.serverCpuS ?? NaN) * 1000) / (figures.writes2xx ?? NaN));
+    if (count === 0) cpuMsPerWriteWithout = ((figures.serverCpuS ?? NaN) * 1000) / (figures.writes2xx ?? NaN);
   }
   const without = rates.get(0) ?? NaN;
   const tenth = Math.round(users.length / 10);
@@ -50,7 +50,7 @@ export async function selective(ctx: ScaleContext): Promise<void> {
       // What a write's deliveries cost at the least (GRANTS socket writes), next to the server's CPU per write without subscribers.
       sendFloorUs,
       floorMsPerWrite: round2((GRANTS * sendFloorUs) / 1000),
-      serverCpuMsPerWriteWithout: round2(cpuPerWrite.get(0) ?? NaN),
+      serverCpuMsPerWriteWithout: round2(cpuMsPerWriteWithout),
     },
   });
 }
