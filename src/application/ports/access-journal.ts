@@ -13,6 +13,12 @@ export interface StampRange {
   readonly last: number;
 }
 
+/** Which losses `lostAccessAfter` gives: those of some principals only, the first few only. */
+export interface LossesWanted {
+  readonly principals?: readonly string[];
+  readonly limit?: number;
+}
+
 /**
  * The access journal (docs/adr/0011, 0015): who lost or gained read access to which records of a
  * scope, and when, and where a change was too large to record record by record (a resync). It
@@ -25,12 +31,6 @@ export interface StampRange {
  * journal too: the record store of the same storage is given its journal by the composition.
  * Adapters wrap driver failures in BackendError("storage").
  */
-/** Which losses `lostAccessAfter` gives: those of some principals only, the first few only. */
-export interface LossesWanted {
-  readonly principals?: readonly string[];
-  readonly limit?: number;
-}
-
 export interface AccessJournal {
   /** Creates tables and indices; idempotent. A no-op for memory. */
   initializeSchema(): Promise<void>;
