@@ -211,6 +211,8 @@ export interface FeedWorldOptions {
   readonly aclMayTrailRecord?: boolean;
   readonly keepAliveMs?: number;
   readonly broadcast?: ChangeBroadcast;
+  /** How long into a burst deliveries give way between slices (the feed's default when absent). */
+  readonly giveWayMs?: number;
 }
 
 export class FeedWorld {
@@ -283,6 +285,7 @@ export class FeedWorld {
       shared,
       kinds,
       windowMs: 0,
+      giveWayMs: options.giveWayMs,
       events: this.events,
       broadcast: options.broadcast ?? new InProcessBroadcast(),
       keepAliveMs: options.keepAliveMs ?? 3_600_000,
