@@ -211,8 +211,6 @@ export interface FeedWorldOptions {
   readonly aclMayTrailRecord?: boolean;
   readonly keepAliveMs?: number;
   readonly broadcast?: ChangeBroadcast;
-  /** How long into a burst deliveries give way between slices (the feed's default when absent). */
-  readonly giveWayMs?: number;
 }
 
 export class FeedWorld {
@@ -285,7 +283,6 @@ export class FeedWorld {
       shared,
       kinds,
       windowMs: 0,
-      giveWayMs: options.giveWayMs,
       events: this.events,
       broadcast: options.broadcast ?? new InProcessBroadcast(),
       keepAliveMs: options.keepAliveMs ?? 3_600_000,

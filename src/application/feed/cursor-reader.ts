@@ -30,19 +30,6 @@ const MAX_PAGES_PER_READ = 1000;
  */
 const MANY_LOSSES = 1000;
 const ASCENDING = [{ field: MODIFIED_FIELD, descending: false }] as const;
-/** Subscribers sent to per turn of the event loop while a burst gives way (a few hundred microseconds of socket writes). */
-const DELIVERIES_PER_TURN = 16;
-/**
- * How long into a burst its deliveries give way to the loop between slices. Within it, the
- * writers' commits and answers pass between slices; past it, a burst that is late already (a
- * fan-out to thousands) sends the rest at once rather than later still.
- */
-const GIVE_WAY_MS = 25;
-
-/** After the I/O that arrived meanwhile (setImmediate runs after the loop's poll phase). */
-function nextTurn(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
-}
 
 export interface CursorReaderDeps {
   readonly store: RecordStore;
@@ -71,8 +58,6 @@ export interface ReadMode {
   readonly windowMs: number | undefined;
   /** Solo: the subscription has read everything up to now and leaves this reader for its scope's. */
   readonly caughtUp?: (subscription: Subscription) => void;
-  /** How long into a burst its deliveries give way to the event loop between slices (default GIVE_WAY_MS). */
-  readonly giveWayMs?: number;
 }
 
 export class CursorReader {
@@ -93,8 +78,6 @@ export class CursorReader {
   private readonly recheck = new Map<string, number>();
   /** `id@last_modified` → the readers the last burst found for it: a re-check is needed only if they changed. */
   private seenReaders = new Map<string, ReadonlySet<string>>();
-  /** When the running burst began (performance.now). */
-  private burstStartedAt = 0;
 
   constructor(
     readonly scope: Scope,
@@ -162,7 +145,6 @@ export class CursorReader {
 
   private async burst(): Promise<void> {
     let complete = false;
-    this.burstStartedAt = performance.now();
     try {
       for (const subscription of this.joining.splice(0)) {
         if (subscription.closed) continue;
@@ -242,26 +224,13 @@ export class CursorReader {
           // Unconfirmed (rewritten meanwhile, or a write in flight): looked at again with the re-checks.
           else if (!entry.deleted) this.recheck.set(entry.id, entry.lastModified);
         }
-      const deliveries = [...this.audience.deliveries(read)];
       const eventOf = this.eventCache();
-      for (let at = 0; at < deliveries.length; at += DELIVERIES_PER_TURN) {
-        if (at > 0 && this.givesWay()) await nextTurn();
-        send(deliveries.slice(at, at + DELIVERIES_PER_TURN), bound, eventOf);
-      }
+      for (const [subscription, delivered] of this.audience.deliveries(read)) subscription.deliver(delivered, eventOf);
       for (const subscription of this.members) subscription.cursor = Math.max(subscription.cursor, bound);
       this.highWater = Math.max(this.highWater, bound);
       if (!last) return this.members.size > 0;
     }
     return false;
-  }
-
-  /**
-   * Early in a burst, its deliveries give way to the event loop between slices: each socket write
-   * costs the kernel tens of microseconds on this thread, which also carries the writers' commits
-   * and answers, and they pass between slices. Later, the rest goes at once.
-   */
-  private givesWay(): boolean {
-    return performance.now() - this.burstStartedAt < (this.mode.giveWayMs ?? GIVE_WAY_MS);
   }
 
   /**
@@ -442,21 +411,6 @@ export class CursorReader {
       }
       return event;
     };
-  }
-}
-
-/**
- * A slice of a burst's deliveries. A cursor moves as its slice goes out, so that a stream followed
- * or handed over before the next slice resumes after what it was sent.
- */
-function send(
-  slice: readonly (readonly [Subscription, RecordOrTombstone[]])[],
-  bound: number,
-  eventOf: (entry: RecordOrTombstone) => FeedEvent,
-): void {
-  for (const [subscription, delivered] of slice) {
-    subscription.deliver(delivered, eventOf);
-    subscription.cursor = Math.max(subscription.cursor, bound);
   }
 }
 

@@ -38,8 +38,6 @@ export interface LiveFeedOptions {
   readonly kinds: ResourceKinds;
   /** Pause before a scope's shared read (default 15 ms). */
   readonly windowMs?: number;
-  /** How long into a shared burst its deliveries give way to the event loop between slices (cursor-reader.ts). */
-  readonly giveWayMs?: number;
   readonly events: ChangeEvents;
   readonly broadcast: ChangeBroadcast;
   /** Makes a principal change wait for the other processes' streams (docs/feed-fence.md); none: signals only. */
@@ -175,14 +173,7 @@ export class LiveFeed {
       log: this.options.log,
     };
     if (!this.scopes.has(key)) {
-      this.scopes.set(
-        key,
-        new CursorReader(scope, deps, {
-          page: SHARED_PAGE,
-          windowMs: this.options.windowMs ?? DEFAULT_WINDOW_MS,
-          giveWayMs: this.options.giveWayMs,
-        }),
-      );
+      this.scopes.set(key, new CursorReader(scope, deps, { page: SHARED_PAGE, windowMs: this.options.windowMs ?? DEFAULT_WINDOW_MS }));
       this.unwatch.set(key, this.options.broadcast.watch?.(scope) ?? (() => undefined));
     }
     const subscription = new Subscription(
