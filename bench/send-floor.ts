@@ -8,6 +8,7 @@
  */
 import { fork } from "node:child_process";
 import { createServer, type Socket } from "node:net";
+import { sleep } from "./feed-scale-context.js";
 
 export interface SendFloorOptions {
   readonly streams: number;
@@ -31,7 +32,7 @@ export async function sendFloorMicros(options: SendFloorOptions): Promise<number
     const opened = Date.now();
     while (sockets.length < options.streams) {
       if (Date.now() - opened > 60_000) throw new Error(`send floor: ${sockets.length} of ${options.streams} connections opened`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      await sleep(50);
     }
     const chunk = Buffer.alloc(options.eventBytes, "x");
     const perWrite: number[] = [];
@@ -45,7 +46,7 @@ export async function sendFloorMicros(options: SendFloorOptions): Promise<number
         next += 7;
       }
       perWrite.push(Number(process.hrtime.bigint() - started) / 1000 / options.perBurst);
-      await new Promise((resolve) => setTimeout(resolve, options.pauseMs));
+      await sleep(options.pauseMs);
     }
     perWrite.sort((a, b) => a - b);
     return Math.round((perWrite[Math.floor(perWrite.length / 2)] ?? NaN) * 10) / 10;
