@@ -23,8 +23,12 @@ export async function sendFloorMicros(options: SendFloorOptions): Promise<number
   const server = createServer((socket) => {
     socket.setNoDelay(true);
     sockets.push(socket);
+    // A reader's connection reset is its own: the floor goes on with the others.
+    socket.on("error", () => undefined);
+    socket.on("close", () => sockets.splice(sockets.indexOf(socket), 1));
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  // A backlog for every stream at once: the reader's connections never wait for a retransmitted SYN.
+  await new Promise<void>((resolve) => server.listen({ port: 0, host: "127.0.0.1", backlog: options.streams }, resolve));
   const address = server.address();
   const port = typeof address === "object" && address ? address.port : 0;
   const reader = fork(new URL("./send-floor-reader.js", import.meta.url), [String(port), String(options.streams)], { stdio: "ignore" });
