@@ -43,6 +43,8 @@ export interface TesseraStart {
   readonly settings: Readonly<Record<string, string>>;
   readonly countStatements?: boolean;
   readonly profile?: boolean;
+  /** Another process of a database already created and migrated by the first one started on it. */
+  readonly joinDatabase?: boolean;
 }
 
 /** Every subscriber restricted: no collection-level read; any authenticated user may create. */
@@ -63,13 +65,7 @@ function settingsOf(port: number, start: TesseraStart, sqlUrl: string): Record<s
 
 export async function startTessera(start: TesseraStart): Promise<ScaleServer> {
   const sqlUrl = databaseUrl(start.postgres, start.database);
-  await recreateDatabase(start.postgres, start.database);
-  const migrating = writeSettingsFile(settingsOf(0, start, sqlUrl));
-  try {
-    await runNode([cliOf(start.buildDir), "migrate", ...migrating.args], start.buildDir, {});
-  } finally {
-    migrating.remove();
-  }
+  if (start.joinDatabase !== true) await createAndMigrate(start, sqlUrl);
   const port = await freePort();
   const file = writeSettingsFile(settingsOf(port, start, sqlUrl));
   const work = mkdtempSync(path.join(tmpdir(), "tessera-bench-w8-"));
@@ -109,6 +105,16 @@ export async function startTessera(start: TesseraStart): Promise<ScaleServer> {
   }
 }
 
+async function createAndMigrate(start: TesseraStart, sqlUrl: string): Promise<void> {
+  await recreateDatabase(start.postgres, start.database);
+  const migrating = writeSettingsFile(settingsOf(0, start, sqlUrl));
+  try {
+    await runNode([cliOf(start.buildDir), "migrate", ...migrating.args], start.buildDir, {});
+  } finally {
+    migrating.remove();
+  }
+}
+
 export async function startCeiling(benchBuild: string): Promise<ScaleServer> {
   const port = await freePort();
   const server = await startProcess(
@@ -131,7 +137,7 @@ export function startTesseraFor(
   ctx: ScaleContext,
   part: string,
   streams: number,
-  more: Pick<TesseraStart, "countStatements" | "profile"> = {},
+  more: Pick<TesseraStart, "countStatements" | "profile" | "joinDatabase"> = {},
 ): Promise<ScaleServer> {
   return startTessera({
     buildDir: ctx.buildDir,

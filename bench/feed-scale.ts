@@ -2,7 +2,8 @@
  * W8, the live feed at scale (docs/benchmarks.md), PostgreSQL only, each part with its ceiling in
  * the same run: W8A fan-out (feed-scale-fan-out.ts, against a bare node:http fan-out, with the
  * lost-access check), W8B selective (feed-scale-selective.ts, against the same writes without
- * subscribers), W8I idle (feed-scale-idle.ts, against the bare server's memory).
+ * subscribers and against the same deliveries from a bare process), W8I idle (feed-scale-idle.ts,
+ * against the bare server's memory).
  */
 import type { ScaleContext } from "./feed-scale-context.js";
 import { fanOut } from "./feed-scale-fan-out.js";

@@ -57,7 +57,8 @@ const USAGE = `node dist/bench/run.js [options] (docs/benchmarks.md)
                       group, at 10,000 deliveries/s and at the most each sustains, against a bare
                       node:http fan-out; then 100 users leave the group mid-run (exact deletes?).
                       W8B: writers at full speed, each write read by 30 of N; with 0, N/10, N
-                      subscribed; statements per write. W8I: idle streams, server RSS vs bare.
+                      subscribed, N on a second process, N served by a bare process (the
+                      ceiling); statements per write. W8I: idle streams, server RSS vs bare.
   --subscribers N     W8A/W8B subscribers (3000)   --idle-subscribers N   W8I streams (10000)
   --backend LIST      memory,postgresql,redis or all (default: those reachable)
   --connections N     (32; W4 and W4T: 1 and 8)   --duration S (10)   --warmup S (3)
