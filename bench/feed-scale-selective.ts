@@ -14,12 +14,12 @@
  * server's CPU per write without subscribers.
  *
  * Then the N streams on a second Tessera process of the same database, the writers' process
- * serving none (a deployment that keeps streams apart). Last, the same writes without
- * subscribers on Tessera while a bare process (sse-ceiling-server.ts)
- * sends each answered write's event to GRANTS of N streams, read by the same subscriber threads:
- * what the deliveries alone cost this machine, with no feed reading, deciding or waiting on the
- * writers' thread. Its rate against the rate without subscribers is the ceiling of W8B's ratio
- * here; Tessera's rate with N subscribers is reported against it too.
+ * serving none (a deployment that keeps streams apart). Last, the same writes without subscribers
+ * on Tessera while a bare process (sse-ceiling-server.ts) sends each answered write's event to
+ * GRANTS of N streams, read by the same subscriber threads: what the deliveries alone cost this
+ * machine, with no feed reading, deciding or waiting on the writers' thread. Its rate against the
+ * rate without subscribers is the ceiling of W8B's ratio here; Tessera's rate with N subscribers
+ * is reported against it too.
  */
 import autocannon from "autocannon";
 import { request as httpRequest, type ClientRequest } from "node:http";
