@@ -36,7 +36,7 @@ import {
 } from "../ports/shared-records.js";
 import type { UnitOfWork } from "../ports/unit-of-work.js";
 import { DEFAULT_CHANGES_WINDOW, restrictedList, type ChangesFirstDeps, type ChangesWindow } from "./changes-first-listing.js";
-import { ACL_VERSION, aclOfVersion, PENDING, versionStamp } from "./acl-version.js";
+import { ACL_VERSION, aclOfVersion, pairingPermissions, PENDING, replacingStamp, versionStamp } from "./acl-version.js";
 import { grantedIds } from "./granted-ids.js";
 import { forgetAclsOfDeleted, recordLosses, removeAcls } from "./record-losses.js";
 import { readsVersion } from "./restricted-view.js";
@@ -60,18 +60,22 @@ export class PortableSharedRecords implements SharedRecords {
    * The record first, then its ACL and the caller's principals (together): both are read after
    * the record, so a revoke answered before that version was written (an ACE removed, a group
    * left) is in them. Read alongside the record, an ACL or principals from before the revoke
-   * could be paired with a version written after it (the "new enemy"). Read again while a write
-   * is in flight (the ACL stamped above the record); when that lasts (a writer died between its
-   * writes), no ACL: it grants nothing.
+   * could be paired with a version written after it (the "new enemy"). Met with an ACL stamped
+   * above the record (a write in flight, or whose writer died before its commit), read again at
+   * once with the copy of the ACL that write replaced, which the record's version keeps; then,
+   * while a mark of a write in flight lasts, again after a pause; when that lasts, no ACL: it
+   * grants nothing.
    */
   async read(scope: Scope, id: string, acls: RecordAcls, principalsOf: string | undefined): Promise<SharedRead> {
     const objectId = acls.objectIdPrefix + id;
-    const permissions = [...acls.permissions, ACL_VERSION];
+    // The copy is read only when the stamps call for it (it is rarely there to be used).
+    const stamped = [...acls.permissions, ACL_VERSION];
+    const withCopy = [...acls.permissions, ...pairingPermissions(acls.permissions)];
     const inherited = acls.inherited ?? [];
     for (let attempt = 1; ; attempt++) {
       const record = await this.records.get(scope, id);
       const [stored, principals, others] = await Promise.all([
-        this.permissions.objectPermissions(objectId, permissions),
+        this.permissions.objectPermissions(objectId, attempt === 1 ? stamped : withCopy),
         principalsOf === undefined ? undefined : this.permissions.userPrincipals(principalsOf),
         inherited.length === 0
           ? undefined
@@ -83,7 +87,7 @@ export class PortableSharedRecords implements SharedRecords {
       const acl = aclOfVersion(stored, record ? record.lastModified : Number.MAX_SAFE_INTEGER);
       if (acl || attempt === PAIRING_ATTEMPTS)
         return { record, acl, principals, ...(others ? { inherited: asked(inherited, others) } : {}) };
-      await new Promise((resolve) => setTimeout(resolve, PAIRING_PAUSE_MS * 2 ** attempt));
+      if (attempt > 1) await new Promise((resolve) => setTimeout(resolve, PAIRING_PAUSE_MS * 2 ** attempt));
     }
   }
 
@@ -122,7 +126,11 @@ export class PortableSharedRecords implements SharedRecords {
     const objectId = acls.objectIdPrefix + id;
     return this.recordThenAcl(scope, writeRecord, {
       write: async (version) => {
-        await this.permissions.replaceObjectPermissions(objectId, { ...change.acl, ...versionStamp(version) });
+        // With a copy of the ACL it replaces: the record's version keeps it should the write never commit.
+        await this.permissions.replaceObjectPermissions(objectId, {
+          ...change.acl,
+          ...replacingStamp(version, change.previous, change.previousVersion, change.acl),
+        });
         return lostBetween(acls.readPermissions(objectId), change.previous, change.acl);
       },
       undo: () => this.permissions.replaceObjectPermissions(objectId, { ...change.previous, ...versionStamp(change.previousVersion) }),
@@ -215,18 +223,31 @@ export class PortableSharedRecords implements SharedRecords {
     return manyAcls(this.permissions, acls, ids);
   }
 
-  /** The ACLs read after the versions, with their stamps, kept only where they pair with the version read. */
+  /**
+   * The ACLs read after the versions, with their stamps, kept only where they pair with the
+   * version read; those stamped above it are read again with the copy of the ACL they replaced.
+   */
   async aclsOfVersions(versions: readonly RecordOrTombstone[], acls: RecordAcls): Promise<Map<string, ObjectPermissions>> {
-    const stored = await manyAcls(
-      this.permissions,
-      acls,
-      versions.map((v) => v.id),
-      [ACL_VERSION],
-    );
     const paired = new Map<string, ObjectPermissions>();
-    for (const version of versions) {
-      const acl = aclOfVersion(stored.get(version.id) ?? {}, version.lastModified);
-      if (acl) paired.set(version.id, acl);
+    const pair = (stored: Map<string, ObjectPermissions>, among: readonly RecordOrTombstone[]) =>
+      among.filter((version) => {
+        const acl = aclOfVersion(stored.get(version.id) ?? {}, version.lastModified);
+        if (acl) paired.set(version.id, acl);
+        return !acl;
+      });
+    const ahead = pair(
+      await manyAcls(
+        this.permissions,
+        acls,
+        versions.map((v) => v.id),
+        [ACL_VERSION],
+      ),
+      versions,
+    );
+    if (ahead.length > 0) {
+      const ids = ahead.map((v) => v.id);
+      const read = new Set([...acls.permissions, ...ids.flatMap((id) => acls.readPermissions(acls.objectIdPrefix + id))]);
+      pair(await manyAcls(this.permissions, acls, ids, pairingPermissions([...read])), ahead);
     }
     return paired;
   }
