@@ -235,19 +235,13 @@ export class PortableSharedRecords implements SharedRecords {
         if (acl) paired.set(version.id, acl);
         return !acl;
       });
-    const ahead = pair(
-      await manyAcls(
-        this.permissions,
-        acls,
-        versions.map((v) => v.id),
-        [ACL_VERSION],
-      ),
-      versions,
-    );
+    const ids = versions.map((v) => v.id);
+    const ahead = pair(await manyAcls(this.permissions, acls, ids, [ACL_VERSION]), versions);
     if (ahead.length > 0) {
-      const ids = ahead.map((v) => v.id);
-      const read = new Set([...acls.permissions, ...ids.flatMap((id) => acls.readPermissions(acls.objectIdPrefix + id))]);
-      pair(await manyAcls(this.permissions, acls, ids, pairingPermissions([...read])), ahead);
+      const aheadIds = ahead.map((v) => v.id);
+      // The copy of every permission the first read asked (manyAcls adds each record's read permissions).
+      const firstRead = new Set([...acls.permissions, ...aheadIds.flatMap((id) => acls.readPermissions(acls.objectIdPrefix + id))]);
+      pair(await manyAcls(this.permissions, acls, aheadIds, pairingPermissions([...firstRead])), ahead);
     }
     return paired;
   }

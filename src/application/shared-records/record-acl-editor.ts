@@ -60,8 +60,8 @@ export class RecordAclEditor implements RecordAclChanges {
     for (let attempt = 1; ; attempt++) {
       const { record, acl: stored } = await this.deps.shared.read(scope, id, acls, undefined);
       if (!record) return undefined;
-      // An ACL that cannot be paired with this version (a writer died between its writes) grants
-      // nothing, as for the API's writes: the edit starts from the empty ACL.
+      // An ACL that cannot be paired with this version (a mark in flight that lasts, its writer
+      // dead) grants nothing, as for the API's writes: the edit starts from the empty ACL.
       const previous = aclOf(stored);
       const next = normalizeAcl(edit(previous));
       const before = kind.aclEntries(resource, previous);
